@@ -1,0 +1,152 @@
+#include "analyzer/discover/discover.hpp"
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <system_error>
+
+#include "analyzer/discover/gitignore.hpp"
+
+namespace fs = std::filesystem;
+
+namespace trl {
+
+namespace {
+
+bool skipped_dir(const std::string& name, const fs::path& dir) {
+  static const std::set<std::string> names = {
+      ".git",  ".hg",   ".svn", "node_modules",       "__pycache__",   ".venv",
+      "venv",  ".tox",  ".nox", ".mypy_cache",        ".pytest_cache", ".ruff_cache",
+      ".eggs", "build", "dist", ".ipynb_checkpoints", "site-packages", ".cache"};
+  if (names.count(name)) return true;
+  std::error_code ec;
+  // Virtual environments and cache folders mark themselves.
+  return fs::exists(dir / "pyvenv.cfg", ec) || fs::exists(dir / "CACHEDIR.TAG", ec);
+}
+
+std::string read_head(const fs::path& p, std::size_t n) {
+  std::ifstream in(p, std::ios::binary);
+  std::string s(n, '\0');
+  in.read(s.data(), static_cast<std::streamsize>(n));
+  s.resize(static_cast<std::size_t>(in.gcount()));
+  return s;
+}
+
+std::string display(const fs::path& abs) {
+  std::error_code ec;
+  fs::path rel = fs::relative(abs, fs::current_path(ec), ec);
+  std::string s = (ec || rel.empty()) ? abs.generic_string() : rel.generic_string();
+  return s;
+}
+
+bool inside(const fs::path& child, const fs::path& root) {
+  auto c = child.begin(), r = root.begin();
+  for (; r != root.end(); ++r, ++c) {
+    if (c == child.end() || *c != *r) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+FileKind classify(const std::string& name, std::string_view head) {
+  auto ends = [&](std::string_view suffix) {
+    return name.size() >= suffix.size() && name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0;
+  };
+  if (ends(".py")) return FileKind::Python;
+  if (ends(".yaml") || ends(".yml")) return FileKind::Yaml;
+  if (ends(".sh") || ends(".bash") || ends(".slurm") || ends(".sbatch")) return FileKind::Shell;
+  if (ends(".md") || ends(".markdown")) return FileKind::Markdown;
+  if (ends(".ipynb")) return FileKind::Notebook;
+  if (name == "Makefile" || name == "makefile" || name == "GNUmakefile" || ends(".mk")) return FileKind::Makefile;
+  if (name == "pyproject.toml") return FileKind::Toml;
+  if (name.rfind("requirements", 0) == 0 && ends(".txt")) return FileKind::Requirements;
+  if (name.find('.') == std::string::npos && head.rfind("#!", 0) == 0) {
+    std::string_view line = head.substr(0, head.find('\n'));
+    if (line.find("bash") != std::string_view::npos || line.find("/sh") != std::string_view::npos ||
+        line.find(" sh") != std::string_view::npos || line.find("zsh") != std::string_view::npos)
+      return FileKind::Shell;
+    if (line.find("python") != std::string_view::npos) return FileKind::Python;
+  }
+  return FileKind::Other;
+}
+
+Discovery discover(const std::vector<std::string>& paths) {
+  Discovery out;
+  std::set<std::string> seen;
+  for (const auto& given : paths) {
+    std::error_code ec;
+    fs::path p = fs::absolute(given, ec).lexically_normal();
+    if (!fs::exists(fs::symlink_status(p, ec))) {
+      out.missing.push_back(given);
+      continue;
+    }
+    if (!fs::is_directory(p, ec)) {
+      // A file named explicitly is read whatever its kind (the user asked for it).
+      std::string s = p.string();
+      if (out.root.empty()) out.root = p.parent_path().string();
+      if (seen.insert(s).second)
+        out.files.push_back({s, display(p), classify(p.filename().string(), read_head(p, 256))});
+      continue;
+    }
+    fs::path root = fs::weakly_canonical(p, ec);
+    if (out.root.empty()) out.root = root.string();
+    IgnoreRules ignore;
+    // Iterative walk: folders as an explicit stack, sorted for a stable order.
+    std::vector<fs::path> stack{root};
+    while (!stack.empty()) {
+      fs::path dir = stack.back();
+      stack.pop_back();
+      std::string rel_dir = dir == root ? "" : fs::relative(dir, root, ec).generic_string();
+      if (std::string gi = read_head(dir / ".gitignore", 1 << 20); !gi.empty()) ignore.add_file(rel_dir, gi);
+      std::vector<fs::directory_entry> entries;
+      fs::directory_iterator it(dir, fs::directory_options::skip_permission_denied, ec);
+      if (ec) {
+        out.problems.emplace_back(display(dir), "cannot read directory: " + ec.message());
+        continue;
+      }
+      for (; it != fs::directory_iterator(); it.increment(ec)) {
+        if (ec) break;
+        entries.push_back(*it);
+      }
+      std::sort(entries.begin(), entries.end(),
+                [](const auto& a, const auto& b) { return a.path().filename() < b.path().filename(); });
+      std::vector<fs::path> subdirs;
+      for (const auto& e : entries) {
+        const fs::path& path = e.path();
+        const std::string name = path.filename().string();
+        const std::string rel = rel_dir.empty() ? name : rel_dir + "/" + name;
+        std::error_code sec;
+        const bool is_link = e.is_symlink(sec);
+        if (is_link) {
+          // Follow a symlinked file only when it stays inside the root; never a symlinked folder.
+          fs::path target = fs::weakly_canonical(path, sec);
+          if (sec || !inside(target, root) || fs::is_directory(target, sec)) continue;
+        }
+        if (e.is_directory(sec) && !is_link) {
+          if (skipped_dir(name, path) || ignore.ignored(rel, true)) continue;
+          subdirs.push_back(path);
+          continue;
+        }
+        if (ignore.ignored(rel, false)) continue;
+        const bool regular = e.is_regular_file(sec);
+        FileKind kind = classify(name, (name.find('.') == std::string::npos && regular) ? read_head(path, 256) : "");
+        if (kind == FileKind::Other) continue;
+        if (!regular) {
+          out.problems.emplace_back(display(path), "not a regular file (FIFO, socket or device); skipped");
+          continue;
+        }
+        std::string s = path.lexically_normal().string();
+        if (seen.insert(s).second) out.files.push_back({s, display(path), kind});
+      }
+      for (auto d = subdirs.rbegin(); d != subdirs.rend(); ++d) stack.push_back(*d);
+    }
+  }
+  std::sort(out.files.begin(), out.files.end(),
+            [](const auto& a, const auto& b) { return a.display_path < b.display_path; });
+  if (out.root.empty()) out.root = fs::current_path().string();
+  return out;
+}
+
+}  // namespace trl

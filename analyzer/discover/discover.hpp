@@ -1,0 +1,32 @@
+// Walks the paths given on the command line and lists the files trl-lint reads, with their
+// kind. Skips VCS, build and environment folders and what .gitignore ignores; never follows
+// a symlink out of the root.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "analyzer/facts/file_facts.hpp"
+#include "analyzer/source/source_file.hpp"
+
+namespace trl {
+
+struct DiscoveredFile {
+  std::string abs_path;
+  std::string display_path;  // relative to the current directory
+  FileKind kind = FileKind::Other;
+};
+
+struct Discovery {
+  std::string root;                   // absolute folder runs resolve paths against (the first path given)
+  std::vector<DiscoveredFile> files;  // sorted by display path
+  std::vector<std::pair<std::string, std::string>> problems;  // (display path, message): skipped entries
+  std::vector<std::string> missing;                           // paths given that do not exist
+};
+
+Discovery discover(const std::vector<std::string>& paths);
+
+// Kind by name (and, for files without an extension, by a shell shebang in `head`).
+FileKind classify(const std::string& filename, std::string_view head);
+
+}  // namespace trl

@@ -1,0 +1,50 @@
+#include "analyzer/eval/training_run.hpp"
+
+#include <cmath>
+
+#include "analyzer/knowledge/knowledge.hpp"
+
+namespace trl {
+
+std::optional<std::int64_t> Setting::as_int() const {
+  if (!known()) return std::nullopt;
+  if (value.kind == Scalar::Kind::Int) return value.i;
+  if (value.kind == Scalar::Kind::Bool) return value.b ? 1 : 0;
+  if (value.kind == Scalar::Kind::Float && std::floor(value.f) == value.f) return static_cast<std::int64_t>(value.f);
+  return std::nullopt;
+}
+
+Setting Setting::unknown(Span span, std::string origin) {
+  Setting s;
+  s.state = State::Unknown;
+  s.span = span;
+  s.origin = std::move(origin);
+  return s;
+}
+
+Setting Setting::known_value(Scalar v, Span span, std::string origin) {
+  Setting s;
+  s.state = State::Known;
+  s.value = std::move(v);
+  s.span = span;
+  s.origin = std::move(origin);
+  return s;
+}
+
+Setting TrainingRun::arg(std::string_view field) const {
+  auto it = args.find(field);
+  if (it != args.end()) return it->second;
+  if (!args_fully_known) return Setting::unknown({}, "not visible to trl-lint");
+  if (config_class) {
+    if (const FieldInfo* f = Knowledge::get().field(*config_class, field); f && f->has_default)
+      return Setting::known_value(f->default_value, {}, "default");
+  }
+  return Setting{};
+}
+
+bool TrainingRun::is_sft_family() const {
+  if (!config_class) return trainer == "sft";
+  return Knowledge::get().derives_from(*config_class, "SFTConfig");
+}
+
+}  // namespace trl

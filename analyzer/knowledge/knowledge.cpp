@@ -1,0 +1,154 @@
+#include "analyzer/knowledge/knowledge.hpp"
+
+#include <yaml-cpp/yaml.h>
+
+#include <stdexcept>
+
+#include "analyzer/yaml/pyyaml_resolver.hpp"
+
+namespace trl::knowledge {
+const std::vector<std::pair<std::string_view, std::string_view>>& embedded_files();
+}
+
+namespace trl {
+
+namespace {
+
+ClassRole parse_role(const std::string& r) {
+  if (r == "trainer_config") return ClassRole::TrainerConfig;
+  if (r == "trainer") return ClassRole::Trainer;
+  if (r == "parallelism_config") return ClassRole::ParallelismConfig;
+  if (r == "accelerator") return ClassRole::Accelerator;
+  if (r == "arg_parser") return ClassRole::ArgParser;
+  if (r == "script_args") return ClassRole::ScriptArgs;
+  if (r == "model_config") return ClassRole::ModelConfig;
+  return ClassRole::Unknown;
+}
+
+Scalar to_scalar(const YAML::Node& n) {
+  if (!n || n.IsNull()) return Scalar::null();
+  if (!n.IsScalar()) return Scalar::string("<" + std::string(n.IsSequence() ? "list" : "dict") + ">");
+  // yaml-cpp gives the text; "!" marks a quoted scalar (non-plain) in its tag.
+  if (n.Tag() == "!") return Scalar::string(n.Scalar());
+  return yaml::resolve_plain(n.Scalar());
+}
+
+}  // namespace
+
+const Knowledge& Knowledge::get() {
+  static const Knowledge k = [] {
+    std::vector<std::pair<std::string, std::string>> files;
+    for (const auto& [name, text] : knowledge::embedded_files()) files.emplace_back(name, text);
+    return from_texts(files);
+  }();
+  return k;
+}
+
+Knowledge Knowledge::from_texts(const std::vector<std::pair<std::string, std::string>>& files) {
+  Knowledge k;
+  for (const auto& [name, text] : files) k.load(name, text);
+  return k;
+}
+
+void Knowledge::load(const std::string& file, const std::string& text) {
+  YAML::Node root;
+  try {
+    root = YAML::Load(text);
+  } catch (const YAML::Exception& e) {
+    throw std::runtime_error("knowledge file " + file + ": " + e.what());
+  }
+  if (auto classes = root["classes"]) {
+    for (auto it = classes.begin(); it != classes.end(); ++it) {
+      const std::string name = it->first.as<std::string>();
+      const YAML::Node c = it->second;
+      ClassInfo& info = classes_[name];
+      info.name = name;
+      if (c["package"]) info.package = c["package"].as<std::string>();
+      if (c["role"]) info.role = parse_role(c["role"].as<std::string>());
+      if (c["trainer"]) info.trainer = c["trainer"].as<std::string>();
+      if (c["source"]) info.source = c["source"].as<std::string>();
+      if (c["bases"])
+        for (const auto& b : c["bases"]) {
+          auto base = b.as<std::string>();
+          if (std::find(info.bases.begin(), info.bases.end(), base) == info.bases.end()) info.bases.push_back(base);
+        }
+      if (auto fields = c["fields"]) {
+        for (auto f = fields.begin(); f != fields.end(); ++f) {
+          FieldInfo field;
+          field.name = f->first.as<std::string>();
+          const YAML::Node d = f->second;
+          if (d.IsMap()) {
+            if (d["type"]) field.type = d["type"].as<std::string>();
+            if (d["default"]) {
+              field.has_default = true;
+              field.default_value = to_scalar(d["default"]);
+            }
+            if (d["nullable"]) field.nullable = d["nullable"].as<bool>();
+            if (d["choices"])
+              for (const auto& ch : d["choices"]) field.choices.push_back(ch.as<std::string>());
+            if (d["source"]) field.source = d["source"].as<std::string>();
+          }
+          if (field.source.empty()) field.source = info.source;
+          info.fields[field.name] = std::move(field);
+        }
+      }
+    }
+  }
+  if (auto flags = root["launch_flags"]) {
+    for (auto it = flags.begin(); it != flags.end(); ++it) {
+      LaunchFlag flag;
+      flag.name = it->first.as<std::string>();
+      const YAML::Node d = it->second;
+      if (d.IsMap()) {
+        if (d["value"]) flag.takes_value = d["value"].as<bool>();
+        if (d["type"]) flag.type = d["type"].as<std::string>();
+        if (d["aliases"])
+          for (const auto& a : d["aliases"]) launch_flags_[a.as<std::string>()] = flag;
+      }
+      launch_flags_[flag.name] = flag;
+    }
+  }
+}
+
+const ClassInfo* Knowledge::find(std::string_view name) const {
+  auto it = classes_.find(name);
+  return it == classes_.end() ? nullptr : &it->second;
+}
+
+const ClassInfo* Knowledge::find_qualified(std::string_view q) const {
+  auto dot = q.rfind('.');
+  if (dot == std::string_view::npos) return nullptr;
+  const ClassInfo* c = find(q.substr(dot + 1));
+  if (!c) return nullptr;
+  std::string_view root = q.substr(0, q.find('.'));
+  return root == c->package ? c : nullptr;
+}
+
+const FieldInfo* Knowledge::field(const ClassInfo& cls, std::string_view name) const {
+  // Breadth-first over the bases; the class's own declaration wins.
+  std::vector<const ClassInfo*> queue{&cls};
+  for (std::size_t i = 0; i < queue.size() && i < 32; ++i) {
+    auto it = queue[i]->fields.find(name);
+    if (it != queue[i]->fields.end()) return &it->second;
+    for (const auto& b : queue[i]->bases)
+      if (const ClassInfo* base = find(b)) queue.push_back(base);
+  }
+  return nullptr;
+}
+
+bool Knowledge::derives_from(const ClassInfo& cls, std::string_view ancestor) const {
+  std::vector<const ClassInfo*> queue{&cls};
+  for (std::size_t i = 0; i < queue.size() && i < 32; ++i) {
+    if (queue[i]->name == ancestor) return true;
+    for (const auto& b : queue[i]->bases)
+      if (const ClassInfo* base = find(b)) queue.push_back(base);
+  }
+  return false;
+}
+
+const LaunchFlag* Knowledge::launch_flag(std::string_view name) const {
+  auto it = launch_flags_.find(name);
+  return it == launch_flags_.end() ? nullptr : &it->second;
+}
+
+}  // namespace trl

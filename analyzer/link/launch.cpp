@@ -1,0 +1,230 @@
+#include "analyzer/link/launch.hpp"
+
+#include "analyzer/knowledge/knowledge.hpp"
+
+namespace trl {
+
+const char* to_string(Launcher l) {
+  switch (l) {
+    case Launcher::Accelerate: return "accelerate launch";
+    case Launcher::Torchrun: return "torchrun";
+    case Launcher::Deepspeed: return "deepspeed";
+    case Launcher::Python: return "python";
+    case Launcher::Trl: return "trl";
+  }
+  return "python";
+}
+
+const LaunchOption* LaunchCommand::option(std::string_view name) const {
+  const LaunchOption* found = nullptr;
+  for (const auto& o : options)
+    if (o.name == name) found = &o;
+  return found;
+}
+
+const EnvAssignment* LaunchCommand::env_var(std::string_view name) const {
+  const EnvAssignment* found = nullptr;
+  for (const auto& e : env)
+    if (e.name == name) found = &e;
+  return found;
+}
+
+std::string normalize_option_name(std::string_view token) {
+  std::size_t i = 0;
+  while (i < token.size() && token[i] == '-') ++i;
+  std::string name(token.substr(i));
+  auto eq = name.find('=');
+  if (eq != std::string::npos) name.resize(eq);
+  for (auto& c : name)
+    if (c == '-') c = '_';
+  return name;
+}
+
+namespace {
+
+std::string_view basename(std::string_view p) {
+  auto slash = p.rfind('/');
+  return slash == std::string_view::npos ? p : p.substr(slash + 1);
+}
+
+bool is_python(std::string_view name) {
+  if (name.rfind("python", 0) != 0) return false;
+  for (char c : name.substr(6))
+    if (!std::isdigit(static_cast<unsigned char>(c)) && c != '.') return false;
+  return true;
+}
+
+Span join(Span a, Span b) {
+  a.end = b.end;
+  a.stop = b.stop;
+  return a;
+}
+
+// Reads launcher options until the first positional word (the script). `takes_value`
+// decides whether an option without `=` consumes the next word.
+template <typename TakesValue>
+std::size_t read_options(const std::vector<Word>& argv, std::size_t i, LaunchCommand& out, TakesValue takes_value) {
+  while (i < argv.size()) {
+    const Word& w = argv[i];
+    if (!w.known || w.text.size() < 2 || w.text[0] != '-') break;
+    if (w.text == "--") {
+      ++i;
+      break;
+    }
+    LaunchOption opt;
+    opt.name = normalize_option_name(w.text);
+    opt.span = w.span;
+    auto eq = w.text.find('=');
+    if (eq != std::string::npos) {
+      Word v = w;
+      v.text = w.text.substr(eq + 1);
+      opt.value = v;
+      ++i;
+    } else if (takes_value(opt.name) && i + 1 < argv.size()) {
+      opt.value = argv[i + 1];
+      opt.span = join(w.span, argv[i + 1].span);
+      i += 2;
+    } else {
+      ++i;
+    }
+    const bool module = opt.name == "m" || opt.name == "module";
+    if (module) out.module = true;
+    out.options.push_back(std::move(opt));
+  }
+  return i;
+}
+
+// The `trl <command>` CLI: everything after the sub-command goes to the script parser; options
+// that are not fields of its dataclasses go to `accelerate launch`
+// (trl/cli/commands: TrainingCommand.run, v1.9.0).
+std::optional<LaunchCommand> parse_trl_cli(const std::vector<Word>& argv, std::size_t i, LaunchCommand out,
+                                           const Knowledge& knowledge) {
+  auto accelerate_takes_value = [&](const std::string& name) {
+    const LaunchFlag* f = knowledge.launch_flag(name);
+    return f ? f->takes_value : true;
+  };
+  if (i >= argv.size() || !argv[i].known) return std::nullopt;
+  static constexpr std::string_view commands[] = {"sft", "dpo", "grpo", "kto", "reward", "rloo"};
+  bool training = false;
+  for (auto c : commands) training = training || argv[i].text == c;
+  if (!training) return std::nullopt;
+  out.launcher = Launcher::Trl;
+  out.trl_command = argv[i].text;
+  std::vector<const ClassInfo*> classes;
+  static const std::pair<std::string_view, std::string_view> config_of[] = {
+      {"sft", "SFTConfig"}, {"dpo", "DPOConfig"},       {"grpo", "GRPOConfig"},
+      {"kto", "KTOConfig"}, {"reward", "RewardConfig"}, {"rloo", "RLOOConfig"}};
+  for (auto [cmd, cls] : config_of)
+    if (cmd == out.trl_command)
+      if (auto* c = knowledge.find(cls)) classes.push_back(c);
+  for (auto name : {"ScriptArguments", "ModelConfig", "DatasetMixtureConfig"})
+    if (auto* c = knowledge.find(name)) classes.push_back(c);
+  auto is_field = [&](const std::string& name) {
+    for (auto* c : classes)
+      if (knowledge.field(*c, name)) return true;
+    return false;
+  };
+  for (std::size_t k = i + 1; k < argv.size(); ++k) {
+    const Word& w = argv[k];
+    if (w.known && w.text.rfind("--", 0) == 0) {
+      std::string name = normalize_option_name(w.text);
+      if (name == "accelerate_config" || (knowledge.launch_flag(name) && !is_field(name) && name != "config")) {
+        LaunchOption opt;
+        opt.name = name;
+        opt.span = w.span;
+        auto eq = w.text.find('=');
+        if (eq != std::string::npos) {
+          Word v = w;
+          v.text = w.text.substr(eq + 1);
+          opt.value = v;
+        } else if ((name == "accelerate_config" || accelerate_takes_value(name)) && k + 1 < argv.size()) {
+          opt.value = argv[++k];
+          opt.span = join(w.span, argv[k].span);
+        }
+        out.options.push_back(std::move(opt));
+        continue;
+      }
+    }
+    out.args.push_back(w);
+  }
+  return out;
+}
+
+}  // namespace
+
+std::optional<LaunchCommand> parse_launch(const CommandFact& command, const Knowledge& knowledge) {
+  const auto& argv = command.argv;
+  if (argv.empty() || !argv[0].known) return std::nullopt;
+  LaunchCommand out;
+  out.span = command.span;
+  out.launcher_span = argv[0].span;
+  out.env = command.env;
+  out.cwd = command.cwd;
+  out.cwd_known = command.cwd_known;
+  std::string_view prog = basename(argv[0].text);
+  std::size_t i = 1;
+  auto accelerate_takes_value = [&](const std::string& name) {
+    const LaunchFlag* f = knowledge.launch_flag(name);
+    return f ? f->takes_value : true;
+  };
+  if (prog == "accelerate" || prog == "accelerate-launch") {
+    if (prog == "accelerate") {
+      if (argv.size() < 2 || argv[1].text != "launch") return std::nullopt;
+      i = 2;
+    }
+    out.launcher = Launcher::Accelerate;
+    i = read_options(argv, i, out, accelerate_takes_value);
+  } else if (prog == "torchrun" || prog == "deepspeed") {
+    out.launcher = prog == "torchrun" ? Launcher::Torchrun : Launcher::Deepspeed;
+    i = read_options(argv, i, out, [](const std::string& name) {
+      return !(name == "standalone" || name == "m" || name == "module" || name == "no_python" || name == "run_path" ||
+               name == "autotuning" || name == "force_multi" || name == "no_local_rank" ||
+               name == "bind_cores_to_rank" || name == "enable_each_rank_log" || name == "no_ssh_check" ||
+               name == "elastic_training");
+    });
+  } else if (is_python(prog)) {
+    out.launcher = Launcher::Python;
+    // Interpreter options: -m ends them; -c means inline code (not a launch).
+    while (i < argv.size() && argv[i].known && argv[i].text.size() > 1 && argv[i].text[0] == '-') {
+      const std::string& t = argv[i].text;
+      if (t == "-c") return std::nullopt;
+      if (t == "-m") {
+        out.module = true;
+        ++i;
+        break;
+      }
+      if (t == "-W" || t == "-X" || t == "--check-hash-based-pycs")
+        i += 2;
+      else
+        ++i;
+    }
+    if (out.module && i < argv.size() && argv[i].known) {
+      const std::string& mod = argv[i].text;
+      if (mod == "accelerate.commands.launch") {
+        out.launcher = Launcher::Accelerate;
+        out.module = false;
+        i = read_options(argv, i + 1, out, accelerate_takes_value);
+      } else if (mod == "torch.distributed.run" || mod == "torch.distributed.launch") {
+        out.launcher = Launcher::Torchrun;
+        out.module = false;
+        i = read_options(argv, i + 1, out, [](const std::string& name) {
+          return !(name == "standalone" || name == "m" || name == "module" || name == "no_python" ||
+                   name == "use_env" || name == "use_env");
+        });
+      } else if (mod == "trl" || mod == "trl.cli") {
+        out.module = false;
+        return parse_trl_cli(argv, i + 1, std::move(out), knowledge);
+      }
+    }
+  } else if (prog == "trl") {
+    return parse_trl_cli(argv, i, std::move(out), knowledge);
+  } else {
+    return std::nullopt;
+  }
+  if (i >= argv.size()) return std::nullopt;  // `accelerate launch` with no script
+  out.script = argv[i];
+  out.args.assign(argv.begin() + static_cast<std::ptrdiff_t>(i) + 1, argv.end());
+  return out;
+}
+
+}  // namespace trl

@@ -1,0 +1,664 @@
+#include "analyzer/python/python_extractor.hpp"
+
+#include <cstdlib>
+
+#include "analyzer/parse/tree_sitter.hpp"
+
+namespace trl::python {
+
+using namespace trl::py;
+
+namespace {
+
+constexpr int kMaxDepth = 150;
+
+std::string strip_underscores(std::string_view t) {
+  std::string out;
+  for (char c : t)
+    if (c != '_') out.push_back(c);
+  return out;
+}
+
+class Converter {
+ public:
+  Converter(std::string_view src, FileId file, PythonFacts& facts) : src_(src), file_(file), facts_(facts) {}
+
+  std::vector<StmtId> block(TSNode node, int depth) {
+    std::vector<StmtId> out;
+    for (TSNode c : ts::named_children(node)) statement(c, depth, out);
+    return out;
+  }
+
+ private:
+  Module& m() { return facts_.module; }
+
+  ExprId add(Expr e) {
+    m().exprs.push_back(std::move(e));
+    return static_cast<ExprId>(m().exprs.size() - 1);
+  }
+  StmtId add(Stmt s) {
+    m().stmts.push_back(std::move(s));
+    return static_cast<StmtId>(m().stmts.size() - 1);
+  }
+  std::string text(TSNode n) const { return std::string(ts::text(n, src_)); }
+  Span span(TSNode n) const { return ts::span(n, file_); }
+
+  bool too_deep(TSNode n, int depth) {
+    if (depth <= kMaxDepth) return false;
+    if (!deep_reported_) {
+      facts_.problems.push_back(
+          {"TRL904", "Python nested more than 150 levels deep; the deeper part is not analysed", span(n)});
+      deep_reported_ = true;
+    }
+    return true;
+  }
+
+  ExprId unknown(TSNode n) {
+    Expr e;
+    e.kind = ExprKind::Unknown;
+    e.span = span(n);
+    return add(std::move(e));
+  }
+
+  ExprId constant(TSNode n, Scalar v) {
+    Expr e;
+    e.kind = ExprKind::Constant;
+    e.span = span(n);
+    e.constant = std::move(v);
+    return add(std::move(e));
+  }
+
+  ExprId expr(TSNode n, int depth) {
+    if (ts_node_is_null(n)) return kNoExpr;
+    if (too_deep(n, depth)) return unknown(n);
+    auto t = ts::type(n);
+    if (t == "identifier") {
+      Expr e;
+      e.kind = ExprKind::Name;
+      e.span = span(n);
+      e.name = text(n);
+      return add(std::move(e));
+    }
+    if (t == "true") return constant(n, Scalar::boolean(true));
+    if (t == "false") return constant(n, Scalar::boolean(false));
+    if (t == "none") return constant(n, Scalar::null());
+    if (t == "integer") return integer(n);
+    if (t == "float") {
+      std::string v = strip_underscores(ts::text(n, src_));
+      if (!v.empty() && (v.back() == 'j' || v.back() == 'J')) return unknown(n);
+      Scalar s = Scalar::floating(std::strtod(v.c_str(), nullptr));
+      s.s = text(n);
+      return constant(n, s);
+    }
+    if (t == "string") return string(n);
+    if (t == "concatenated_string") {
+      std::string joined;
+      bool dynamic = false;
+      for (TSNode part : ts::named_children(n)) {
+        bool fields = false;
+        joined += decode_string_literal(ts::text(part, src_), fields);
+        dynamic = dynamic || fields;
+      }
+      if (dynamic) {
+        Expr e;
+        e.kind = ExprKind::FString;
+        e.span = span(n);
+        return add(std::move(e));
+      }
+      return constant(n, Scalar::string(joined));
+    }
+    if (t == "parenthesized_expression") {
+      auto kids = ts::named_children(n);
+      return kids.empty() ? unknown(n) : expr(kids.front(), depth + 1);
+    }
+    if (t == "attribute") {
+      Expr e;
+      e.kind = ExprKind::Attribute;
+      e.span = span(n);
+      e.a = expr(ts::field(n, "object"), depth + 1);
+      e.name = text(ts::field(n, "attribute"));
+      return add(std::move(e));
+    }
+    if (t == "call") return call(n, depth);
+    if (t == "dictionary") {
+      Expr e;
+      e.kind = ExprKind::Dict;
+      e.span = span(n);
+      for (TSNode c : ts::named_children(n)) {
+        auto ct = ts::type(c);
+        if (ct == "pair") {
+          e.elts.push_back(expr(ts::field(c, "key"), depth + 1));
+          e.values.push_back(expr(ts::field(c, "value"), depth + 1));
+        } else if (ct == "dictionary_splat") {
+          auto kids = ts::named_children(c);
+          e.elts.push_back(kNoExpr);
+          e.values.push_back(kids.empty() ? unknown(c) : expr(kids.front(), depth + 1));
+        }
+      }
+      return add(std::move(e));
+    }
+    if (t == "list" || t == "tuple" || t == "set" || t == "expression_list" || t == "pattern_list" ||
+        t == "tuple_pattern" || t == "list_pattern") {
+      Expr e;
+      e.kind = (t == "list" || t == "list_pattern") ? ExprKind::List : t == "set" ? ExprKind::Set : ExprKind::Tuple;
+      e.span = span(n);
+      for (TSNode c : ts::named_children(n)) {
+        if (ts::type(c) == "comment") continue;
+        e.elts.push_back(expr(c, depth + 1));
+      }
+      return add(std::move(e));
+    }
+    if (t == "list_splat" || t == "dictionary_splat") {
+      auto kids = ts::named_children(n);
+      Expr e;
+      e.kind = ExprKind::Starred;
+      e.span = span(n);
+      e.a = kids.empty() ? unknown(n) : expr(kids.front(), depth + 1);
+      return add(std::move(e));
+    }
+    if (t == "binary_operator") {
+      Expr e;
+      e.kind = ExprKind::BinOp;
+      e.span = span(n);
+      e.a = expr(ts::field(n, "left"), depth + 1);
+      e.b = expr(ts::field(n, "right"), depth + 1);
+      TSNode op = ts::field(n, "operator");
+      e.name = ts_node_is_null(op) ? "?" : text(op);
+      return add(std::move(e));
+    }
+    if (t == "unary_operator" || t == "not_operator") {
+      Expr e;
+      e.kind = ExprKind::UnaryOp;
+      e.span = span(n);
+      e.a = expr(ts::field(n, "argument"), depth + 1);
+      if (t == "not_operator") {
+        e.name = "not";
+      } else {
+        TSNode op = ts::field(n, "operator");
+        e.name = ts_node_is_null(op) ? "-" : text(op);
+      }
+      return add(std::move(e));
+    }
+    if (t == "boolean_operator") {
+      Expr e;
+      e.kind = ExprKind::BoolOp;
+      e.span = span(n);
+      e.elts.push_back(expr(ts::field(n, "left"), depth + 1));
+      e.elts.push_back(expr(ts::field(n, "right"), depth + 1));
+      TSNode op = ts::field(n, "operator");
+      e.name = ts_node_is_null(op) ? "and" : text(op);
+      return add(std::move(e));
+    }
+    if (t == "comparison_operator") {
+      Expr e;
+      e.kind = ExprKind::Compare;
+      e.span = span(n);
+      for (TSNode c : ts::children(n)) {
+        if (ts_node_is_named(c)) {
+          e.elts.push_back(expr(c, depth + 1));
+        } else {
+          // Operators such as `not in` arrive as two tokens; join them.
+          std::string op = text(c);
+          if (!e.ops.empty() && e.ops.size() >= e.elts.size())
+            e.ops.back() += " " + op;
+          else
+            e.ops.push_back(op);
+        }
+      }
+      return add(std::move(e));
+    }
+    if (t == "conditional_expression") {
+      auto kids = ts::named_children(n);
+      if (kids.size() < 3) return unknown(n);
+      Expr e;
+      e.kind = ExprKind::IfExp;
+      e.span = span(n);
+      e.a = expr(kids[0], depth + 1);
+      e.b = expr(kids[1], depth + 1);
+      e.c = expr(kids[2], depth + 1);
+      return add(std::move(e));
+    }
+    if (t == "subscript") {
+      Expr e;
+      e.kind = ExprKind::Subscript;
+      e.span = span(n);
+      e.a = expr(ts::field(n, "value"), depth + 1);
+      e.b = expr(ts::field(n, "subscript"), depth + 1);
+      return add(std::move(e));
+    }
+    return unknown(n);
+  }
+
+  ExprId integer(TSNode n) {
+    std::string v = strip_underscores(ts::text(n, src_));
+    int base = 10;
+    std::size_t skip = 0;
+    if (v.size() > 1 && v[0] == '0' && (v[1] == 'x' || v[1] == 'X'))
+      base = 16, skip = 2;
+    else if (v.size() > 1 && v[0] == '0' && (v[1] == 'o' || v[1] == 'O'))
+      base = 8, skip = 2;
+    else if (v.size() > 1 && v[0] == '0' && (v[1] == 'b' || v[1] == 'B'))
+      base = 2, skip = 2;
+    if (!v.empty() && (v.back() == 'j' || v.back() == 'J' || v.back() == 'l' || v.back() == 'L')) return unknown(n);
+    errno = 0;
+    char* end = nullptr;
+    long long value = std::strtoll(v.c_str() + skip, &end, base);
+    if (errno != 0) return unknown(n);  // beyond 64 bits
+    Scalar s = Scalar::integer(value);
+    s.s = text(n);
+    return constant(n, s);
+  }
+
+  ExprId string(TSNode n) {
+    bool fields = false;
+    std::string value = decode_string_literal(ts::text(n, src_), fields);
+    for (TSNode c : ts::named_children(n))
+      if (ts::type(c) == "interpolation") fields = true;
+    if (fields) {
+      Expr e;
+      e.kind = ExprKind::FString;
+      e.span = span(n);
+      return add(std::move(e));
+    }
+    return constant(n, Scalar::string(value));
+  }
+
+  ExprId call(TSNode n, int depth) {
+    Expr e;
+    e.kind = ExprKind::Call;
+    e.span = span(n);
+    e.a = expr(ts::field(n, "function"), depth + 1);
+    TSNode args = ts::field(n, "arguments");
+    if (!ts_node_is_null(args)) {
+      if (ts::type(args) == "generator_expression") {
+        Argument a;
+        a.value = unknown(args);
+        a.span = span(args);
+        e.args.push_back(a);
+      } else {
+        for (TSNode c : ts::named_children(args)) {
+          auto ct = ts::type(c);
+          Argument a;
+          a.span = span(c);
+          if (ct == "comment") continue;
+          if (ct == "keyword_argument") {
+            a.kind = Argument::Kind::Keyword;
+            a.keyword = text(ts::field(c, "name"));
+            a.value = expr(ts::field(c, "value"), depth + 1);
+          } else if (ct == "list_splat") {
+            auto kids = ts::named_children(c);
+            a.kind = Argument::Kind::Star;
+            a.value = kids.empty() ? unknown(c) : expr(kids.front(), depth + 1);
+          } else if (ct == "dictionary_splat") {
+            auto kids = ts::named_children(c);
+            a.kind = Argument::Kind::DoubleStar;
+            a.value = kids.empty() ? unknown(c) : expr(kids.front(), depth + 1);
+          } else {
+            a.value = expr(c, depth + 1);
+          }
+          e.args.push_back(std::move(a));
+        }
+      }
+    }
+    return add(std::move(e));
+  }
+
+  std::string dotted(TSNode n) { return text(n); }
+
+  void statement(TSNode n, int depth, std::vector<StmtId>& out) {
+    if (too_deep(n, depth)) return;
+    auto t = ts::type(n);
+    if (t == "expression_statement") {
+      for (TSNode c : ts::named_children(n)) {
+        auto ct = ts::type(c);
+        if (ct == "assignment") {
+          assignment(c, depth, out);
+        } else if (ct == "augmented_assignment") {
+          Stmt s;
+          s.kind = StmtKind::AugAssign;
+          s.span = span(c);
+          s.targets.push_back(expr(ts::field(c, "left"), depth + 1));
+          s.value = expr(ts::field(c, "right"), depth + 1);
+          TSNode op = ts::field(c, "operator");
+          s.op = ts_node_is_null(op) ? "" : text(op);
+          out.push_back(add(std::move(s)));
+        } else {
+          Stmt s;
+          s.kind = StmtKind::Expr;
+          s.span = span(c);
+          s.value = expr(c, depth + 1);
+          out.push_back(add(std::move(s)));
+        }
+      }
+      return;
+    }
+    if (t == "import_statement") {
+      Stmt s;
+      s.kind = StmtKind::Import;
+      s.span = span(n);
+      for (TSNode c : ts::named_children(n)) {
+        ImportAlias a;
+        a.span = span(c);
+        if (ts::type(c) == "aliased_import") {
+          a.name = dotted(ts::field(c, "name"));
+          a.asname = text(ts::field(c, "alias"));
+        } else if (ts::type(c) == "dotted_name") {
+          a.name = dotted(c);
+        } else {
+          continue;
+        }
+        s.names.push_back(std::move(a));
+      }
+      out.push_back(add(std::move(s)));
+      return;
+    }
+    if (t == "import_from_statement" || t == "future_import_statement") {
+      Stmt s;
+      s.kind = StmtKind::ImportFrom;
+      s.span = span(n);
+      TSNode mod = ts::field(n, "module_name");
+      if (t == "future_import_statement") {
+        s.module = "__future__";
+      } else if (!ts_node_is_null(mod)) {
+        if (ts::type(mod) == "relative_import") {
+          for (TSNode c : ts::named_children(mod)) {
+            if (ts::type(c) == "import_prefix")
+              s.level = static_cast<int>(ts::text(c, src_).size());
+            else if (ts::type(c) == "dotted_name")
+              s.module = dotted(c);
+          }
+        } else {
+          s.module = dotted(mod);
+        }
+      }
+      for (TSNode c : ts::named_children(n)) {
+        if (ts_node_eq(c, mod)) continue;
+        auto ct = ts::type(c);
+        if (ct == "wildcard_import") {
+          s.star = true;
+        } else if (ct == "aliased_import") {
+          ImportAlias a;
+          a.span = span(c);
+          a.name = dotted(ts::field(c, "name"));
+          a.asname = text(ts::field(c, "alias"));
+          s.names.push_back(std::move(a));
+        } else if (ct == "dotted_name") {
+          ImportAlias a;
+          a.span = span(c);
+          a.name = dotted(c);
+          s.names.push_back(std::move(a));
+        }
+      }
+      out.push_back(add(std::move(s)));
+      return;
+    }
+    if (t == "decorated_definition") {
+      std::vector<ExprId> decorators;
+      TSNode def = ts::field(n, "definition");
+      for (TSNode c : ts::named_children(n)) {
+        if (ts::type(c) == "decorator") {
+          auto kids = ts::named_children(c);
+          decorators.push_back(kids.empty() ? unknown(c) : expr(kids.front(), depth + 1));
+        }
+      }
+      if (ts_node_is_null(def)) return;
+      std::size_t before = out.size();
+      statement(def, depth, out);
+      if (out.size() > before) m().stmts[out.back()].decorators = std::move(decorators);
+      return;
+    }
+    if (t == "function_definition") {
+      Stmt s;
+      s.kind = StmtKind::FunctionDef;
+      s.span = span(n);
+      s.name = text(ts::field(n, "name"));
+      parameters(ts::field(n, "parameters"), depth, s.params);
+      s.body = block_of(ts::field(n, "body"), depth);
+      out.push_back(add(std::move(s)));
+      return;
+    }
+    if (t == "class_definition") {
+      Stmt s;
+      s.kind = StmtKind::ClassDef;
+      s.span = span(n);
+      s.name = text(ts::field(n, "name"));
+      TSNode sup = ts::field(n, "superclasses");
+      if (!ts_node_is_null(sup))
+        for (TSNode c : ts::named_children(sup))
+          if (ts::type(c) != "keyword_argument") s.bases.push_back(expr(c, depth + 1));
+      s.body = block_of(ts::field(n, "body"), depth);
+      out.push_back(add(std::move(s)));
+      return;
+    }
+    if (t == "if_statement") {
+      if_chain(n, depth, out);
+      return;
+    }
+    if (t == "for_statement" || t == "while_statement") {
+      Stmt s;
+      s.kind = t == "for_statement" ? StmtKind::For : StmtKind::While;
+      s.span = span(n);
+      if (s.kind == StmtKind::For) {
+        s.targets.push_back(expr(ts::field(n, "left"), depth + 1));
+        s.value = expr(ts::field(n, "right"), depth + 1);
+      } else {
+        s.value = expr(ts::field(n, "condition"), depth + 1);
+      }
+      s.body = block_of(ts::field(n, "body"), depth);
+      TSNode alt = ts::field(n, "alternative");
+      if (!ts_node_is_null(alt)) s.orelse = block_of(ts::field(alt, "body"), depth);
+      out.push_back(add(std::move(s)));
+      return;
+    }
+    if (t == "with_statement") {
+      Stmt s;
+      s.kind = StmtKind::With;
+      s.span = span(n);
+      s.body = block_of(ts::field(n, "body"), depth);
+      out.push_back(add(std::move(s)));
+      return;
+    }
+    if (t == "try_statement") {
+      Stmt s;
+      s.kind = StmtKind::Try;
+      s.span = span(n);
+      s.body = block_of(ts::field(n, "body"), depth);
+      for (TSNode c : ts::named_children(n)) {
+        auto ct = ts::type(c);
+        if (ct == "except_clause" || ct == "except_group_clause" || ct == "finally_clause") {
+          for (TSNode b : ts::named_children(c))
+            if (ts::type(b) == "block") s.handlers.push_back(block(b, depth + 1));
+        } else if (ct == "else_clause") {
+          s.orelse = block_of(ts::field(c, "body"), depth);
+        }
+      }
+      out.push_back(add(std::move(s)));
+      return;
+    }
+    if (t == "return_statement") {
+      Stmt s;
+      s.kind = StmtKind::Return;
+      s.span = span(n);
+      auto kids = ts::named_children(n);
+      if (!kids.empty()) s.value = expr(kids.front(), depth + 1);
+      out.push_back(add(std::move(s)));
+      return;
+    }
+    if (t == "block") {
+      for (TSNode c : ts::named_children(n)) statement(c, depth + 1, out);
+      return;
+    }
+    if (t == "ERROR") {
+      // Keep what parses inside an error node: a half-typed line should not hide the rest.
+      for (TSNode c : ts::named_children(n)) statement(c, depth + 1, out);
+      return;
+    }
+    // pass, break, continue, raise, assert, global, del, print, ...: nothing to model.
+  }
+
+  std::vector<StmtId> block_of(TSNode b, int depth) {
+    if (ts_node_is_null(b)) return {};
+    return block(b, depth + 1);
+  }
+
+  void if_chain(TSNode n, int depth, std::vector<StmtId>& out) {
+    Stmt s;
+    s.kind = StmtKind::If;
+    s.span = span(n);
+    s.value = expr(ts::field(n, "condition"), depth + 1);
+    s.body = block_of(ts::field(n, "consequence"), depth);
+    // elif/else clauses: each elif becomes a nested If in orelse.
+    std::vector<TSNode> alternatives;
+    for (TSNode c : ts::named_children(n)) {
+      auto ct = ts::type(c);
+      if (ct == "elif_clause" || ct == "else_clause") alternatives.push_back(c);
+    }
+    std::vector<StmtId>* tail = nullptr;
+    StmtId head = add(std::move(s));
+    out.push_back(head);
+    StmtId current = head;
+    for (TSNode alt : alternatives) {
+      if (ts::type(alt) == "elif_clause") {
+        Stmt e;
+        e.kind = StmtKind::If;
+        e.span = span(alt);
+        e.value = expr(ts::field(alt, "condition"), depth + 1);
+        e.body = block_of(ts::field(alt, "consequence"), depth);
+        StmtId id = add(std::move(e));
+        m().stmts[current].orelse.push_back(id);
+        current = id;
+      } else {
+        auto body = block_of(ts::field(alt, "body"), depth);
+        m().stmts[current].orelse = std::move(body);
+      }
+    }
+    (void)tail;
+  }
+
+  void assignment(TSNode n, int depth, std::vector<StmtId>& out) {
+    Stmt s;
+    s.kind = StmtKind::Assign;
+    s.span = span(n);
+    s.targets.push_back(expr(ts::field(n, "left"), depth + 1));
+    TSNode right = ts::field(n, "right");
+    // a = b = value: the right side is itself an assignment.
+    while (!ts_node_is_null(right) && ts::type(right) == "assignment") {
+      s.targets.push_back(expr(ts::field(right, "left"), depth + 1));
+      right = ts::field(right, "right");
+    }
+    if (ts_node_is_null(right)) return;  // annotation only: `x: int`
+    s.value = expr(right, depth + 1);
+    out.push_back(add(std::move(s)));
+  }
+
+  void parameters(TSNode params, int depth, std::vector<Param>& out) {
+    if (ts_node_is_null(params)) return;
+    bool keyword_only = false;
+    for (TSNode c : ts::named_children(params)) {
+      auto t = ts::type(c);
+      Param p;
+      p.keyword_only = keyword_only;
+      if (t == "identifier") {
+        p.name = text(c);
+      } else if (t == "default_parameter" || t == "typed_default_parameter") {
+        p.name = text(ts::field(c, "name"));
+        p.default_value = expr(ts::field(c, "value"), depth + 1);
+      } else if (t == "typed_parameter") {
+        auto kids = ts::named_children(c);
+        if (kids.empty()) continue;
+        auto kt = ts::type(kids.front());
+        if (kt == "list_splat_pattern" || kt == "dictionary_splat_pattern") {
+          auto inner = ts::named_children(kids.front());
+          p.name = inner.empty() ? "" : text(inner.front());
+          p.kind = kt == "list_splat_pattern" ? Param::Kind::Star : Param::Kind::DoubleStar;
+          if (p.kind == Param::Kind::Star) keyword_only = true;
+        } else {
+          p.name = text(kids.front());
+        }
+      } else if (t == "list_splat_pattern" || t == "dictionary_splat_pattern") {
+        auto inner = ts::named_children(c);
+        p.name = inner.empty() ? "" : text(inner.front());
+        p.kind = t == "list_splat_pattern" ? Param::Kind::Star : Param::Kind::DoubleStar;
+        if (p.kind == Param::Kind::Star) keyword_only = true;
+      } else if (t == "keyword_separator") {
+        keyword_only = true;
+        continue;
+      } else {
+        continue;  // positional_separator `/`
+      }
+      out.push_back(std::move(p));
+    }
+  }
+
+  std::string_view src_;
+  FileId file_;
+  PythonFacts& facts_;
+  bool deep_reported_ = false;
+};
+
+}  // namespace
+
+std::string decode_string_literal(std::string_view lit, bool& has_fields) {
+  has_fields = false;
+  std::size_t i = 0;
+  bool raw = false, fstring = false, bytes = false;
+  while (i < lit.size() && lit[i] != '"' && lit[i] != '\'') {
+    char c = static_cast<char>(std::tolower(static_cast<unsigned char>(lit[i])));
+    raw = raw || c == 'r';
+    fstring = fstring || c == 'f';
+    bytes = bytes || c == 'b';
+    ++i;
+  }
+  (void)bytes;
+  std::string_view body = lit.substr(i);
+  std::size_t q = 1;
+  if (body.size() >= 6 && (body.substr(0, 3) == "\"\"\"" || body.substr(0, 3) == "'''")) q = 3;
+  if (body.size() < 2 * q) return {};
+  body = body.substr(q, body.size() - 2 * q);
+  std::string out;
+  for (std::size_t k = 0; k < body.size(); ++k) {
+    char c = body[k];
+    if (fstring && (c == '{' || c == '}')) {
+      if (k + 1 < body.size() && body[k + 1] == c) {
+        out.push_back(c);
+        ++k;
+        continue;
+      }
+      has_fields = true;
+      continue;
+    }
+    if (raw || c != '\\' || k + 1 >= body.size()) {
+      out.push_back(c);
+      continue;
+    }
+    char e = body[++k];
+    switch (e) {
+      case 'n': out.push_back('\n'); break;
+      case 't': out.push_back('\t'); break;
+      case 'r': out.push_back('\r'); break;
+      case '0': out.push_back('\0'); break;
+      case '\\': out.push_back('\\'); break;
+      case '\'': out.push_back('\''); break;
+      case '"': out.push_back('"'); break;
+      case '\n': break;
+      default: out.push_back('\\'); out.push_back(e);
+    }
+  }
+  return out;
+}
+
+PythonFacts extract(std::string_view text, FileId file) {
+  PythonFacts facts;
+  ts::Tree tree = ts::parse(tree_sitter_python(), text);
+  if (!tree) {
+    facts.problems.push_back({"TRL903", "Python could not be parsed in the time allowed; file skipped", Span{file}});
+    return facts;
+  }
+  TSNode root = ts_tree_root_node(tree.get());
+  facts.module.has_syntax_error = ts_node_has_error(root);
+  Converter conv(text, file, facts);
+  facts.module.body = conv.block(root, 0);
+  return facts;
+}
+
+}  // namespace trl::python

@@ -1,0 +1,32 @@
+// From runs to printed findings: run the rules, turn file problems into diagnostics, order
+// and de-duplicate them, and format them.
+#pragma once
+
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "analyzer/diag/diagnostic.hpp"
+#include "analyzer/eval/training_run.hpp"
+#include "analyzer/project/project.hpp"
+
+namespace trl {
+
+struct Selection {
+  std::vector<std::string> select;  // codes or prefixes; empty = all
+  std::vector<std::string> ignore;
+  bool enabled(const std::string& code) const;
+};
+
+// Rules over runs and project, plus file problems; sorted (path, line, column, code) and unique.
+std::vector<Diagnostic> collect_diagnostics(const Project& project, const std::vector<TrainingRun>& runs,
+                                            const Selection& selection);
+
+void print_concise(std::ostream& out, const std::vector<Diagnostic>& diags, const Project& project);
+void print_full(std::ostream& out, const std::vector<Diagnostic>& diags, const Project& project, bool color);
+
+// `trl-lint runs`: one line per run. `trl-lint show-run`: one run's effective configuration.
+void print_runs(std::ostream& out, const std::vector<TrainingRun>& runs, const Project& project);
+void print_run(std::ostream& out, const TrainingRun& run, const Project& project);
+
+}  // namespace trl

@@ -1,0 +1,72 @@
+// A file of the analysed project: its text, its kind, and how to turn byte offsets into
+// line/column positions.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+namespace trl {
+
+using FileId = std::uint32_t;
+inline constexpr FileId kNoFile = 0xffffffffu;
+
+// 0-based line and byte column, as tree-sitter reports them.
+struct Point {
+  std::uint32_t line = 0;
+  std::uint32_t column = 0;
+  auto operator<=>(const Point&) const = default;
+};
+
+// A range of bytes in one file, with its start and end points.
+struct Span {
+  FileId file = kNoFile;
+  std::uint32_t begin = 0;
+  std::uint32_t end = 0;
+  Point start;
+  Point stop;
+  bool valid() const { return file != kNoFile; }
+  bool operator==(const Span&) const = default;
+};
+
+enum class FileKind { Python, Yaml, Shell, Markdown, Makefile, Notebook, Toml, Requirements, Other };
+
+const char* to_string(FileKind kind);
+
+struct SourceFile {
+  FileId id = kNoFile;
+  std::string path;      // relative to the current directory, forward slashes (what users see)
+  std::string abs_path;  // absolute, normalised
+  FileKind kind = FileKind::Other;
+  std::string text;
+  std::vector<std::uint32_t> line_starts;  // byte offset of each line
+
+  void index_lines();
+  std::string_view line_text(std::uint32_t line) const;  // without the newline
+  // 1-based column in Unicode code points, as shown to users.
+  std::uint32_t display_column(Point p) const;
+  Point point_at(std::uint32_t offset) const;
+};
+
+// Owns every file of one analysis; ids are indexes.
+class SourceManager {
+ public:
+  FileId add(std::unique_ptr<SourceFile> file);
+  const SourceFile& get(FileId id) const { return *files_.at(id); }
+  SourceFile& get_mut(FileId id) { return *files_.at(id); }
+  std::size_t size() const { return files_.size(); }
+  // Lookup by absolute normalised path; kNoFile when absent.
+  FileId find_abs(std::string_view abs_path) const;
+
+ private:
+  std::vector<std::unique_ptr<SourceFile>> files_;
+  std::unordered_map<std::string, FileId> by_abs_;
+};
+
+// True when `text` is valid UTF-8.
+bool is_valid_utf8(std::string_view text);
+
+}  // namespace trl

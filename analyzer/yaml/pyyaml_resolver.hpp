@@ -1,0 +1,19 @@
+// Resolves a YAML scalar exactly as PyYAML's `yaml.safe_load` does (YAML 1.1 implicit
+// resolvers of lib/yaml/resolver.py and SafeConstructor of lib/yaml/constructor.py, PyYAML 6.0.3).
+#pragma once
+
+#include <string_view>
+
+#include "analyzer/facts/scalar.hpp"
+
+namespace trl::yaml {
+
+// `text` is the scalar's content; `plain` is false for quoted and block scalars, which are
+// always strings unless an explicit tag says otherwise.
+Scalar resolve_plain(std::string_view text);
+
+// Applies an explicit standard tag (`!!str`, `!!int`, `!!float`, `!!bool`, `!!null`) to text.
+// Unknown tags leave the plain resolution.
+Scalar resolve_tagged(std::string_view tag, std::string_view text, bool plain);
+
+}  // namespace trl::yaml

@@ -1,0 +1,109 @@
+// TRL101 packing-with-context-parallelism (error)
+//
+// What it does: finds SFT runs that pack sequences (`packing` or `eval_packing`) while
+// context parallelism is on (cp_size > 1), wherever each setting was made: trainer YAML,
+// Python, command line, accelerate YAML, launch flags or the environment.
+//
+// Why is this bad? Packed documents are kept apart only by a block-diagonal attention mask
+// (position_ids resets read by FlashAttention's varlen kernels). accelerate's context-parallel
+// hook replaces every self-attention layer's mask with plain causal attention
+// (accelerate big_modeling.py `_attach_context_parallel_hooks`, v1.10+), so each packed document
+// attends to the documents before it in the same row. TRL raises at SFTTrainer init only after
+// v1.9.0 (huggingface/trl PR #6843), after the model has loaded; older TRL trains silently on
+// contaminated sequences.
+
+#include "analyzer/knowledge/knowledge.hpp"
+#include "rules/rule.hpp"
+
+namespace trl {
+
+namespace {
+
+const RuleInfo kInfo{"TRL101", "packing-with-context-parallelism", Severity::Error,
+                     "SFT packing with context parallelism: packed documents attend to each other.",
+                     R"(## What it does
+Finds SFT runs where `packing` (or `eval_packing`) is on while context parallelism is enabled
+(`cp_size > 1`), whichever files the two settings live in: the trainer YAML passed with
+`--config`, `SFTConfig(...)` in Python, a flag on the launch line, the accelerate YAML
+(`parallelism_config.parallelism_config_cp_size`), `accelerate launch --parallelism_config_cp_size`,
+`ParallelismConfig(cp_size=...)` given to the config or an `Accelerator`, or the
+`PARALLELISM_CONFIG_CP_SIZE` environment variable.
+
+## Why is this bad?
+Packing puts several documents in one row and keeps them apart with a block-diagonal
+attention mask. Context parallelism cannot express that mask: accelerate's context-parallel
+hook drops every self-attention layer's `attention_mask` and sets `is_causal=True`. Each packed
+document then attends to all documents before it in the row. Nothing crashes; the model
+trains on cross-contaminated sequences. TRL releases after v1.9.0 raise a `ValueError` in
+`SFTTrainer.__init__`, after the model has already loaded on the cluster; v1.9.0 and older
+train silently.
+
+## Example
+```yaml
+# recipes/sft.yaml (passed with --config)
+packing: true
+```
+```yaml
+# accelerate/cp.yaml (passed with accelerate launch --config_file)
+parallelism_config:
+  parallelism_config_cp_size: 2
+```
+
+## Use instead
+```yaml
+packing: false
+pad_to_multiple_of: 4   # context parallelism needs lengths divisible by 2 * cp_size
+```
+or keep packing and turn context parallelism off (`parallelism_config_cp_size: 1`).
+
+## References
+- huggingface/trl PR #6843 "Raise when packing is combined with context parallelism"
+  (`trl/trainer/sft_trainer.py`, `SFTTrainer.__init__`, after v1.9.0)
+- accelerate `src/accelerate/big_modeling.py` `_attach_context_parallel_hooks` (v1.10.0+)
+- accelerate `docs/source/concept_guides/context_parallelism.md`: "works only with SDPA and only
+  with no mask or causal mask"
+)"};
+
+std::string where(const Setting& s) {
+  if (s.origin == "default") return "default";
+  return s.origin;
+}
+
+class PackingWithContextParallelism final : public Rule {
+ public:
+  const RuleInfo& info() const override { return kInfo; }
+
+  void check_run(const TrainingRun& run, const Project&, std::vector<Diagnostic>& out) const override {
+    if (!run.is_sft_family()) return;
+    const auto cp = run.cp_size.as_int();
+    if (!cp || *cp <= 1) return;
+    for (const char* field : {"packing", "eval_packing"}) {
+      const Setting on = run.arg(field);
+      if (!on.known_true() || !on.span.valid()) continue;
+      Diagnostic d =
+          make(on.span, "`" + std::string(field) + "` with context parallelism (cp_size=" + std::to_string(*cp) +
+                            ") breaks document isolation");
+      d.label = std::string(field) + " enabled here (" + where(on) + ")";
+      if (run.cp_size.span.valid())
+        d.related.push_back({run.cp_size.span, "context parallelism enabled here (cp_size=" + std::to_string(*cp) +
+                                                   ", " + where(run.cp_size) + ")"});
+      if (run.launch) d.related.push_back({run.launch->span, "both meet in this launch"});
+      d.notes.push_back(
+          "context parallelism replaces each layer's attention mask with plain causal attention, so every packed "
+          "document attends to the documents before it in the row; TRL after v1.9.0 raises at SFTTrainer init, "
+          "older TRL trains silently on the contaminated sequences");
+      d.help = "set `" + std::string(field) + ": false`" +
+               (std::string(field) == "packing" ? " (and `eval_packing: false`)" : "") +
+               ", or turn context parallelism off (cp_size: 1)";
+      out.push_back(std::move(d));
+    }
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Rule> make_packing_with_context_parallelism() {
+  return std::make_unique<PackingWithContextParallelism>();
+}
+
+}  // namespace trl

@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Installs what trl-lint needs to build and test on Debian 12: the Debian packages (only the
+# missing ones; sudo when not root) and the npm-pinned tree-sitter grammars.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+packages=(
+  # build
+  g++ cmake make pkg-config nodejs npm
+  # libraries
+  libtree-sitter-dev libyaml-cpp-dev nlohmann-json3-dev catch2 libcli11-dev libtomlplusplus-dev
+)
+packages+=("$@")
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "setup: installing Debian packages: ${missing[*]}"
+  sudo=""
+  [ "$(id -u)" -eq 0 ] || sudo="sudo"
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+# Grammars: reinstall when the lock file changed since the last install.
+stamp=grammars/node_modules/.trl-lint-lock
+if [ ! -f "$stamp" ] || ! cmp -s grammars/package-lock.json "$stamp"; then
+  echo "setup: installing tree-sitter grammars (npm ci)"
+  (cd grammars && npm ci --ignore-scripts --no-audit --no-fund --loglevel=error)
+  cp grammars/package-lock.json "$stamp"
+fi

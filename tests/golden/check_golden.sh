@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Runs trl-lint over one fixture project and compares its concise output with expected.txt.
+# TRL_LINT_UPDATE_GOLDEN=1 rewrites expected.txt instead (review the diff before committing).
+set -u
+bin=$1
+dir=$2
+cd "$dir" || exit 2
+args=()
+[ -f ARGS ] && read -r -a args < ARGS
+actual=$("$bin" --output-format concise "${args[@]}" . 2>&1)
+status=$?
+if [ "$status" -gt 1 ]; then
+  echo "trl-lint exited with $status:"; echo "$actual"; exit 1
+fi
+if [ -n "${TRL_LINT_UPDATE_GOLDEN:-}" ]; then
+  if [ -n "$actual" ]; then printf '%s\n' "$actual" > expected.txt; else : > expected.txt; fi
+  exit 0
+fi
+expected=$(cat expected.txt)
+if [ "$actual" != "$expected" ]; then
+  echo "golden mismatch in $dir"
+  diff <(printf '%s\n' "$expected") <(printf '%s\n' "$actual")
+  exit 1
+fi
+# The exit code must say whether there were findings.
+if [ -n "$expected" ] && [ "$status" -ne 1 ]; then echo "expected exit 1, got $status"; exit 1; fi
+if [ -z "$expected" ] && [ "$status" -ne 0 ]; then echo "expected exit 0, got $status"; exit 1; fi
+exit 0

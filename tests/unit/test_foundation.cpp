@@ -1,0 +1,164 @@
+// Source handling, discovery, .gitignore, command-line arguments of scripts, determinism.
+#include <catch2/catch.hpp>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "analyzer/discover/discover.hpp"
+#include "analyzer/discover/gitignore.hpp"
+#include "analyzer/eval/run_builder.hpp"
+#include "analyzer/knowledge/knowledge.hpp"
+#include "analyzer/report/report.hpp"
+
+using namespace trl;
+namespace fs = std::filesystem;
+
+namespace {
+struct TempDir {
+  fs::path path;
+  TempDir() {
+    path =
+        fs::temp_directory_path() / ("trl-lint-test-" + std::to_string(::getpid()) + "-" + std::to_string(counter()++));
+    fs::create_directories(path);
+  }
+  ~TempDir() {
+    std::error_code ec;
+    fs::remove_all(path, ec);
+  }
+  void write(const std::string& rel, const std::string& text) const {
+    fs::create_directories((path / rel).parent_path());
+    std::ofstream(path / rel, std::ios::binary) << text;
+  }
+  static int& counter() {
+    static int c = 0;
+    return c;
+  }
+};
+
+std::string concise(const std::string& root, unsigned threads) {
+  LoadOptions o;
+  o.paths = {root};
+  o.threads = threads;
+  Project p = load_project(o);
+  auto runs = build_runs(p, Knowledge::get());
+  std::ostringstream out;
+  print_concise(out, collect_diagnostics(p, runs, {}), p);
+  return out.str();
+}
+}  // namespace
+
+TEST_CASE("UTF-8 validation rejects overlong forms, surrogates and truncation", "[source]") {
+  CHECK(is_valid_utf8("plain ascii"));
+  CHECK(is_valid_utf8("caf\xC3\xA9 \xE2\x9C\x93 \xF0\x9F\x98\x80"));
+  CHECK_FALSE(is_valid_utf8("\xC0\xAF"));      // overlong '/'
+  CHECK_FALSE(is_valid_utf8("\xED\xA0\x80"));  // surrogate
+  CHECK_FALSE(is_valid_utf8("\xE2\x9C"));      // truncated
+  CHECK_FALSE(is_valid_utf8("\xFF"));
+}
+
+TEST_CASE("columns are counted in code points", "[source]") {
+  SourceFile f;
+  f.text = "é: x\n";
+  f.index_lines();
+  CHECK(f.display_column(Point{0, 2}) == 2);  // after the 2-byte é
+}
+
+TEST_CASE("gitignore patterns: anchors, folders, negation, double star", "[discover]") {
+  IgnoreRules r;
+  r.add_file("", "*.log\n/out\ndata/\n!keep.log\nsecret/**/x.yaml\n");
+  r.add_file("sub", "local.yaml\n");
+  CHECK(r.ignored("a.log", false));
+  CHECK_FALSE(r.ignored("keep.log", false));
+  CHECK(r.ignored("out", true));
+  CHECK_FALSE(r.ignored("src/out", true));
+  CHECK(r.ignored("x/data", true));
+  CHECK_FALSE(r.ignored("data", false));  // `data/` matches folders only
+  CHECK(r.ignored("secret/a/b/x.yaml", false));
+  CHECK(r.ignored("secret/x.yaml", false));
+  CHECK(r.ignored("sub/local.yaml", false));
+  CHECK_FALSE(r.ignored("local.yaml", false));
+  CHECK(glob_match("a*c", "abc"));
+  CHECK_FALSE(glob_match("a*c", "a/c"));
+  CHECK(glob_match("a/**/c", "a/b/d/c"));
+}
+
+TEST_CASE("discovery skips VCS, environments, ignored files and symlinks out of the root", "[discover]") {
+  TempDir t;
+  t.write("train.py", "x = 1\n");
+  t.write(".git/config.yaml", "a: 1\n");
+  t.write("node_modules/x.yaml", "a: 1\n");
+  t.write("venv/pyvenv.cfg", "");
+  t.write("venv/lib.py", "");
+  t.write("ignored/a.yaml", "a: 1\n");
+  t.write(".gitignore", "ignored/\n");
+  t.write("run", "#!/bin/bash\naccelerate launch train.py\n");
+  t.write("notes.txt", "text\n");
+  TempDir outside;
+  outside.write("secret.yaml", "a: 1\n");
+  fs::create_symlink(outside.path / "secret.yaml", t.path / "link.yaml");
+  fs::create_directory_symlink(t.path, t.path / "loop");
+  Discovery d = discover({t.path.string()});
+  std::vector<std::string> names;
+  for (const auto& f : d.files) names.push_back(fs::path(f.abs_path).filename().string());
+  std::sort(names.begin(), names.end());
+  CHECK(names == std::vector<std::string>{"run", "train.py"});
+}
+
+TEST_CASE("script flags: bare booleans, explicit values, --flag=value and --no_ forms", "[eval]") {
+  const Knowledge& k = Knowledge::get();
+  std::vector<const ClassInfo*> classes{k.find("SFTConfig")};
+  auto words = [](std::initializer_list<const char*> ws) {
+    std::vector<Word> out;
+    for (auto w : ws) out.push_back(Word{w, true, Span{}});
+    return out;
+  };
+  std::map<std::string, Setting, std::less<>> out;
+  apply_cli_args(words({"--config", "x.yaml", "--packing", "--max_length", "4096", "--eval-packing=false",
+                        "--no_gradient_checkpointing"}),
+                 classes, k, out);
+  CHECK(out.at("packing").known_true());
+  CHECK(out.at("max_length").value.i == 4096);
+  CHECK_FALSE(out.at("eval_packing").known_true());
+  CHECK(out.at("eval_packing").known());
+  CHECK_FALSE(out.at("gradient_checkpointing").known_true());
+  CHECK_FALSE(out.count("config"));
+  out.clear();
+  apply_cli_args(words({"--packing", "false", "--learning_rate", "2e-5"}), classes, k, out);
+  CHECK_FALSE(out.at("packing").known_true());
+  CHECK(out.at("learning_rate").value.kind == Scalar::Kind::Float);
+}
+
+TEST_CASE("unreadable, binary and non-UTF-8 files are reported and the run goes on", "[robustness]") {
+  TempDir t;
+  t.write("bin.yaml", std::string("a: \0\x01", 5));
+  t.write("latin1.py", "x = '\xE9'\n");
+  t.write("ok.yaml", "packing: true\n");
+  std::string out = concise(t.path.string(), 2);
+  CHECK(out.find("bin.yaml:1:1: TRL902") != std::string::npos);
+  CHECK(out.find("latin1.py:1:1: TRL902") != std::string::npos);
+}
+
+TEST_CASE("output does not depend on the number of threads", "[determinism]") {
+  const std::string example = std::string(TRL_LINT_SOURCE_DIR) + "/fixtures/trl101";
+  const std::string one = concise(example, 1);
+  CHECK_FALSE(one.empty());
+  CHECK(concise(example, 2) == one);
+  CHECK(concise(example, 8) == one);
+}
+
+TEST_CASE("the embedded knowledge loads and knows the classes the rules rely on", "[knowledge]") {
+  const Knowledge& k = Knowledge::get();
+  const ClassInfo* sft = k.find("SFTConfig");
+  REQUIRE(sft);
+  CHECK(sft->role == ClassRole::TrainerConfig);
+  REQUIRE(k.field(*sft, "packing"));
+  CHECK(k.field(*sft, "packing")->type == "bool");
+  CHECK(k.field(*sft, "learning_rate"));  // inherited from TrainingArguments
+  CHECK(k.derives_from(*sft, "TrainingArguments"));
+  CHECK(k.find_qualified("trl.SFTConfig") == sft);
+  CHECK(k.find_qualified("trl.trainer.sft_config.SFTConfig") == sft);
+  CHECK_FALSE(k.find_qualified("mylib.SFTConfig"));
+  REQUIRE(k.launch_flag("use_fsdp"));
+  CHECK_FALSE(k.launch_flag("use_fsdp")->takes_value);
+  CHECK(k.launch_flag("config_file")->takes_value);
+}

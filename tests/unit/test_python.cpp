@@ -1,0 +1,135 @@
+// Python extraction and the evaluator: imports, constants, dicts, **kwargs, function locals,
+// parsers, and what must stay unknown.
+#include <catch2/catch.hpp>
+
+#include "analyzer/eval/python_eval.hpp"
+#include "analyzer/knowledge/knowledge.hpp"
+#include "analyzer/python/python_extractor.hpp"
+
+using namespace trl;
+
+namespace {
+
+ScriptSummary eval(const std::string& code) {
+  auto facts = python::extract(code, 0);
+  return evaluate_module(facts.module, Knowledge::get());
+}
+
+const Member* field(const ScriptSummary& s, const char* name, std::size_t config = 0) {
+  REQUIRE(s.trainer_configs.size() > config);
+  return s.trainer_configs[config]->member(name);
+}
+
+bool is_true(const Member* m) {
+  return m && m->value->is_const() && m->value->constant.truthy();
+}
+
+}  // namespace
+
+TEST_CASE("string literals decode escapes, raw strings and f-strings", "[python]") {
+  bool fields = false;
+  CHECK(python::decode_string_literal("'a\\nb'", fields) == "a\nb");
+  CHECK(python::decode_string_literal("r'a\\nb'", fields) == "a\\nb");
+  CHECK(python::decode_string_literal("\"\"\"x\"\"\"", fields) == "x");
+  python::decode_string_literal("f'{x}'", fields);
+  CHECK(fields);
+}
+
+TEST_CASE("a config is recognised through the import that brought its name in", "[python][eval]") {
+  auto s = eval("from trl import SFTConfig as C\ncfg = C(packing=True)\n");
+  CHECK(is_true(field(s, "packing")));
+  auto t = eval("import trl\ncfg = trl.SFTConfig(packing=True)\n");
+  CHECK(is_true(field(t, "packing")));
+  // The same name from another package is not TRL's class.
+  auto u = eval("from mylib import SFTConfig\ncfg = SFTConfig(packing=True)\n");
+  CHECK(u.trainer_configs.empty());
+}
+
+TEST_CASE("module constants, dict literals, dict() and **known_dict flow into kwargs", "[python][eval]") {
+  auto s = eval(
+      "from trl import SFTConfig\n"
+      "PACK = True\n"
+      "common = {'packing': PACK, 'max_length': 2048}\n"
+      "extra = dict(eval_packing=False)\n"
+      "cfg = SFTConfig(output_dir='o', **common, **extra)\n");
+  CHECK(is_true(field(s, "packing")));
+  CHECK(field(s, "max_length")->value->constant.i == 2048);
+  CHECK_FALSE(is_true(field(s, "eval_packing")));
+}
+
+TEST_CASE("function-local assignments are followed when the function is called", "[python][eval]") {
+  auto s = eval(
+      "from trl import SFTConfig, SFTTrainer\n"
+      "def main():\n"
+      "    pack = True\n"
+      "    args = SFTConfig(packing=pack)\n"
+      "    SFTTrainer(model='m', args=args)\n"
+      "if __name__ == '__main__':\n"
+      "    main()\n");
+  REQUIRE(s.trainers.size() == 1);
+  CHECK(is_true(field(s, "packing")));
+}
+
+TEST_CASE("attribute assignment after construction updates the config", "[python][eval]") {
+  auto s = eval("from trl import SFTConfig\nargs = SFTConfig(packing=False)\nargs.packing = True\n");
+  CHECK(is_true(field(s, "packing")));
+}
+
+TEST_CASE("values read from the environment or input are unknown", "[python][eval]") {
+  auto s = eval(
+      "import os\nfrom trl import SFTConfig\n"
+      "cfg = SFTConfig(packing=os.environ.get('PACK') == '1', max_length=int(os.environ['L']))\n");
+  const Member* packing = field(s, "packing");
+  REQUIRE(packing);
+  CHECK_FALSE(packing->value->is_const());
+  CHECK_FALSE(field(s, "max_length")->value->is_const());
+}
+
+TEST_CASE("a value set differently on two branches of an unknown test is unknown", "[python][eval]") {
+  auto s = eval(
+      "import sys\nfrom trl import SFTConfig\n"
+      "if len(sys.argv) > 1:\n    pack = True\nelse:\n    pack = False\n"
+      "cfg = SFTConfig(packing=pack)\n");
+  CHECK_FALSE(field(s, "packing")->value->is_const());
+}
+
+TEST_CASE("TrlParser scripts produce configs read from argv and --config", "[python][eval]") {
+  auto s = eval(
+      "from trl import TrlParser, ScriptArguments, SFTConfig, ModelConfig, SFTTrainer\n"
+      "parser = TrlParser((ScriptArguments, SFTConfig, ModelConfig))\n"
+      "script_args, training_args, model_args = parser.parse_args_and_config()\n"
+      "SFTTrainer(model=model_args.model_name_or_path, args=training_args)\n");
+  REQUIRE(s.trainer_configs.size() == 1);
+  CHECK(s.trainer_configs[0]->from_parser);
+  REQUIRE(s.parsers.size() == 1);
+  CHECK(s.parsers[0]->parser_classes.size() == 3);
+}
+
+TEST_CASE("ParallelismConfig given to an Accelerator is recorded", "[python][eval]") {
+  auto s = eval(
+      "from accelerate import Accelerator, ParallelismConfig\n"
+      "pc = ParallelismConfig(cp_size=2)\nacc = Accelerator(parallelism_config=pc)\n");
+  REQUIRE(s.accelerator_parallelism.size() == 1);
+  CHECK(s.accelerator_parallelism[0]->member("cp_size")->value->constant.i == 2);
+}
+
+TEST_CASE("a half-typed file still yields the statements that parse", "[python][robustness]") {
+  auto facts = python::extract("from trl import SFTConfig\ncfg = SFTConfig(packing=True)\ndef broken(:\n", 0);
+  CHECK(facts.module.has_syntax_error);
+  auto s = evaluate_module(facts.module, Knowledge::get());
+  CHECK(is_true(field(s, "packing")));
+}
+
+TEST_CASE("deeply nested expressions are cut off, not recursed into", "[python][robustness]") {
+  std::string code = "x = " + std::string(20000, '(') + "1" + std::string(20000, ')') + "\n";
+  auto facts = python::extract(code, 0);
+  bool deep = false;
+  for (const auto& p : facts.problems) deep = deep || p.code == "TRL904";
+  CHECK(deep);
+  evaluate_module(facts.module, Knowledge::get());  // must not crash
+}
+
+TEST_CASE("recursive functions terminate", "[python][eval]") {
+  auto s = eval("from trl import SFTConfig\ndef f(n):\n    return f(n)\ncfg = SFTConfig(packing=f(1))\n");
+  CHECK_FALSE(field(s, "packing")->value->is_const());
+}

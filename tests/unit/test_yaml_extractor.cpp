@@ -1,0 +1,95 @@
+#include <catch2/catch.hpp>
+
+#include "analyzer/yaml/yaml_extractor.hpp"
+
+using namespace trl;
+
+namespace {
+const YamlNode& root_of(const yaml::YamlFacts& f) {
+  REQUIRE(!f.documents.empty());
+  REQUIRE(f.documents[0].root);
+  return *f.documents[0].root;
+}
+}  // namespace
+
+TEST_CASE("mapping keys keep their spans; plain and quoted scalars resolve differently", "[yaml]") {
+  auto f = yaml::extract("packing: on\nmixed_precision: 'no'\nlr: 1e-5\nlr2: \"1.0e-5\"\n", 0);
+  const auto& r = root_of(f);
+  REQUIRE(r.kind == YamlNode::Kind::Mapping);
+  const auto* packing = r.find("packing");
+  REQUIRE(packing);
+  CHECK(packing->value->scalar.kind == Scalar::Kind::Bool);
+  CHECK(packing->key_span.start.line == 0);
+  CHECK(packing->key_span.start.column == 0);
+  const auto* mp = r.find("mixed_precision");
+  CHECK(mp->value->scalar.kind == Scalar::Kind::Str);
+  CHECK(mp->value->scalar.s == "no");
+  CHECK(mp->value->style == ScalarStyle::SingleQuoted);
+  CHECK(r.find("lr")->value->scalar.kind == Scalar::Kind::Str);
+  CHECK(r.find("lr2")->value->scalar.kind == Scalar::Kind::Str);  // quoted: always a string
+  CHECK(r.find("lr")->key_span.start.line == 2);
+  CHECK(f.problems.empty());
+}
+
+TEST_CASE("anchors, aliases and merge keys resolve as PyYAML does", "[yaml]") {
+  auto f =
+      yaml::extract("base: &b\n  packing: true\n  max_length: 2048\nrun:\n  <<: *b\n  max_length: 4096\ncopy: *b\n", 0);
+  const auto& r = root_of(f);
+  const auto& run = *r.find("run")->value;
+  CHECK(run.find("packing")->value->scalar.b);
+  CHECK(run.find("max_length")->value->scalar.i == 4096);  // explicit key wins over the merge
+  CHECK(r.find("copy")->value->find("max_length")->value->scalar.i == 2048);
+}
+
+TEST_CASE("duplicate keys: the last one wins", "[yaml]") {
+  auto f = yaml::extract("packing: true\npacking: false\n", 0);
+  CHECK_FALSE(root_of(f).find("packing")->value->scalar.b);
+}
+
+TEST_CASE("empty values, flow collections, block scalars and nulls", "[yaml]") {
+  auto f = yaml::extract("a:\nb: [1, 2.5, x]\nc: {d: yes}\ne: |\n  line1\n  line2\nf: ~\n", 0);
+  const auto& r = root_of(f);
+  CHECK(r.find("a")->value->scalar.kind == Scalar::Kind::Null);
+  const auto& b = *r.find("b")->value;
+  REQUIRE(b.kind == YamlNode::Kind::Sequence);
+  REQUIRE(b.items.size() == 3);
+  CHECK(b.items[0]->scalar.i == 1);
+  CHECK(b.items[1]->scalar.kind == Scalar::Kind::Float);
+  CHECK(r.find("c")->value->find("d")->value->scalar.b);
+  CHECK(r.find("e")->value->scalar.s == "line1\nline2\n");
+  CHECK(r.find("f")->value->scalar.kind == Scalar::Kind::Null);
+}
+
+TEST_CASE("broken YAML is reported and the part before the error is kept", "[yaml]") {
+  auto f = yaml::extract("packing: true\nbad: [unclosed\n", 0);
+  REQUIRE_FALSE(f.problems.empty());
+  CHECK(f.problems[0].code == "TRL903");
+}
+
+TEST_CASE("alias bombs do not expand: aliases share the anchored node", "[yaml][robustness]") {
+  std::string text = "a: &a [x, x, x, x, x, x, x, x, x]\n";
+  char prev = 'a';
+  for (char c = 'b'; c <= 'j'; ++c) {
+    text += std::string(1, c) + ": &" + c + " [";
+    for (int i = 0; i < 9; ++i) text += std::string(i ? ", " : "") + "*" + prev;
+    text += "]\n";
+    prev = c;
+  }
+  auto f = yaml::extract(text, 0);
+  const auto& j = *root_of(f).find("j")->value;
+  REQUIRE(j.items.size() == 9);
+  CHECK(j.items[0] == j.items[1]);  // the same node, not a copy
+}
+
+TEST_CASE("deep nesting is cut off with a diagnostic instead of exhausting the stack", "[yaml][robustness]") {
+  std::string text = "a: " + std::string(5000, '[') + std::string(5000, ']') + "\n";
+  auto f = yaml::extract(text, 0);
+  bool deep = false;
+  for (const auto& p : f.problems) deep = deep || p.code == "TRL904";
+  CHECK(deep);
+}
+
+TEST_CASE("several documents in one stream are all kept", "[yaml]") {
+  auto f = yaml::extract("a: 1\n---\nb: 2\n", 0);
+  CHECK(f.documents.size() == 2);
+}
