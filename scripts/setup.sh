@@ -5,16 +5,18 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 packages=(
-  # build
-  g++ cmake make pkg-config nodejs npm
   # libraries
-  libtree-sitter-dev libyaml-cpp-dev nlohmann-json3-dev catch2 libcli11-dev libtomlplusplus-dev
+  libtree-sitter-dev libyaml-cpp-dev nlohmann-json3-dev catch2 libcli11-dev libtomlplusplus-dev pkg-config
 )
 packages+=("$@")
 
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+# Tools: a command already on the PATH is enough (node and npm may come from outside Debian).
+for tool in g++:g++ cmake:cmake make:make node:nodejs npm:npm; do
+  command -v "${tool%%:*}" >/dev/null 2>&1 || missing+=("${tool#*:}")
 done
 if [ ${#missing[@]} -gt 0 ]; then
   echo "setup: installing Debian packages: ${missing[*]}"
