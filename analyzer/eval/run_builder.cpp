@@ -104,13 +104,16 @@ bool imports_training_library(const py::Module& m) {
 
 class Builder {
  public:
-  Builder(const Project& p, const Knowledge& k) : p_(p), k_(k) {}
+  Builder(const Project& p, const Knowledge& k) : p_(p), k_(k), evaluator_(p, k) {}
 
   std::vector<TrainingRun> build() {
+    // Scripts that import a training library directly may be run on their own; others are
+    // evaluated when a launch names them or when an entry script imports them.
+    std::vector<FileId> candidates;
     for (FileId id = 0; id < p_.sources.size(); ++id) {
       const auto& f = p_.sources.get(id);
       if (f.kind == FileKind::Python && p_.facts[id].loaded && imports_training_library(p_.facts[id].python))
-        summaries_[id] = evaluate_module(p_.facts[id].python, k_);
+        candidates.push_back(id);
     }
     std::vector<TrainingRun> runs;
     std::set<FileId> launched;
@@ -125,8 +128,8 @@ class Builder {
         }
       }
     }
-    for (const auto& [id, summary] : summaries_) {
-      if (launched.count(id) || !summary.is_entry) continue;
+    for (FileId id : candidates) {
+      if (launched.count(id) || !summary(id).is_entry) continue;
       auto built = for_script(id, nullptr, kNoFile);
       for (auto& r : built) runs.push_back(std::move(r));
     }
@@ -206,19 +209,16 @@ class Builder {
       return out;
     }
 
-    auto it = summaries_.find(script);
-    if (script == kNoFile || it == summaries_.end() || it->second.trainer_configs.empty()) {
+    const ScriptSummary* found = script != kNoFile ? &summary(script) : nullptr;
+    if (!found || found->trainer_configs.empty()) {
       TrainingRun run = base;
       EnvMap none;
-      if (it != summaries_.end())
-        compute_topology(run, &it->second, none);
-      else
-        compute_topology(run, nullptr, none);
+      compute_topology(run, found, none);
       run.args_fully_known = false;
       out.push_back(std::move(run));
       return out;
     }
-    const ScriptSummary& summary = it->second;
+    const ScriptSummary& summary = *found;
     for (const ValueRef& config : summary.trainer_configs) {
       TrainingRun run = base;
       run.config_class = config->cls;
@@ -413,8 +413,15 @@ class Builder {
     env["PARALLELISM_CONFIG_SP_SIZE"] = size("sp_size");
   }
 
+  const ScriptSummary& summary(FileId script) {
+    auto it = summaries_.find(script);
+    if (it == summaries_.end()) it = summaries_.emplace(script, evaluator_.summarize(script)).first;
+    return it->second;
+  }
+
   const Project& p_;
   const Knowledge& k_;
+  ProjectEvaluator evaluator_;
   std::map<FileId, ScriptSummary> summaries_;
 };
 
