@@ -952,7 +952,7 @@ class Exec {
     if (q == "yaml.safe_load" || q == "yaml.load" || q == "yaml.full_load" || q == "omegaconf.OmegaConf.load") {
       Args args = eval_args(e, scope, depth);
       if (args.positional.empty()) return make_unknown(e.span);
-      return load_yaml(args.positional[0], e.span);
+      return load_yaml(args.positional[0], e.span, q == "omegaconf.OmegaConf.load");
     }
     eval_args(e, scope, depth);
     return make_unknown(e.span);
@@ -1114,8 +1114,6 @@ class Exec {
           use.args = a->value;
         else if (args.positional.size() > 1)
           use.args = args.positional[1];
-        if (use.args && use.args->kind == PyValue::Kind::Object && ev_.objects.count(use.args->object_id))
-          use.args = ev_.objects[use.args->object_id];
         ev_.trainers.push_back(use);
         break;
       }
@@ -1150,7 +1148,7 @@ class Exec {
     if (from_file) {
       ValueRef arg = args.positional.empty() ? nullptr : args.positional[0];
       if (!arg) return make_unknown(e.span);
-      data = method == "parse_dict" ? arg : load_yaml(arg, e.span);
+      data = method == "parse_dict" ? arg : load_yaml(arg, e.span, true);
       if (data->kind != PyValue::Kind::Dict) return make_unknown(e.span);
     }
     auto tuple = std::make_shared<PyValue>();
@@ -1185,13 +1183,19 @@ class Exec {
   }
 
   // yaml.safe_load(open("x.yaml")) and friends: the YAML file's values, with spans into it.
-  ValueRef load_yaml(const ValueRef& source, Span site) {
-    if (source->kind != PyValue::Kind::Path || source->qualified.empty()) return make_unknown(site);
+  // `source` is a Path (or open file); `path_string` also accepts a plain string as the path
+  // (OmegaConf.load, parse_yaml_file take file names; yaml.safe_load would parse a string itself).
+  ValueRef load_yaml(const ValueRef& source, Span site, bool path_string = false) {
+    std::string path;
+    if (source->kind == PyValue::Kind::Path) path = source->qualified;
+    else if (path_string && source->kind == PyValue::Kind::Const && source->constant.kind == Scalar::Kind::Str)
+      path = source->constant.s;
+    if (path.empty()) return make_unknown(site);
     std::vector<std::string> bases{ev_.project.root,
                                    fs::path(ev_.project.sources.get(env_.file).abs_path).parent_path().string()};
     std::error_code ec;
     bases.push_back(fs::current_path(ec).string());
-    FileId id = ev_.project.resolve(source->qualified, bases);
+    FileId id = ev_.project.resolve(path, bases);
     if (id == kNoFile || ev_.project.facts[id].yaml.empty() || !ev_.project.facts[id].yaml.front().root)
       return make_unknown(site);
     std::size_t budget = 10000;

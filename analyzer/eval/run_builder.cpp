@@ -72,8 +72,21 @@ Setting from_yaml_node(const YamlNode& node, Span key_span, const FieldInfo* fie
 }
 
 Setting from_value(const ValueRef& v, Span at, const std::string& origin) {
-  if (v && v->kind == PyValue::Kind::Const) return Setting::known_value(v->constant, at, origin);
-  return Setting::unknown(at, origin);
+  Setting s;
+  if (v && v->kind == PyValue::Kind::Const) {
+    s = Setting::known_value(v->constant, at, origin);
+  } else if (v && v->kind == PyValue::Kind::OneOf) {
+    s.state = Setting::State::OneOf;
+    s.span = at;
+    s.origin = origin;
+    for (const auto& alt : v->items) s.alternatives.push_back(alt->constant);
+    s.value = s.alternatives.front();
+  } else {
+    return Setting::unknown(at, origin);
+  }
+  s.value_span = v->span;
+  for (const auto& step : v->chain) s.chain.push_back({step.span, step.note});
+  return s;
 }
 
 Setting from_word(const Word& w, Span span, const std::string& origin, const FieldInfo* field) {
