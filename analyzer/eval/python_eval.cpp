@@ -1187,7 +1187,8 @@ class Exec {
   // (OmegaConf.load, parse_yaml_file take file names; yaml.safe_load would parse a string itself).
   ValueRef load_yaml(const ValueRef& source, Span site, bool path_string = false) {
     std::string path;
-    if (source->kind == PyValue::Kind::Path) path = source->qualified;
+    if (source->kind == PyValue::Kind::Path)
+      path = source->qualified;
     else if (path_string && source->kind == PyValue::Kind::Const && source->constant.kind == Scalar::Kind::Str)
       path = source->constant.s;
     if (path.empty()) return make_unknown(site);

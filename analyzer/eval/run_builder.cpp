@@ -215,6 +215,7 @@ class Builder {
       if (run.config_class) classes.push_back(run.config_class);
       for (auto name : {"ScriptArguments", "ModelConfig", "DatasetMixtureConfig"})
         if (auto* c = k_.find(name)) classes.push_back(c);
+      run.parser_classes = classes;
       EnvMap yaml_env;
       apply_parser_inputs(run, classes, yaml_env);
       compute_topology(run, nullptr, yaml_env);
@@ -243,9 +244,15 @@ class Builder {
         run.args_from_parser = true;
         std::vector<const ClassInfo*> classes;
         for (const auto& parser : summary.parsers)
-          for (const auto& c : parser->parser_classes)
+          for (const auto& c : parser->parser_classes) {
             if (c->cls) classes.push_back(c->cls);
+            if (c->kind == PyValue::Kind::Class)
+              for (const auto& f : c->dataclass_fields) run.user_fields.push_back(f);
+            else if (!c->cls)
+              run.parser_classes_complete = false;
+          }
         if (classes.empty() && config->cls) classes.push_back(config->cls);
+        run.parser_classes = classes;
         if (launch)
           apply_parser_inputs(run, classes, yaml_env);
         else

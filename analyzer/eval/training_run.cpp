@@ -42,8 +42,7 @@ std::string Setting::describe() const {
 }
 
 Span Setting::primary_span() const {
-  if (value_span.valid() && span.valid() &&
-      (value_span.file != span.file || value_span.start.line != span.start.line))
+  if (value_span.valid() && span.valid() && (value_span.file != span.file || value_span.start.line != span.start.line))
     return value_span;
   return span.valid() ? span : value_span;
 }

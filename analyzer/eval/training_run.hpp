@@ -23,8 +23,8 @@ struct Setting {
   State state = State::Unset;
   Scalar value;                      // Known; for OneOf the first alternative
   std::vector<Scalar> alternatives;  // OneOf
-  Span span;        // where it was set (YAML key, Python keyword, CLI flag); invalid for defaults
-  Span value_span;  // where the value itself was written, when it flowed there from elsewhere
+  Span span;                         // where it was set (YAML key, Python keyword, CLI flag); invalid for defaults
+  Span value_span;                   // where the value itself was written, when it flowed there from elsewhere
   std::string origin;  // "trainer YAML", "command line", "Python", "accelerate YAML", "environment", "default"
   std::vector<RelatedLocation> chain;  // the way it flowed, for notes
 
@@ -68,6 +68,12 @@ struct TrainingRun {
   FileId trainer_yaml = kNoFile;
   FileId accelerate_yaml = kNoFile;
   bool args_from_parser = false;  // trainer args come from argv and --config
+  // With args_from_parser: the dataclasses the parser fills. Known library classes, the field
+  // names of the user's own @dataclass classes, and whether some class could not be resolved
+  // (then any key may be valid).
+  std::vector<const ClassInfo*> parser_classes;
+  std::vector<std::string> user_fields;
+  bool parser_classes_complete = true;
   bool args_fully_known = true;   // false: unset fields may still be set somewhere we cannot see
 
   std::map<std::string, Setting, std::less<>> args;  // explicitly set trainer arguments
