@@ -90,13 +90,15 @@ const YamlNode* yaml_root(const Project& p, FileId id, std::size_t doc = 0) {
 
 // An accelerate config rather than a trainer config: it has keys only accelerate's YAML has.
 bool accelerate_like(const YamlNode& root) {
-  for (const char* k : {"distributed_type", "compute_environment", "num_machines", "parallelism_config",
-                        "fsdp_config", "deepspeed_config", "machine_rank", "use_cpu"})
+  for (const char* k : {"distributed_type", "compute_environment", "num_machines", "parallelism_config", "fsdp_config",
+                        "deepspeed_config", "machine_rank", "use_cpu"})
     if (root.find(k)) return true;
   return false;
 }
 
-bool is_doc(const SourceFile& f) { return f.kind == FileKind::Markdown || f.kind == FileKind::Notebook; }
+bool is_doc(const SourceFile& f) {
+  return f.kind == FileKind::Markdown || f.kind == FileKind::Notebook;
+}
 
 Setting int_setting(const Word& w, Span span, const std::string& origin) {
   FieldInfo int_field;
@@ -204,8 +206,8 @@ class Builder {
       if (!e.script.empty()) l.script = word(e.script);
     }
     if (!e.accelerate_config.empty())
-      l.options.push_back({l.launcher == Launcher::Trl ? "accelerate_config" : "config_file",
-                           word(e.accelerate_config), e.span});
+      l.options.push_back(
+          {l.launcher == Launcher::Trl ? "accelerate_config" : "config_file", word(e.accelerate_config), e.span});
     if (!e.config.empty()) {
       l.args.push_back(word("--config"));
       l.args.push_back(word(e.config));
@@ -264,7 +266,8 @@ class Builder {
 
   // A YAML block of the launch's section (or an enclosing one) that can stand in for a
   // config file the launch names but the repository does not have.
-  std::optional<std::size_t> stand_in_yaml(FileId md, const std::vector<std::pair<std::uint32_t, std::uint32_t>>& sections,
+  std::optional<std::size_t> stand_in_yaml(FileId md,
+                                           const std::vector<std::pair<std::uint32_t, std::uint32_t>>& sections,
                                            std::uint32_t near_line, bool accelerate) const {
     for (const auto& [lo, hi] : sections) {
       std::optional<std::size_t> best;
@@ -329,9 +332,9 @@ class Builder {
     if (launch) {
       base.launch = *launch;
       base.launch_file = launch_file;
-      base.name = launch_file == kNoFile ? std::string("(explicit run)")
-                                         : p_.sources.get(launch_file).path + ":" +
-                                               std::to_string(launch->span.start.line + 1);
+      base.name = launch_file == kNoFile
+                      ? std::string("(explicit run)")
+                      : p_.sources.get(launch_file).path + ":" + std::to_string(launch->span.start.line + 1);
       if (launch->script) base.script_display = launch->script->text;
     } else {
       base.name = p_.sources.get(script).path;
@@ -378,8 +381,8 @@ class Builder {
     }
     const ScriptSummary& summary = it->second;
     for (const ValueRef& config : summary.trainer_configs) {
-      if (config_lines_ && (config->span.start.line < config_lines_->first ||
-                            config->span.start.line >= config_lines_->second))
+      if (config_lines_ &&
+          (config->span.start.line < config_lines_->first || config->span.start.line >= config_lines_->second))
         continue;
       TrainingRun run = base;
       run.config_class = config->cls;
@@ -627,14 +630,16 @@ class Builder {
   // flag > accelerate YAML > TRL profile; without a config accelerate uses the machine's own
   // default config or GPU count, which trl-lint cannot see.
   void world_size(TrainingRun& run, const LaunchCommand& l, const YamlNode* root) {
-    const AccelerateProfile* profile = run.accelerate_profile.empty() ? nullptr : k_.accelerate_profile(run.accelerate_profile);
+    const AccelerateProfile* profile =
+        run.accelerate_profile.empty() ? nullptr : k_.accelerate_profile(run.accelerate_profile);
     auto value = [&](const char* key) -> Setting {
       if (const LaunchOption* o = l.option(key)) {
         if (!o->value) return Setting::unknown(o->span, "command line");
         return int_setting(*o->value, o->span, "command line");
       }
       if (root) {
-        if (const YamlEntry* e = root->find(key)) return from_yaml_node(*e->value, e->key_span, nullptr, false, "accelerate YAML");
+        if (const YamlEntry* e = root->find(key))
+          return from_yaml_node(*e->value, e->key_span, nullptr, false, "accelerate YAML");
         if (std::string_view(key) == "num_machines") return Setting::known_value(Scalar::integer(1), {}, "default");
         return Setting::unknown({}, "accelerate default");
       }
@@ -665,7 +670,8 @@ class Builder {
     run.num_machines = value(ds ? "num_nodes" : "nnodes", !ds);
     auto np = run.num_processes.as_int(), nm = run.num_machines.as_int();
     if (np && nm)
-      run.world_size = Setting::known_value(Scalar::integer(*np * *nm), run.num_processes.span, run.num_processes.origin);
+      run.world_size =
+          Setting::known_value(Scalar::integer(*np * *nm), run.num_processes.span, run.num_processes.origin);
     else
       run.world_size = Setting::unknown(run.num_processes.span, "launcher");
   }
@@ -673,7 +679,7 @@ class Builder {
   const Project& p_;
   const Knowledge& k_;
   std::map<FileId, ScriptSummary> summaries_;
-  std::vector<std::pair<std::uint32_t, std::uint32_t>> sections_;  // Markdown launch: its sections
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> sections_;        // Markdown launch: its sections
   std::optional<std::pair<std::uint32_t, std::uint32_t>> config_lines_;  // docs stand-in: lines of the script
 };
 

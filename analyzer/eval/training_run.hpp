@@ -48,13 +48,13 @@ const char* to_string(FileReference::Kind k);
 // What a project config's `runs:` entry says about a run no file launches.
 struct ExplicitRun {
   std::string name;
-  std::string script;              // path relative to the project root, or `trl sft` etc.
-  std::string config;              // trainer YAML (--config)
-  std::string accelerate_config;   // accelerate YAML, or a TRL profile name
-  std::vector<std::string> args;   // extra script arguments
+  std::string script;             // path relative to the project root, or `trl sft` etc.
+  std::string config;             // trainer YAML (--config)
+  std::string accelerate_config;  // accelerate YAML, or a TRL profile name
+  std::vector<std::string> args;  // extra script arguments
   std::vector<std::pair<std::string, std::string>> env;
-  Span span;                       // where the entry is written (the project config), if known
-  FileId file = kNoFile;           // the project config file, if it is a project file
+  Span span;              // where the entry is written (the project config), if known
+  FileId file = kNoFile;  // the project config file, if it is a project file
 };
 
 struct TrainingRun {
@@ -71,7 +71,7 @@ struct TrainingRun {
   std::size_t accelerate_yaml_doc = 0;
   std::string accelerate_profile;  // a TRL bundled profile by name (`--accelerate_config zero3`)
   std::vector<FileReference> references;
-  bool explicit_run = false;  // from the project config's `runs:`
+  bool explicit_run = false;      // from the project config's `runs:`
   bool args_from_parser = false;  // trainer args come from argv and --config
   bool args_fully_known = true;   // false: unset fields may still be set somewhere we cannot see
 

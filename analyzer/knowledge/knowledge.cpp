@@ -105,7 +105,8 @@ void Knowledge::load(const std::string& file, const std::string& text) {
         else
           p.values[key] = to_scalar(kv->second);
       }
-      if (p.source.empty()) throw std::runtime_error("knowledge file " + file + ": profile " + p.name + " has no source");
+      if (p.source.empty())
+        throw std::runtime_error("knowledge file " + file + ": profile " + p.name + " has no source");
       profiles_[p.name] = std::move(p);
     }
   }

@@ -9,7 +9,7 @@ namespace trl::make {
 namespace {
 
 struct RawVar {
-  std::string value;  // as written
+  std::string value;      // as written
   bool recursive = true;  // `=`: expanded on use
   bool known = true;
   bool exported = false;
@@ -155,8 +155,8 @@ Reader read(std::string_view text, OnRecipe recipe) {
     std::size_t colon = s.find(':');
     if (eq != std::string::npos && (colon == std::string::npos || colon + 1 >= eq)) {
       std::size_t op_begin = eq;
-      while (op_begin > 0 && (s[op_begin - 1] == ':' || s[op_begin - 1] == '?' || s[op_begin - 1] == '+' ||
-                              s[op_begin - 1] == '!'))
+      while (op_begin > 0 &&
+             (s[op_begin - 1] == ':' || s[op_begin - 1] == '?' || s[op_begin - 1] == '+' || s[op_begin - 1] == '!'))
         --op_begin;
       std::string name = trim(s.substr(0, op_begin));
       std::string op = s.substr(op_begin, eq - op_begin + 1);
@@ -227,12 +227,13 @@ shell::ShellFacts extract(std::string_view text, FileId file) {
     predefined.push_back({v.name, value, known, v.exported});
   }
   shell::ShellFacts out;
-  read(text, [&](const LogicalLine& l, const Reader&) {
-    std::string_view body = text.substr(l.begin, l.end - l.begin);
+  read(text, [&](const LogicalLine& l, const Reader& reader) {
+    // Cheap filter first: only lines that (after make expansion) may start something.
+    const std::string body = reader.expand(text.substr(l.begin, l.end - l.begin)).first;
     static constexpr std::string_view words[] = {"accelerate", "torchrun", "deepspeed", "python", "trl",
                                                  "bash",       "sh ",      "eval",      "srun"};
     bool interesting = false;
-    for (auto w : words) interesting = interesting || body.find(w) != std::string_view::npos;
+    for (auto w : words) interesting = interesting || body.find(w) != std::string::npos;
     if (!interesting) return;
     // A text as long as the Makefile up to this line, everything before it blanked.
     std::string virt(l.end, ' ');

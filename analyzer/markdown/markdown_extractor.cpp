@@ -39,7 +39,9 @@ std::size_t indent_of(std::string_view s) {
   return n;
 }
 
-bool blank(std::string_view s) { return indent_of(s) == s.size(); }
+bool blank(std::string_view s) {
+  return indent_of(s) == s.size();
+}
 
 BlockLang lang_of(std::string_view info) {
   std::string w;
@@ -161,8 +163,7 @@ Document scan(std::string_view text) {
         const bool empty = close == l + 1;
         if (!empty) {
           if (b.lang == BlockLang::Shell) place_shell(doc.shell_text, text, lines, b.first_line, b.last_line);
-          if (b.lang == BlockLang::Python)
-            place_python(doc.python_text, text, lines, b.first_line, b.last_line, ind);
+          if (b.lang == BlockLang::Python) place_python(doc.python_text, text, lines, b.first_line, b.last_line, ind);
           if (b.lang == BlockLang::Yaml) {
             // The opening fence (>= 3 bytes) becomes a document separator.
             doc.yaml_text.replace(lines[l].begin, 3, "---");
@@ -210,8 +211,10 @@ Document scan(std::string_view text) {
       prev_blank = true;
       continue;
     }
-    if (list_item(s)) in_list = true;
-    else if (ind == 0) in_list = false;
+    if (list_item(s))
+      in_list = true;
+    else if (ind == 0)
+      in_list = false;
     prev_blank = false;
   }
   return doc;
@@ -224,6 +227,9 @@ std::vector<std::pair<std::uint32_t, std::uint32_t>> enclosing_sections(const st
   for (std::size_t k = headings.size(); k-- > 0;) {
     const Heading& h = headings[k];
     if (h.line > line || h.level >= level) continue;
+    // A level-1 heading is the page title: its section is used only when no deeper heading
+    // encloses the line (otherwise unrelated examples of one page would meet).
+    if (h.level == 1 && !out.empty()) break;
     level = h.level;
     std::uint32_t end = line_count;
     for (std::size_t j = k + 1; j < headings.size(); ++j)

@@ -89,8 +89,9 @@ std::string ipython_shell(std::string s) {
     if (s[i] != '{') continue;
     std::size_t j = s.find('}', i);
     if (j == std::string::npos) break;
+    // `:` (a no-op command) inside, so the substitution is a valid one.
     s[i] = '`';
-    for (std::size_t k = i + 1; k < j; ++k) s[k] = ' ';
+    for (std::size_t k = i + 1; k < j; ++k) s[k] = k == i + 1 ? ':' : ' ';
     s[j] = '`';
     i = j;
   }
@@ -152,6 +153,7 @@ Notebook scan(std::string_view text) {
     const bool shell_cell = head == "%%bash" || head == "%%sh" || first.rfind("%%script bash", 0) == 0 ||
                             first.rfind("%%script sh", 0) == 0;
     const bool other_magic = !shell_cell && first.rfind("%%", 0) == 0;
+    bool continued = false;  // the previous `!` line ended with a backslash
     for (std::size_t k = 0; k < lits.size(); ++k) {
       std::string line = body(k);
       const std::size_t lb = line_begin(text, lits[k].begin);
@@ -166,6 +168,9 @@ Notebook scan(std::string_view text) {
         is_shell = true;
       } else if (other_magic) {
         continue;
+      } else if (continued) {
+        shell = ipython_shell(line);
+        is_shell = true;
       } else if (lead < line.size() && line[lead] == '!') {
         shell = ipython_shell(line.substr(lead + 1));
         is_shell = true;
@@ -185,6 +190,7 @@ Notebook scan(std::string_view text) {
           continue;
         }
       }
+      continued = is_shell && !shell.empty() && shell.back() == '\\';
       if (is_shell) {
         // Right-aligned so that a trailing backslash meets the newline.
         if (shell.size() > le - lb) continue;

@@ -5,6 +5,7 @@
 #include <set>
 #include <tuple>
 
+#include "analyzer/knowledge/knowledge.hpp"
 #include "rules/registry.hpp"
 
 namespace trl {
@@ -202,8 +203,9 @@ std::string script_text(const TrainingRun& r) {
   if (r.script_display.empty()) return "-";
   if (r.script == kNoFile && r.launch && r.launch->launcher != Launcher::Trl) {
     for (const auto& ref : r.references)
-      if ((ref.kind == FileReference::Kind::Script || ref.kind == FileReference::Kind::Module) && !ref.exists)
-        return r.script_display + (ref.text.empty() || !ref.span.valid() ? "" : " (missing)");
+      if ((ref.kind == FileReference::Kind::Script || ref.kind == FileReference::Kind::Module) && !ref.exists &&
+          ref.checkable)
+        return r.script_display + " (missing)";
   }
   return r.script_display;
 }
@@ -236,7 +238,9 @@ void print_run(std::ostream& out, const TrainingRun& r, const Project& project) 
     out << "files named by the launch:\n";
     for (const auto& ref : r.references) {
       out << "  " << to_string(ref.kind) << " " << ref.text << ": "
-          << (ref.exists ? "found" : ref.stand_in.empty() ? "missing" : "missing; docs block " + ref.stand_in + " stands in")
+          << (ref.exists             ? "found"
+              : ref.stand_in.empty() ? "missing"
+                                     : "missing; docs block " + ref.stand_in + " stands in")
           << '\n';
     }
   }

@@ -274,8 +274,8 @@ class Walker {
           ++k;
           if (dash_c) break;
         }
-        if (dash_c && k < argv.size()) nested(argv[k].text, span(begin + argv[k].begin, begin + argv[k].end),
-                                              command_span, false, prefix);
+        if (dash_c && k < argv.size())
+          nested(argv[k].text, span(begin + argv[k].begin, begin + argv[k].end), command_span, false, prefix);
         return;
       }
       if (p == "eval" && start + 1 < argv.size()) {
@@ -361,7 +361,8 @@ std::vector<PredefinedVar> sbatch_variables(std::string_view text) {
   std::string nodes, gpus_per_node, tasks_per_node, gres_gpus;
   std::size_t pos = 0;
   auto is_count = [](const std::string& v) {
-    return !v.empty() && v.size() < 7 && std::all_of(v.begin(), v.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); });
+    return !v.empty() && v.size() < 7 &&
+           std::all_of(v.begin(), v.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); });
   };
   while (pos < text.size()) {
     std::size_t nl = text.find('\n', pos);

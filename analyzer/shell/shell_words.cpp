@@ -151,10 +151,11 @@ std::vector<RawWord> split_words(std::string_view s, const VarLookup& lookup) {
   std::size_t i = 0;
   while (i < s.size()) {
     char c = s[i];
-    if (c == ' ' || c == '\t' || c == '\n' || c == '\r') {
+    if (c == ' ' || c == '\t' || c == '\r') {
       ++i;
       continue;
     }
+    if (c == '\n') break;  // an unescaped newline ends the command
     if (c == '\\' && i + 1 < s.size() && (s[i + 1] == '\n' || s[i + 1] == '\r')) {
       i += s[i + 1] == '\r' && i + 2 < s.size() && s[i + 2] == '\n' ? 3 : 2;
       continue;

@@ -20,7 +20,7 @@ struct RawWord {
   std::string text;  // expanded text (partial when !known; unknown parts marked kUnknownMark)
   bool known = true;
   bool unquoted_expansion = false;  // holds an unquoted $-expansion: bash splits it on blanks
-  std::uint32_t begin = 0;  // byte offsets into the split string
+  std::uint32_t begin = 0;          // byte offsets into the split string
   std::uint32_t end = 0;
 };
 

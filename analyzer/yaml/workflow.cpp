@@ -18,7 +18,9 @@ const YamlNode* child(const YamlNode* n, std::string_view key, YamlNode::Kind ki
 }
 
 // `${{ expr }}` is filled in by the runner before the shell sees the script: unknown.
-bool has_expression(std::string_view s) { return s.find("${{") != std::string_view::npos; }
+bool has_expression(std::string_view s) {
+  return s.find("${{") != std::string_view::npos;
+}
 
 void add_env(const YamlNode* env, std::vector<shell::PredefinedVar>& vars) {
   if (!env || env->kind != YamlNode::Kind::Mapping) return;
@@ -48,8 +50,8 @@ shell::ShellFacts workflow_commands(const YamlDocument& doc, std::string_view te
     std::vector<shell::PredefinedVar> job_env = top;
     add_env(child(j, "env", YamlNode::Kind::Mapping), job_env);
     const YamlNode* job_dir =
-        child(child(child(j, "defaults", YamlNode::Kind::Mapping), "run", YamlNode::Kind::Mapping),
-              "working-directory", YamlNode::Kind::Scalar);
+        child(child(child(j, "defaults", YamlNode::Kind::Mapping), "run", YamlNode::Kind::Mapping), "working-directory",
+              YamlNode::Kind::Scalar);
     const YamlNode* steps = child(j, "steps", YamlNode::Kind::Sequence);
     if (!steps) continue;
     for (const auto& step : steps->items) {

@@ -61,8 +61,9 @@ class MissingReferencedFile final : public Rule {
       if (ref.exists || !ref.checkable || !ref.stand_in.empty() || !ref.span.valid()) continue;
       Diagnostic d = make(ref.span, std::string(to_string(ref.kind)) + " `" + ref.text + "` does not exist");
       d.label = "no such file";
-      d.notes.push_back("looked for it relative to the command's working directory, the repository root and "
-                        "the launching file's folder");
+      d.notes.push_back(
+          "looked for it relative to the command's working directory, the repository root and "
+          "the launching file's folder");
       const bool trl_cli = run.launch && run.launch->launcher == Launcher::Trl;
       d.help = ref.kind == FileReference::Kind::AccelerateConfig && trl_cli
                    ? "fix the path, or name one of TRL's bundled profiles (fsdp1, fsdp2, multi_gpu, single_gpu, "
@@ -75,6 +76,8 @@ class MissingReferencedFile final : public Rule {
 
 }  // namespace
 
-std::unique_ptr<Rule> make_missing_referenced_file() { return std::make_unique<MissingReferencedFile>(); }
+std::unique_ptr<Rule> make_missing_referenced_file() {
+  return std::make_unique<MissingReferencedFile>();
+}
 
 }  // namespace trl

@@ -93,7 +93,7 @@ TEST_CASE("files written by the script are recorded", "[shell]") {
   auto facts = shell::extract("cat > c.yaml <<EOF\na: 1\nEOF\nwget -O s.py http://x\ncp a b.yaml\necho x 2> log\n", 0);
   std::vector<std::string> paths;
   for (const auto& c : facts.created) paths.push_back(c.path);
-  CHECK(paths == std::vector<std::string>{"c.yaml", "s.py", "b.yaml"});
+  CHECK(paths == std::vector<std::string>{"c.yaml", "s.py", "b.yaml", "log"});  // a log is created too
 }
 
 TEST_CASE("Makefile: variables, prefixes, continuations, $$", "[make]") {
@@ -116,7 +116,7 @@ TEST_CASE("Makefile: variables, prefixes, continuations, $$", "[make]") {
   const auto& c = facts.commands[0];
   CHECK(argv_of(c) == std::vector<std::string>{"accelerate", "launch", "--config_file", "cp.yaml", "train.py",
                                                "--config", "recipes/a.yaml", "--out", "?", "--other", "?"});
-  CHECK(c.span.start.line == 10);
+  CHECK(c.span.start.line == 9);
   bool env = false;
   for (const auto& e : c.env) env = env || e.name == "ACCELERATE_LOG_LEVEL";
   CHECK(env);
@@ -139,15 +139,18 @@ TEST_CASE("Markdown: fenced and indented blocks keep their lines", "[markdown]")
   CHECK(line(doc.python_text, 10) == "from trl import SFTConfig");
   CHECK(line(doc.yaml_text, 14).rfind("a: 1", 0) == 0);  // dedented
   CHECK(line(doc.yaml_text, 13).rfind("---", 0) == 0);
-  CHECK(line(doc.shell_text, 22).find_first_not_of(' ') == std::string::npos);
+  CHECK(line(doc.shell_text, 21).find_first_not_of(' ') == std::string::npos);
   auto facts = shell::extract(doc.shell_text, 0);
   REQUIRE(facts.commands.size() == 2);
-  CHECK(facts.commands[1].span.start.line == 18);
-  auto sections = markdown::enclosing_sections(
-      {{1, 0}, {2, 2}}, 5, 24);
-  REQUIRE(sections.size() == 2);
+  CHECK(facts.commands[1].span.start.line == 17);
+  auto sections = markdown::enclosing_sections({{1, 0}, {2, 2}}, 5, 24);
+  REQUIRE(sections.size() == 1);  // the H1 page title is not a section of its subsections
   CHECK(sections[0] == std::make_pair(2u, 24u));
-  CHECK(sections[1] == std::make_pair(0u, 24u));
+  auto nested = markdown::enclosing_sections({{1, 0}, {2, 2}, {3, 4}, {3, 8}, {2, 12}}, 9, 20);
+  REQUIRE(nested.size() == 2);
+  CHECK(nested[0] == std::make_pair(8u, 12u));
+  CHECK(nested[1] == std::make_pair(2u, 12u));
+  CHECK(markdown::enclosing_sections({{1, 0}}, 5, 9) == std::vector<std::pair<std::uint32_t, std::uint32_t>>{{0, 9}});
 }
 
 TEST_CASE("notebook: ! lines, %%bash cells and Python cells on their .ipynb lines", "[notebook]") {
@@ -157,7 +160,8 @@ TEST_CASE("notebook: ! lines, %%bash cells and Python cells on their .ipynb line
       "    \"!accelerate launch --config_file {cfg} t.py\\n\",\n"
       "    \"!torchrun --nproc_per_node 2 \\\\\\n\",\n"
       "    \"!  u.py\"\n   ]\n  },\n"
-      "  {\n   \"cell_type\": \"code\",\n   \"source\": \"%%bash\\ndeepspeed v.py\\n\"\n  }\n ],\n \"nbformat\": 4\n}\n";
+      "  {\n   \"cell_type\": \"code\",\n   \"source\": \"%%bash\\ndeepspeed v.py\\n\"\n  }\n ],\n \"nbformat\": "
+      "4\n}\n";
   auto r = notebook::scan(nb);
   REQUIRE(r.valid);
   CHECK(r.cells_skipped == 1);  // the second cell's source is one string holding several lines
