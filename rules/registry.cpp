@@ -3,11 +3,13 @@
 namespace trl {
 
 // One line per rule; each factory lives in the rule's own file.
+std::unique_ptr<Rule> make_missing_referenced_file();
 std::unique_ptr<Rule> make_packing_with_context_parallelism();
 
 const std::vector<std::unique_ptr<Rule>>& all_rules() {
   static const std::vector<std::unique_ptr<Rule>> rules = [] {
     std::vector<std::unique_ptr<Rule>> r;
+    r.push_back(make_missing_referenced_file());
     r.push_back(make_packing_with_context_parallelism());
     return r;
   }();

@@ -88,6 +88,11 @@ int main(int argc, char** argv) {
   show_cmd->add_option("run", run_ref, "Run name as `trl-lint runs` prints it (path:line or script path)")->required();
   show_cmd->add_option("--path", run_paths, "Files or folders (default: .)");
 
+  std::string graph_format = "dot";
+  auto* graph_cmd = app.add_subcommand("graph", "Print the graph of launchers, scripts and config files");
+  graph_cmd->add_option("paths", run_paths, "Files or folders (default: .)");
+  graph_cmd->add_option("--format", graph_format, "Graph format")->check(CLI::IsMember({"dot", "mermaid"}));
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -105,7 +110,7 @@ int main(int argc, char** argv) {
     }
     trl::LoadOptions options;
     if (!paths.empty()) options.paths = paths;
-    if ((*runs_cmd || *show_cmd) && !run_paths.empty()) options.paths = run_paths;
+    if ((*runs_cmd || *show_cmd || *graph_cmd) && !run_paths.empty()) options.paths = run_paths;
     options.threads = threads;
     options.max_file_size = max_file_size_mb << 20;
     const trl::Knowledge& knowledge = trl::Knowledge::get();
@@ -117,6 +122,10 @@ int main(int argc, char** argv) {
     auto runs = trl::build_runs(project, knowledge);
     if (*runs_cmd) {
       trl::print_runs(std::cout, runs, project);
+      return 0;
+    }
+    if (*graph_cmd) {
+      trl::print_graph(std::cout, runs, project, graph_format);
       return 0;
     }
     if (*show_cmd) {

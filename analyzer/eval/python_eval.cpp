@@ -112,7 +112,9 @@ struct ProjectEvaluator::Impl {
 
   const py::Module* module_of(FileId id) const {
     if (id == kNoFile || id >= project.facts.size() || !project.facts[id].loaded) return nullptr;
-    if (project.sources.get(id).kind != FileKind::Python) return nullptr;
+    const FileKind kind = project.sources.get(id).kind;
+    // Python blocks of Markdown pages and notebook cells are modules too.
+    if (kind != FileKind::Python && kind != FileKind::Markdown && kind != FileKind::Notebook) return nullptr;
     return &project.facts[id].python;
   }
 

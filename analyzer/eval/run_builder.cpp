@@ -6,6 +6,7 @@
 
 #include "analyzer/eval/python_eval.hpp"
 #include "analyzer/knowledge/knowledge.hpp"
+#include "analyzer/markdown/markdown_extractor.hpp"
 
 namespace fs = std::filesystem;
 
@@ -94,10 +95,28 @@ Setting from_word(const Word& w, Span span, const std::string& origin, const Fie
   return convert_string(w.text, field, span, origin);
 }
 
-const YamlNode* yaml_root(const Project& p, FileId id) {
-  if (id == kNoFile || p.facts[id].yaml.empty()) return nullptr;
-  const auto& root = p.facts[id].yaml.front().root;
+const YamlNode* yaml_root(const Project& p, FileId id, std::size_t doc = 0) {
+  if (id == kNoFile || p.facts[id].yaml.size() <= doc) return nullptr;
+  const auto& root = p.facts[id].yaml[doc].root;
   return root && root->kind == YamlNode::Kind::Mapping ? root.get() : nullptr;
+}
+
+// An accelerate config rather than a trainer config: it has keys only accelerate's YAML has.
+bool accelerate_like(const YamlNode& root) {
+  for (const char* k : {"distributed_type", "compute_environment", "num_machines", "parallelism_config", "fsdp_config",
+                        "deepspeed_config", "machine_rank", "use_cpu"})
+    if (root.find(k)) return true;
+  return false;
+}
+
+bool is_doc(const SourceFile& f) {
+  return f.kind == FileKind::Markdown || f.kind == FileKind::Notebook;
+}
+
+Setting int_setting(const Word& w, Span span, const std::string& origin) {
+  FieldInfo int_field;
+  int_field.type = "int";
+  return from_word(w, span, origin, &int_field);
 }
 
 bool imports_training_library(const py::Module& m) {
@@ -119,14 +138,15 @@ class Builder {
  public:
   Builder(const Project& p, const Knowledge& k) : p_(p), k_(k), evaluator_(p, k) {}
 
-  std::vector<TrainingRun> build() {
+  std::vector<TrainingRun> build(const std::vector<ExplicitRun>& explicit_runs) {
     // Scripts that import a training library directly may be run on their own; others are
-    // evaluated when a launch names them or when an entry script imports them.
+    // evaluated when a launch names them or when an entry script imports them. Python blocks
+    // of Markdown pages and notebook cells count as scripts too.
     std::vector<FileId> candidates;
     for (FileId id = 0; id < p_.sources.size(); ++id) {
       const auto& f = p_.sources.get(id);
-      if (f.kind == FileKind::Python && p_.facts[id].loaded && imports_training_library(p_.facts[id].python))
-        candidates.push_back(id);
+      const bool python = f.kind == FileKind::Python || f.kind == FileKind::Markdown || f.kind == FileKind::Notebook;
+      if (python && p_.facts[id].loaded && imports_training_library(p_.facts[id].python)) candidates.push_back(id);
     }
     std::vector<TrainingRun> runs;
     std::set<FileId> launched;
@@ -139,6 +159,15 @@ class Builder {
           if (r.script != kNoFile) launched.insert(r.script);
           runs.push_back(std::move(r));
         }
+      }
+    }
+    for (const ExplicitRun& e : explicit_runs) {
+      LaunchCommand l = explicit_launch(e);
+      auto built = from_launch(l, e.file, &e);
+      for (auto& r : built) {
+        r.explicit_run = true;
+        if (r.script != kNoFile) launched.insert(r.script);
+        runs.push_back(std::move(r));
       }
     }
     for (FileId id : candidates) {
@@ -179,9 +208,137 @@ class Builder {
     return kNoFile;
   }
 
-  std::vector<TrainingRun> from_launch(const LaunchCommand& l, FileId launch_file) {
+  // A launch line for a project config's `runs:` entry.
+  static LaunchCommand explicit_launch(const ExplicitRun& e) {
+    LaunchCommand l;
+    l.span = e.span;
+    l.launcher_span = e.span;
+    auto word = [&](const std::string& t) { return Word{t, true, e.span}; };
+    if (e.script.rfind("trl ", 0) == 0) {
+      l.launcher = Launcher::Trl;
+      l.trl_command = e.script.substr(4);
+    } else {
+      l.launcher = e.accelerate_config.empty() ? Launcher::Python : Launcher::Accelerate;
+      if (!e.script.empty()) l.script = word(e.script);
+    }
+    if (!e.accelerate_config.empty())
+      l.options.push_back(
+          {l.launcher == Launcher::Trl ? "accelerate_config" : "config_file", word(e.accelerate_config), e.span});
+    if (!e.config.empty()) {
+      l.args.push_back(word("--config"));
+      l.args.push_back(word(e.config));
+    }
+    for (const auto& a : e.args) l.args.push_back(word(a));
+    for (const auto& [name, value] : e.env) l.env.push_back({name, word(value)});
+    return l;
+  }
+
+  // Whether a path exists under one of the bases (any file, not only the analysed kinds).
+  bool exists_on_disk(const std::string& path, const std::vector<std::string>& b) const {
+    std::error_code ec;
+    if (fs::path(path).is_absolute()) return fs::exists(path, ec);
+    for (const auto& base : b)
+      if (fs::exists(fs::path(base) / path, ec)) return true;
+    return false;
+  }
+
+  bool created_by_launcher(const std::string& path, FileId launch_file) const {
+    if (launch_file == kNoFile) return false;
+    const std::string name = fs::path(path).filename().string();
+    for (const auto& c : p_.facts[launch_file].created)
+      if (!c.cwd_known || c.path == path || fs::path(c.path).filename().string() == name) return true;
+    return false;
+  }
+
+  FileReference make_reference(FileReference::Kind kind, const Word& w, const LaunchCommand& l, FileId launch_file,
+                               FileId resolved) const {
+    FileReference r;
+    r.kind = kind;
+    r.text = w.text;
+    r.span = w.span;
+    r.file = resolved;
+    auto b = bases(&l, launch_file);
+    r.exists = resolved != kNoFile || (w.known && exists_on_disk(w.text, b));
+    const bool plain = w.known && !w.text.empty() && w.text[0] != '/' && w.text.find('$') == std::string::npos &&
+                       w.text.find('*') == std::string::npos && w.text[0] != '-';
+    r.checkable = plain && l.cwd_known && !created_by_launcher(w.text, launch_file);
+    if (r.checkable && launch_file != kNoFile && is_doc(p_.sources.get(launch_file))) {
+      // Docs name placeholder files (`train.py`, `config.yaml`): judged only when the folder
+      // they name exists in the repository.
+      auto slash = w.text.rfind('/');
+      r.checkable = slash != std::string::npos && exists_on_disk(w.text.substr(0, slash), b);
+    }
+    return r;
+  }
+
+  // The sections of a Markdown file around a launch line, innermost first (empty otherwise).
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> doc_sections(const LaunchCommand& l, FileId launch_file) const {
+    if (launch_file == kNoFile || p_.sources.get(launch_file).kind != FileKind::Markdown || !l.span.valid()) return {};
+    std::vector<markdown::Heading> hs;
+    for (const auto& h : p_.facts[launch_file].headings) hs.push_back({h.level, h.line});
+    return markdown::enclosing_sections(hs, l.span.start.line,
+                                        static_cast<std::uint32_t>(p_.sources.get(launch_file).line_starts.size()));
+  }
+
+  // A YAML block of the launch's section (or an enclosing one) that can stand in for a
+  // config file the launch names but the repository does not have.
+  std::optional<std::size_t> stand_in_yaml(FileId md,
+                                           const std::vector<std::pair<std::uint32_t, std::uint32_t>>& sections,
+                                           std::uint32_t near_line, bool accelerate) const {
+    for (const auto& [lo, hi] : sections) {
+      std::optional<std::size_t> best;
+      for (std::size_t d = 0; d < p_.facts[md].yaml.size(); ++d) {
+        const YamlNode* root = yaml_root(p_, md, d);
+        if (!root || accelerate_like(*root) != accelerate) continue;
+        const std::uint32_t line = root->span.start.line;
+        if (line < lo || line >= hi) continue;
+        if (!best || line <= near_line) best = d;  // the nearest block above the launch, else the first
+      }
+      if (best) return best;
+    }
+    return std::nullopt;
+  }
+
+  std::vector<TrainingRun> from_launch(const LaunchCommand& l, FileId launch_file, const ExplicitRun* e = nullptr) {
     FileId script = l.launcher == Launcher::Trl ? kNoFile : resolve_script(l, launch_file);
-    return for_script(script, &l, launch_file);
+    sections_ = doc_sections(l, launch_file);
+    config_lines_.reset();
+    std::optional<FileReference> ref;
+    if (l.script && l.launcher != Launcher::Trl) {
+      ref = make_reference(l.module ? FileReference::Kind::Module : FileReference::Kind::Script, *l.script, l,
+                           launch_file, script);
+      if (l.module && ref->checkable) {
+        // A module is judged only when its parent package is a folder of the project.
+        std::string path = l.script->text;
+        std::replace(path.begin(), path.end(), '.', '/');
+        auto slash = path.rfind('/');
+        ref->checkable = slash != std::string::npos && exists_on_disk(path.substr(0, slash), bases(&l, launch_file));
+        ref->exists = ref->exists || exists_on_disk(path + ".py", bases(&l, launch_file)) ||
+                      exists_on_disk(path + "/__main__.py", bases(&l, launch_file));
+      }
+      if (!ref->exists && !sections_.empty()) {
+        // Docs: the Python blocks of the section stand in for the script.
+        const ScriptSummary* page = p_.facts[launch_file].python.body.empty() ? nullptr : &summary(launch_file);
+        if (page)
+          for (const auto& [lo, hi] : sections_) {
+            bool any = false;
+            for (const auto& c : page->trainer_configs)
+              any = any || (c->span.start.line >= lo && c->span.start.line < hi);
+            if (!any) continue;
+            script = launch_file;
+            config_lines_ = std::make_pair(lo, hi);
+            ref->stand_in = p_.sources.get(launch_file).path + ":" + std::to_string(lo + 1);
+            break;
+          }
+      }
+    }
+    auto runs = for_script(script, &l, launch_file);
+    for (auto& r : runs) {
+      if (ref) r.references.insert(r.references.begin(), *ref);
+      if (e && !e->name.empty()) r.name = e->name;
+    }
+    sections_.clear();
+    return runs;
   }
 
   // One run per trainer config the script builds (usually one).
@@ -191,14 +348,18 @@ class Builder {
     if (launch) {
       base.launch = *launch;
       base.launch_file = launch_file;
-      const auto& f = p_.sources.get(launch_file);
-      base.name = f.path + ":" + std::to_string(launch->span.start.line + 1);
+      base.name = launch_file == kNoFile
+                      ? std::string("(explicit run)")
+                      : p_.sources.get(launch_file).path + ":" + std::to_string(launch->span.start.line + 1);
       if (launch->script) base.script_display = launch->script->text;
     } else {
       base.name = p_.sources.get(script).path;
     }
     base.script = script;
     if (script != kNoFile && base.script_display.empty()) base.script_display = p_.sources.get(script).path;
+    if (script != kNoFile && config_lines_ && launch && launch->script)
+      base.script_display = launch->script->text + " (docs: " + p_.sources.get(script).path + ":" +
+                            std::to_string(config_lines_->first + 1) + ")";
 
     if (launch && launch->launcher == Launcher::Trl) {
       // `trl sft` runs TRL's own script: TrlParser over (ScriptArguments, <Trainer>Config, ModelConfig).
@@ -234,6 +395,9 @@ class Builder {
     }
     const ScriptSummary& summary = *found;
     for (const ValueRef& config : summary.trainer_configs) {
+      if (config_lines_ &&
+          (config->span.start.line < config_lines_->first || config->span.start.line >= config_lines_->second))
+        continue;
       TrainingRun run = base;
       run.config_class = config->cls;
       run.trainer = config->cls ? config->cls->trainer : "";
@@ -270,7 +434,7 @@ class Builder {
 
   // --config YAML, then the script's command-line flags (CLI > YAML > dataclass defaults).
   void apply_parser_inputs(TrainingRun& run, const std::vector<const ClassInfo*>& classes, EnvMap& yaml_env) {
-    const LaunchCommand& l = *run.launch;
+    const LaunchCommand l = *run.launch;
     std::optional<Word> config;
     for (std::size_t i = 0; i < l.args.size(); ++i) {
       const Word& w = l.args[i];
@@ -286,8 +450,29 @@ class Builder {
         run.args_fully_known = false;
       } else {
         run.trainer_yaml = p_.resolve(config->text, bases(&l, run.launch_file));
-        if (const YamlNode* root = yaml_root(p_, run.trainer_yaml)) {
+        FileReference ref =
+            make_reference(FileReference::Kind::TrainerConfig, *config, l, run.launch_file, run.trainer_yaml);
+        if (!ref.exists && !sections_.empty())
+          if (auto d = stand_in_yaml(run.launch_file, sections_, l.span.start.line, false)) {
+            run.trainer_yaml = run.launch_file;
+            run.trainer_yaml_doc = *d;
+            ref.stand_in = p_.sources.get(run.launch_file).path + ":" +
+                           std::to_string(yaml_root(p_, run.launch_file, *d)->span.start.line + 1);
+          }
+        run.references.push_back(ref);
+        if (const YamlNode* root = yaml_root(p_, run.trainer_yaml, run.trainer_yaml_doc)) {
           for (const auto& e : root->entries) {
+            if (l.launcher == Launcher::Trl && !find_field(classes, k_, e.key) &&
+                (e.key == "accelerate_config" || k_.launch_flag(e.key))) {
+              // The trl CLI hands YAML keys that are no script field to `accelerate launch`
+              // (trl/cli/commands/training.py, config_remaining); the command line comes after them.
+              LaunchOption opt;
+              opt.name = e.key;
+              opt.span = e.key_span;
+              if (e.value->kind == YamlNode::Kind::Scalar) opt.value = Word{e.value->scalar.yaml(), true, e.key_span};
+              run.launch->options.insert(run.launch->options.begin(), std::move(opt));
+              continue;
+            }
             if (e.key == "env") {
               if (e.value->kind == YamlNode::Kind::Mapping)
                 for (const auto& v : e.value->entries)
@@ -320,6 +505,12 @@ class Builder {
       }
     // accelerate launch (directly, or through `trl <command>`) exports the parallelism config.
     if (l && (l->launcher == Launcher::Accelerate || l->launcher == Launcher::Trl)) launcher_parallelism(run, *l, env);
+    if (l && (l->launcher == Launcher::Torchrun || l->launcher == Launcher::Deepspeed)) torchrun_world(run, *l);
+    if (l && l->launcher == Launcher::Python) {
+      run.num_processes = Setting::known_value(Scalar::integer(1), l->launcher_span, "python (one process)");
+      run.num_machines = Setting::known_value(Scalar::integer(1), l->launcher_span, "python (one process)");
+      run.world_size = run.num_processes;
+    }
     for (const auto& [name, s] : yaml_env) env[name] = s;  // TrlParser exports `env:` in the process
 
     auto env_int = [&](const char* name, Setting fallback) {
@@ -396,15 +587,37 @@ class Builder {
     const LaunchOption* file = l.option("config_file");
     if (l.launcher == Launcher::Trl) file = l.option("accelerate_config") ? l.option("accelerate_config") : file;
     const YamlNode* root = nullptr;
+    struct WorldGuard {
+      Builder& b;
+      TrainingRun& run;
+      const LaunchCommand& l;
+      const YamlNode*& root;
+      ~WorldGuard() { b.world_size(run, l, root); }
+    } guard{*this, run, l, root};
     if (file && file->value) {
       if (!file->value->known) {
         for (const char* v : {"ACCELERATE_USE_PARALLELISM_CONFIG"})
           env[v] = Setting::unknown(file->span, "accelerate config");
         return;
       }
-      run.accelerate_yaml = p_.resolve(file->value->text, bases(&l, run.launch_file));
-      root = yaml_root(p_, run.accelerate_yaml);
-      // A name of TRL's bundled profiles (trl/accelerate_configs/*.yaml): none sets a parallelism config.
+      const std::string& name = file->value->text;
+      run.accelerate_yaml = p_.resolve(name, bases(&l, run.launch_file));
+      FileReference ref =
+          make_reference(FileReference::Kind::AccelerateConfig, *file->value, l, run.launch_file, run.accelerate_yaml);
+      if (!ref.exists && l.launcher == Launcher::Trl && k_.accelerate_profile(name)) {
+        // A name of TRL's bundled profiles (trl/accelerate_configs/*.yaml): none sets a parallelism config.
+        run.accelerate_profile = name;
+      } else {
+        if (!ref.exists && !sections_.empty())
+          if (auto d = stand_in_yaml(run.launch_file, sections_, l.span.start.line, true)) {
+            run.accelerate_yaml = run.launch_file;
+            run.accelerate_yaml_doc = *d;
+            ref.stand_in = p_.sources.get(run.launch_file).path + ":" +
+                           std::to_string(yaml_root(p_, run.launch_file, *d)->span.start.line + 1);
+          }
+        run.references.push_back(ref);
+      }
+      root = yaml_root(p_, run.accelerate_yaml, run.accelerate_yaml_doc);
     }
     bool paradigm = false;
     for (const char* f : {"multi_gpu", "tpu", "use_deepspeed", "use_fsdp", "use_megatron_lm"})
@@ -439,10 +652,62 @@ class Builder {
     return it->second;
   }
 
+  // num_processes / num_machines / world size of an accelerate (or trl CLI) launch:
+  // flag > accelerate YAML > TRL profile; without a config accelerate uses the machine's own
+  // default config or GPU count, which trl-lint cannot see.
+  void world_size(TrainingRun& run, const LaunchCommand& l, const YamlNode* root) {
+    const AccelerateProfile* profile =
+        run.accelerate_profile.empty() ? nullptr : k_.accelerate_profile(run.accelerate_profile);
+    auto value = [&](const char* key) -> Setting {
+      if (const LaunchOption* o = l.option(key)) {
+        if (!o->value) return Setting::unknown(o->span, "command line");
+        return int_setting(*o->value, o->span, "command line");
+      }
+      if (root) {
+        if (const YamlEntry* e = root->find(key))
+          return from_yaml_node(*e->value, e->key_span, nullptr, false, "accelerate YAML");
+        if (std::string_view(key) == "num_machines") return Setting::known_value(Scalar::integer(1), {}, "default");
+        return Setting::unknown({}, "accelerate default");
+      }
+      if (profile) {
+        auto it = profile->values.find(key);
+        if (it != profile->values.end())
+          return Setting::known_value(it->second, {}, "TRL profile " + profile->name + " (" + profile->source + ")");
+      }
+      if (l.option("config_file") || l.option("accelerate_config")) return Setting::unknown({}, "accelerate config");
+      return Setting::unknown({}, "machine's default accelerate config");
+    };
+    run.num_processes = value("num_processes");
+    run.num_machines = value("num_machines");
+    run.world_size = run.num_processes;
+  }
+
+  void torchrun_world(TrainingRun& run, const LaunchCommand& l) {
+    const bool ds = l.launcher == Launcher::Deepspeed;
+    auto value = [&](const char* key, bool has_default) -> Setting {
+      if (const LaunchOption* o = l.option(key)) {
+        if (!o->value) return Setting::unknown(o->span, "command line");
+        return int_setting(*o->value, o->span, "command line");
+      }
+      return has_default ? Setting::known_value(Scalar::integer(1), {}, std::string(to_string(l.launcher)) + " default")
+                         : Setting::unknown({}, std::string(to_string(l.launcher)) + " default (all GPUs / hostfile)");
+    };
+    run.num_processes = value(ds ? "num_gpus" : "nproc_per_node", !ds);
+    run.num_machines = value(ds ? "num_nodes" : "nnodes", !ds);
+    auto np = run.num_processes.as_int(), nm = run.num_machines.as_int();
+    if (np && nm)
+      run.world_size =
+          Setting::known_value(Scalar::integer(*np * *nm), run.num_processes.span, run.num_processes.origin);
+    else
+      run.world_size = Setting::unknown(run.num_processes.span, "launcher");
+  }
+
   const Project& p_;
   const Knowledge& k_;
   ProjectEvaluator evaluator_;
   std::map<FileId, ScriptSummary> summaries_;
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> sections_;        // Markdown launch: its sections
+  std::optional<std::pair<std::uint32_t, std::uint32_t>> config_lines_;  // docs stand-in: lines of the script
 };
 
 }  // namespace
@@ -496,8 +761,9 @@ void apply_cli_args(const std::vector<Word>& args, const std::vector<const Class
   }
 }
 
-std::vector<TrainingRun> build_runs(const Project& project, const Knowledge& knowledge) {
-  return Builder(project, knowledge).build();
+std::vector<TrainingRun> build_runs(const Project& project, const Knowledge& knowledge,
+                                    const std::vector<ExplicitRun>& explicit_runs) {
+  return Builder(project, knowledge).build(explicit_runs);
 }
 
 }  // namespace trl

@@ -11,7 +11,10 @@ namespace trl {
 
 class Knowledge;
 
-std::vector<TrainingRun> build_runs(const Project& project, const Knowledge& knowledge);
+// One run per launch command found in the project, one per explicit run (a project config's
+// `runs:` entry), and one per training script that no launch names.
+std::vector<TrainingRun> build_runs(const Project& project, const Knowledge& knowledge,
+                                    const std::vector<ExplicitRun>& explicit_runs = {});
 
 // Parses a script's own arguments (`--packing`, `--max_length=2048`, `--packing false`) into
 // settings, using the field types of `classes`. `--config` is skipped.

@@ -6,6 +6,16 @@
 
 namespace trl {
 
+const char* to_string(FileReference::Kind k) {
+  switch (k) {
+    case FileReference::Kind::Script: return "script";
+    case FileReference::Kind::Module: return "module";
+    case FileReference::Kind::TrainerConfig: return "trainer config";
+    case FileReference::Kind::AccelerateConfig: return "accelerate config";
+  }
+  return "file";
+}
+
 std::optional<std::int64_t> Setting::as_int() const {
   if (!known()) return std::nullopt;
   if (value.kind == Scalar::Kind::Int) return value.i;

@@ -57,6 +57,31 @@ struct Setting {
   static Setting known_value(Scalar v, Span span, std::string origin);
 };
 
+// A file a launch names (script, module, trainer YAML, accelerate YAML), and what became of it.
+struct FileReference {
+  enum class Kind { Script, Module, TrainerConfig, AccelerateConfig };
+  Kind kind = Kind::Script;
+  std::string text;  // as written on the launch line (after expansion)
+  Span span;
+  FileId file = kNoFile;   // the project file it resolved to
+  bool exists = false;     // found on disk (a project file or any other file)
+  bool checkable = false;  // a fully known relative path nothing creates at run time: TRL004 may judge it
+  std::string stand_in;    // "README.md:12" when a docs block of the same section stands in for it
+};
+const char* to_string(FileReference::Kind k);
+
+// What a project config's `runs:` entry says about a run no file launches.
+struct ExplicitRun {
+  std::string name;
+  std::string script;             // path relative to the project root, or `trl sft` etc.
+  std::string config;             // trainer YAML (--config)
+  std::string accelerate_config;  // accelerate YAML, or a TRL profile name
+  std::vector<std::string> args;  // extra script arguments
+  std::vector<std::pair<std::string, std::string>> env;
+  Span span;              // where the entry is written (the project config), if known
+  FileId file = kNoFile;  // the project config file, if it is a project file
+};
+
 struct TrainingRun {
   std::string name;                     // "launch.sh:3" or "train.py"
   std::optional<LaunchCommand> launch;  // none for a script no launch names
@@ -66,7 +91,12 @@ struct TrainingRun {
   std::string trainer;         // sft, grpo, dpo, ...; empty when unknown
   const ClassInfo* config_class = nullptr;
   FileId trainer_yaml = kNoFile;
+  std::size_t trainer_yaml_doc = 0;  // document index (Markdown files hold one per YAML block)
   FileId accelerate_yaml = kNoFile;
+  std::size_t accelerate_yaml_doc = 0;
+  std::string accelerate_profile;  // a TRL bundled profile by name (`--accelerate_config zero3`)
+  std::vector<FileReference> references;
+  bool explicit_run = false;      // from the project config's `runs:`
   bool args_from_parser = false;  // trainer args come from argv and --config
   // With args_from_parser: the dataclasses the parser fills. Known library classes, the field
   // names of the user's own @dataclass classes, and whether some class could not be resolved
@@ -79,6 +109,11 @@ struct TrainingRun {
   std::map<std::string, Setting, std::less<>> args;  // explicitly set trainer arguments
   Setting cp_size;
   Setting sp_size;
+  // accelerate: num_processes is the total over all machines (accelerate utils/launch.py:
+  // nproc_per_node = num_processes // num_machines); torchrun: nproc_per_node x nnodes.
+  Setting num_processes;
+  Setting num_machines;
+  Setting world_size;
 
   // The effective value of a trainer argument: explicit, else the library default, else
   // Unknown (when something we cannot see may set it) or Unset.

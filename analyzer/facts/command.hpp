@@ -30,4 +30,12 @@ struct CommandFact {
   Span span;  // the whole command
 };
 
+// A file a script creates before it could be read (so a reference to it is not dangling).
+struct CreatedPath {
+  std::string path;
+  std::string cwd;  // like CommandFact::cwd
+  bool cwd_known = true;
+  Span span;
+};
+
 }  // namespace trl

@@ -94,6 +94,22 @@ void Knowledge::load(const std::string& file, const std::string& text) {
       }
     }
   }
+  if (auto profiles = root["accelerate_profiles"]) {
+    for (auto it = profiles.begin(); it != profiles.end(); ++it) {
+      AccelerateProfile p;
+      p.name = it->first.as<std::string>();
+      for (auto kv = it->second.begin(); kv != it->second.end(); ++kv) {
+        const std::string key = kv->first.as<std::string>();
+        if (key == "source")
+          p.source = kv->second.as<std::string>();
+        else
+          p.values[key] = to_scalar(kv->second);
+      }
+      if (p.source.empty())
+        throw std::runtime_error("knowledge file " + file + ": profile " + p.name + " has no source");
+      profiles_[p.name] = std::move(p);
+    }
+  }
   if (auto flags = root["launch_flags"]) {
     for (auto it = flags.begin(); it != flags.end(); ++it) {
       LaunchFlag flag;
@@ -144,6 +160,11 @@ bool Knowledge::derives_from(const ClassInfo& cls, std::string_view ancestor) co
       if (const ClassInfo* base = find(b)) queue.push_back(base);
   }
   return false;
+}
+
+const AccelerateProfile* Knowledge::accelerate_profile(std::string_view name) const {
+  auto it = profiles_.find(name);
+  return it == profiles_.end() ? nullptr : &it->second;
 }
 
 const LaunchFlag* Knowledge::launch_flag(std::string_view name) const {

@@ -49,6 +49,13 @@ struct LaunchFlag {
   std::string type;
 };
 
+// One of TRL's bundled accelerate configs (`trl sft --accelerate_config zero3`).
+struct AccelerateProfile {
+  std::string name;
+  std::map<std::string, Scalar, std::less<>> values;  // distributed_type, num_processes, ...
+  std::string source;
+};
+
 class Knowledge {
  public:
   // The embedded knowledge; loaded on first use. Throws std::runtime_error on malformed data
@@ -66,12 +73,14 @@ class Knowledge {
   // True when `cls` is `ancestor` or derives from it.
   bool derives_from(const ClassInfo& cls, std::string_view ancestor) const;
   const LaunchFlag* launch_flag(std::string_view name) const;
+  const AccelerateProfile* accelerate_profile(std::string_view name) const;
   const std::map<std::string, ClassInfo, std::less<>>& classes() const { return classes_; }
 
  private:
   void load(const std::string& name, const std::string& text);
   std::map<std::string, ClassInfo, std::less<>> classes_;
   std::map<std::string, LaunchFlag, std::less<>> launch_flags_;
+  std::map<std::string, AccelerateProfile, std::less<>> profiles_;
 };
 
 }  // namespace trl

@@ -6,8 +6,12 @@
 #include <thread>
 
 #include "analyzer/discover/discover.hpp"
+#include "analyzer/make/makefile_extractor.hpp"
+#include "analyzer/markdown/markdown_extractor.hpp"
+#include "analyzer/notebook/notebook_extractor.hpp"
 #include "analyzer/python/python_extractor.hpp"
 #include "analyzer/shell/shell_extractor.hpp"
+#include "analyzer/yaml/workflow.hpp"
 #include "analyzer/yaml/yaml_extractor.hpp"
 
 namespace fs = std::filesystem;
@@ -82,12 +86,54 @@ void extract_file(Project& project, FileId id) {
       auto f = yaml::extract(file.text, id);
       facts.yaml = std::move(f.documents);
       take(f.problems);
+      if (yaml::is_workflow_path(file.abs_path))
+        for (const auto& doc : facts.yaml) {
+          auto w = yaml::workflow_commands(doc, file.text, id);
+          for (auto& c : w.commands) facts.commands.push_back(std::move(c));
+          for (auto& c : w.created) facts.created.push_back(std::move(c));
+        }
       break;
     }
     case FileKind::Shell: {
       auto f = shell::extract(file.text, id);
       facts.commands = std::move(f.commands);
+      facts.created = std::move(f.created);
       take(f.problems);
+      break;
+    }
+    case FileKind::Makefile: {
+      auto f = make::extract(file.text, id);
+      facts.commands = std::move(f.commands);
+      facts.created = std::move(f.created);
+      break;
+    }
+    case FileKind::Markdown: {
+      // Docs show partial snippets: their syntax errors are not reported.
+      auto doc = markdown::scan(file.text);
+      for (const auto& b : doc.blocks)
+        facts.blocks.push_back({static_cast<DocBlock::Lang>(b.lang), b.first_line, b.last_line});
+      for (const auto& h : doc.headings) facts.headings.push_back({h.level, h.line});
+      auto has_code = [](const std::string& t) { return t.find_first_not_of(" \n\r") != std::string::npos; };
+      if (has_code(doc.shell_text)) {
+        auto f = shell::extract(doc.shell_text, id);
+        facts.commands = std::move(f.commands);
+        facts.created = std::move(f.created);
+      }
+      if (has_code(doc.python_text)) facts.python = python::extract(doc.python_text, id).module;
+      if (has_code(doc.yaml_text)) facts.yaml = yaml::extract(doc.yaml_text, id).documents;
+      break;
+    }
+    case FileKind::Notebook: {
+      auto nb = notebook::scan(file.text);
+      if (!nb.valid) {
+        facts.problems.push_back({"TRL903", nb.error, Span{id}});
+        break;
+      }
+      auto f = shell::extract(nb.shell_text, id);
+      facts.commands = std::move(f.commands);
+      facts.created = std::move(f.created);
+      auto py = python::extract(nb.python_text, id);
+      facts.python = std::move(py.module);
       break;
     }
     default: break;

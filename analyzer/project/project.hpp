@@ -15,10 +15,27 @@
 
 namespace trl {
 
+// A code block of a Markdown file (its lines), and the file's headings: the sections that
+// let the blocks of one documented run stand in for each other.
+struct DocBlock {
+  enum class Lang { Shell, Python, Yaml, Other };
+  Lang lang = Lang::Other;
+  std::uint32_t first_line = 0;
+  std::uint32_t last_line = 0;
+};
+
+struct DocHeading {
+  int level = 1;
+  std::uint32_t line = 0;
+};
+
 struct FileFacts {
-  py::Module python;                  // Python files
-  std::vector<YamlDocument> yaml;     // YAML files
-  std::vector<CommandFact> commands;  // shell scripts
+  py::Module python;                  // Python files, Python blocks of Markdown, notebook code cells
+  std::vector<YamlDocument> yaml;     // YAML files; YAML blocks of Markdown (one document each)
+  std::vector<CommandFact> commands;  // shell scripts, Makefile recipes, workflow steps, docs, notebooks
+  std::vector<CreatedPath> created;   // files the commands write
+  std::vector<DocBlock> blocks;       // Markdown
+  std::vector<DocHeading> headings;   // Markdown
   std::vector<FileProblem> problems;
   bool loaded = false;  // text read and parsed
 };

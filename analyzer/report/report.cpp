@@ -1,9 +1,11 @@
 #include "analyzer/report/report.hpp"
 
 #include <algorithm>
+#include <map>
 #include <set>
 #include <tuple>
 
+#include "analyzer/knowledge/knowledge.hpp"
 #include "rules/registry.hpp"
 
 namespace trl {
@@ -166,35 +168,168 @@ std::string value_text(const Setting& s) {
   return "";
 }
 
-std::string file_or_dash(FileId id, const Project& project) {
-  return id == kNoFile ? "-" : project.sources.get(id).path;
+std::string file_or_dash(FileId id, const Project& project, std::size_t doc = 0) {
+  if (id == kNoFile) return "-";
+  const SourceFile& f = project.sources.get(id);
+  if (f.kind == FileKind::Markdown && doc < project.facts[id].yaml.size() && project.facts[id].yaml[doc].root)
+    return f.path + ":" + std::to_string(project.facts[id].yaml[doc].root->span.start.line + 1);
+  return f.path;
+}
+
+std::string accelerate_text(const TrainingRun& r, const Project& project) {
+  if (!r.accelerate_profile.empty()) return "trl:" + r.accelerate_profile;
+  return file_or_dash(r.accelerate_yaml, project, r.accelerate_yaml_doc);
+}
+
+std::string missing_note(const TrainingRun& r, FileReference::Kind kind) {
+  for (const auto& ref : r.references)
+    if (ref.kind == kind && !ref.exists) return ref.stand_in.empty() ? ref.text + " (missing)" : "";
+  return "";
+}
+
+std::string config_text(const TrainingRun& r, const Project& project) {
+  if (r.trainer_yaml != kNoFile) return file_or_dash(r.trainer_yaml, project, r.trainer_yaml_doc);
+  std::string m = missing_note(r, FileReference::Kind::TrainerConfig);
+  return m.empty() ? "-" : m;
+}
+
+std::string accel_or_missing(const TrainingRun& r, const Project& project) {
+  std::string a = accelerate_text(r, project);
+  if (a != "-") return a;
+  std::string m = missing_note(r, FileReference::Kind::AccelerateConfig);
+  return m.empty() ? "-" : m;
+}
+
+std::string script_text(const TrainingRun& r) {
+  if (r.script_display.empty()) return "-";
+  if (r.script == kNoFile && r.launch && r.launch->launcher != Launcher::Trl) {
+    for (const auto& ref : r.references)
+      if ((ref.kind == FileReference::Kind::Script || ref.kind == FileReference::Kind::Module) && !ref.exists &&
+          ref.checkable)
+        return r.script_display + " (missing)";
+  }
+  return r.script_display;
+}
+
+std::string launcher_text(const TrainingRun& r) {
+  if (!r.launch) return "(no launch)";
+  if (r.launch->launcher == Launcher::Python && r.launch->module) return "python -m";
+  return to_string(r.launch->launcher);
 }
 
 }  // namespace
 
 void print_runs(std::ostream& out, const std::vector<TrainingRun>& runs, const Project& project) {
   for (const auto& r : runs) {
-    out << r.name << "  " << (r.launch ? to_string(r.launch->launcher) : "(no launch)") << "  "
-        << (r.script_display.empty() ? "-" : r.script_display) << "  trainer=" << (r.trainer.empty() ? "?" : r.trainer)
-        << "  config=" << file_or_dash(r.trainer_yaml, project)
-        << "  accelerate=" << file_or_dash(r.accelerate_yaml, project) << "  cp=" << value_text(r.cp_size) << '\n';
+    out << r.name << "  " << launcher_text(r) << "  " << script_text(r) << "  config=" << config_text(r, project)
+        << "  accelerate=" << accel_or_missing(r, project) << "  world=" << value_text(r.world_size)
+        << "  trainer=" << (r.trainer.empty() ? "?" : r.trainer) << "  cp=" << value_text(r.cp_size) << '\n';
   }
 }
 
 void print_run(std::ostream& out, const TrainingRun& r, const Project& project) {
-  out << "run: " << r.name << '\n';
-  out << "launcher: " << (r.launch ? to_string(r.launch->launcher) : "(none: script run directly)") << '\n';
-  out << "script: " << (r.script_display.empty() ? "-" : r.script_display)
-      << (r.script == kNoFile ? "" : " (" + project.sources.get(r.script).path + ")") << '\n';
+  out << "run: " << r.name << (r.explicit_run ? " (from the project config)" : "") << '\n';
+  out << "launcher: " << (r.launch ? launcher_text(r) : "(none: script run directly)") << '\n';
+  out << "script: " << script_text(r) << (r.script == kNoFile ? "" : " (" + project.sources.get(r.script).path + ")")
+      << '\n';
   out << "trainer: " << (r.trainer.empty() ? "unknown" : r.trainer) << '\n';
-  out << "trainer config: " << file_or_dash(r.trainer_yaml, project) << '\n';
-  out << "accelerate config: " << file_or_dash(r.accelerate_yaml, project) << '\n';
+  out << "trainer config: " << config_text(r, project) << '\n';
+  out << "accelerate config: " << accel_or_missing(r, project) << '\n';
+  if (!r.references.empty()) {
+    out << "files named by the launch:\n";
+    for (const auto& ref : r.references) {
+      out << "  " << to_string(ref.kind) << " " << ref.text << ": "
+          << (ref.exists             ? "found"
+              : ref.stand_in.empty() ? "missing"
+                                     : "missing; docs block " + ref.stand_in + " stands in")
+          << '\n';
+    }
+  }
   out << "topology:\n";
+  out << "  num_processes = " << value_text(r.num_processes) << "  # " << where(r.num_processes, project) << '\n';
+  out << "  num_machines = " << value_text(r.num_machines) << "  # " << where(r.num_machines, project) << '\n';
+  out << "  world_size = " << value_text(r.world_size) << "  # " << where(r.world_size, project) << '\n';
   out << "  cp_size = " << value_text(r.cp_size) << "  # " << where(r.cp_size, project) << '\n';
   out << "  sp_size = " << value_text(r.sp_size) << "  # " << where(r.sp_size, project) << '\n';
+  if (r.launch && !r.launch->env.empty()) {
+    out << "environment:\n";
+    for (const auto& e : r.launch->env)
+      out << "  " << e.name << " = " << (e.value.known ? e.value.text : "(unknown)") << '\n';
+  }
   out << "trainer arguments set explicitly:\n";
   for (const auto& [name, s] : r.args)
     out << "  " << name << " = " << value_text(s) << "  # " << where(s, project) << '\n';
+  for (const char* field : {"packing", "eval_packing"}) {
+    if (r.args.count(field) || !r.config_class) continue;
+    Setting d = r.arg(field);
+    if (d.known() && d.origin == "default")
+      out << "  (" << field << " = " << d.value.yaml() << "  # default of " << r.config_class->name << ", "
+          << r.config_class->source << ")\n";
+  }
+}
+
+void print_graph(std::ostream& out, const std::vector<TrainingRun>& runs, const Project& project,
+                 const std::string& format) {
+  struct Node {
+    std::string id, label, shape;
+  };
+  std::vector<Node> nodes;
+  std::map<std::string, std::string> ids;
+  std::vector<std::tuple<std::string, std::string, std::string>> edges;
+  std::set<std::tuple<std::string, std::string, std::string>> seen;
+  auto node = [&](const std::string& key, const std::string& label, const std::string& shape) {
+    auto it = ids.find(key);
+    if (it != ids.end()) return it->second;
+    std::string id = "n" + std::to_string(nodes.size());
+    ids[key] = id;
+    nodes.push_back({id, label, shape});
+    return id;
+  };
+  auto edge = [&](const std::string& a, const std::string& b, const std::string& label) {
+    if (seen.insert({a, b, label}).second) edges.emplace_back(a, b, label);
+  };
+  for (const auto& r : runs) {
+    std::string launch = r.launch ? node("launch:" + r.name, r.name, "launch") : "";
+    std::string script;
+    std::string st = script_text(r);
+    if (st != "-") script = node("script:" + st, st, "script");
+    if (!launch.empty() && !script.empty()) edge(launch, script, launcher_text(r));
+    std::string from = launch.empty() ? script : launch;
+    if (from.empty()) continue;
+    std::string cfg = config_text(r, project);
+    if (cfg != "-") edge(from, node("config:" + cfg, cfg, "config"), "--config");
+    std::string acc = accel_or_missing(r, project);
+    if (acc != "-")
+      edge(from, node("accelerate:" + acc, acc, "config"),
+           r.launch && r.launch->launcher == Launcher::Trl ? "--accelerate_config" : "--config_file");
+  }
+  auto quote = [](const std::string& s) {
+    std::string o;
+    for (char c : s) {
+      if (c == '"' || c == '\\') o.push_back('\\');
+      o.push_back(c);
+    }
+    return o;
+  };
+  if (format == "mermaid") {
+    out << "flowchart LR\n";
+    for (const auto& n : nodes) {
+      std::string label = n.label;
+      std::replace(label.begin(), label.end(), '"', '\'');
+      const char* open = n.shape == "launch" ? "([" : n.shape == "script" ? "[" : "[(";
+      const char* close = n.shape == "launch" ? "])" : n.shape == "script" ? "]" : ")]";
+      out << "  " << n.id << open << '"' << label << '"' << close << '\n';
+    }
+    for (const auto& [a, b, label] : edges) out << "  " << a << " -->|\"" << label << "\"| " << b << '\n';
+    return;
+  }
+  out << "digraph trl_lint {\n  rankdir=LR;\n  node [fontname=\"Helvetica\"];\n";
+  for (const auto& n : nodes) {
+    const char* shape = n.shape == "launch" ? "box" : n.shape == "script" ? "component" : "note";
+    out << "  " << n.id << " [label=\"" << quote(n.label) << "\", shape=" << shape << "];\n";
+  }
+  for (const auto& [a, b, label] : edges) out << "  " << a << " -> " << b << " [label=\"" << quote(label) << "\"];\n";
+  out << "}\n";
 }
 
 }  // namespace trl

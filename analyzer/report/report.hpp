@@ -28,5 +28,8 @@ void print_full(std::ostream& out, const std::vector<Diagnostic>& diags, const P
 // `trl-lint runs`: one line per run. `trl-lint show-run`: one run's effective configuration.
 void print_runs(std::ostream& out, const std::vector<TrainingRun>& runs, const Project& project);
 void print_run(std::ostream& out, const TrainingRun& run, const Project& project);
+// `trl-lint graph`: launch sites, scripts and config files as a Graphviz (dot) or Mermaid graph.
+void print_graph(std::ostream& out, const std::vector<TrainingRun>& runs, const Project& project,
+                 const std::string& format);
 
 }  // namespace trl

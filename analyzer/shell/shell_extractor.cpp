@@ -1,5 +1,6 @@
 #include "analyzer/shell/shell_extractor.hpp"
 
+#include <algorithm>
 #include <map>
 #include <optional>
 
@@ -67,6 +68,10 @@ class Walker {
         assignment(it.node, it.conditional > 0, false);
         continue;
       }
+      if (t == "file_redirect") {
+        redirect(it.node);
+        continue;
+      }
       if (t == "function_definition" || t == "heredoc_body" || t == "comment") {
         if (t == "function_definition") {
           TSNode body = ts::field(it.node, "body");
@@ -88,7 +93,69 @@ class Walker {
     std::uint32_t line = static_cast<std::uint32_t>(it - line_starts_.begin()) - 1;
     return Point{line, offset - line_starts_[line]};
   }
-  Span span(std::uint32_t b, std::uint32_t e) const { return Span{file_, b, e, point(b), point(e)}; }
+  Span span(std::uint32_t b, std::uint32_t e) const {
+    if (fixed_) return *fixed_;
+    return Span{file_, b, e, point(b), point(e)};
+  }
+
+  static Word finish(const RawWord& raw, Span at) {
+    Word w{raw.text, raw.known, at};
+    if (w.text.find(kUnknownMark) != std::string::npos) {
+      w.known = false;
+      std::erase(w.text, kUnknownMark);
+    }
+    return w;
+  }
+
+  void redirect(TSNode n) {
+    std::string_view all = ts::text(n, src_);
+    std::size_t k = 0;
+    while (k < all.size() && std::isdigit(static_cast<unsigned char>(all[k]))) ++k;
+    if (k < all.size() && all[k] == '&') ++k;
+    if (k >= all.size() || all[k] != '>') return;
+    TSNode dest = ts::field(n, "destination");
+    if (ts_node_is_null(dest)) return;
+    created(expand_value(ts::text(dest, src_), lookup()), span(ts_node_start_byte(dest), ts_node_end_byte(dest)));
+  }
+
+  void created(const RawWord& path, Span at) {
+    if (!path.known || path.text.empty() || path.text.find(kUnknownMark) != std::string::npos) return;
+    facts_.created.push_back({path.text, cwd_, cwd_known_, at});
+  }
+
+  // Commands that write a file named in their arguments.
+  void file_writers(std::string_view prog, const std::vector<RawWord>& argv, std::uint32_t base) {
+    auto at = [&](const RawWord& w) { return span(base + w.begin, base + w.end); };
+    if ((prog == "cp" || prog == "mv" || prog == "ln" || prog == "install") && argv.size() >= 3) {
+      created(argv.back(), at(argv.back()));
+    } else if (prog == "tee" || prog == "touch") {
+      for (std::size_t k = 1; k < argv.size(); ++k)
+        if (!argv[k].text.empty() && argv[k].text[0] != '-') created(argv[k], at(argv[k]));
+    } else if (prog == "wget" || prog == "curl") {
+      for (std::size_t k = 1; k + 1 < argv.size(); ++k)
+        if (argv[k].text == "-O" || argv[k].text == "-o" || argv[k].text == "--output" ||
+            argv[k].text == "--output-document")
+          created(argv[k + 1], at(argv[k + 1]));
+    }
+  }
+
+  // `bash -c "STRING"` and `eval STRING`: the string is parsed again as a script of its own.
+  void nested(const std::string& text, Span at, Span command_span, bool all_vars,
+              const std::vector<std::pair<std::string, RawWord>>& prefix) {
+    if (depth_ >= 4 || text.empty()) return;
+    ts::Tree tree = ts::parse(tree_sitter_bash(), text);
+    if (!tree) return;
+    Walker inner(text, file_, facts_);
+    for (const auto& [name, v] : vars_)
+      if (all_vars || v.exported) inner.vars_[name] = v;
+    for (const auto& [name, v] : prefix) inner.vars_[name] = Var{v.text, v.known, true};
+    inner.cwd_ = cwd_;
+    inner.cwd_known_ = cwd_known_;
+    inner.fixed_ = at;
+    inner.command_span_ = command_span;
+    inner.depth_ = depth_ + 1;
+    inner.run(ts_tree_root_node(tree.get()));
+  }
 
   VarLookup lookup() {
     return [this](std::string_view name) -> std::optional<VarValue> {
@@ -103,6 +170,7 @@ class Walker {
     if (conditional && it != vars_.end() && (it->second.text != value.text || !it->second.known)) {
       // Two different values on different paths: unknown from here on.
       it->second.known = false;
+      it->second.text = std::string(1, kUnknownMark);
       it->second.exported = it->second.exported || exported;
       return;
     }
@@ -119,7 +187,7 @@ class Walker {
     if (value_begin > value_end) value_begin = value_end;
     if (value_begin > 0 && src_.substr(value_begin - 1, 1) != "=") {
       // `+=`: appending to something we do not track precisely.
-      set_var(var, RawWord{"", false}, conditional, exported);
+      set_var(var, RawWord{std::string(1, kUnknownMark), false}, conditional, exported);
       return;
     }
     set_var(var, expand_value(src_.substr(value_begin, value_end - value_begin), lookup()), conditional, exported);
@@ -161,7 +229,30 @@ class Walker {
       for (auto& [name, value] : prefix) set_var(name, value, conditional, false);
       return;
     }
-    std::vector<RawWord> argv(words.begin() + static_cast<std::ptrdiff_t>(i), words.end());
+    // Unquoted expansions are split on blanks (`$LAUNCHER $CMD`); a NAME=value word that an
+    // expansion produced is read as an assignment too (lenient: bash would run it as a program).
+    std::vector<RawWord> argv;
+    for (std::size_t k = i; k < words.size(); ++k) {
+      if (words[k].unquoted_expansion) {
+        for (auto& f : field_split(words[k])) argv.push_back(std::move(f));
+      } else {
+        argv.push_back(words[k]);
+      }
+    }
+    while (!argv.empty() && argv.front().known && i < words.size() && words[i].unquoted_expansion) {
+      const std::string& t = argv.front().text;
+      auto eq = t.find('=');
+      if (eq == std::string::npos || eq == 0 || std::isdigit(static_cast<unsigned char>(t[0]))) break;
+      bool valid = true;
+      for (char c : t.substr(0, eq)) valid = valid && (std::isalnum(static_cast<unsigned char>(c)) || c == '_');
+      if (!valid) break;
+      RawWord v = argv.front();
+      v.text = t.substr(eq + 1);
+      prefix.emplace_back(t.substr(0, eq), v);
+      argv.erase(argv.begin());
+    }
+    if (argv.empty()) return;
+    const Span command_span = command_span_ ? *command_span_ : span(begin, end);
     std::string_view prog = argv[0].known ? basename(argv[0].text) : std::string_view();
     if (prog == "cd") {
       change_dir(argv, conditional);
@@ -173,7 +264,30 @@ class Walker {
     while (start < argv.size()) {
       std::string_view p = argv[start].known ? basename(argv[start].text) : std::string_view();
       if (is_launcher_program(p)) break;
-      if (start == 0 && !is_wrapper(p)) return;
+      if (p == "bash" || p == "sh" || p == "zsh" || p == "dash") {
+        // bash [-l|-x...] -c STRING
+        std::size_t k = start + 1;
+        bool dash_c = false;
+        while (k < argv.size() && argv[k].known && argv[k].text.size() > 1 && argv[k].text[0] == '-' &&
+               argv[k].text[1] != '-') {
+          dash_c = argv[k].text.find('c') != std::string::npos;
+          ++k;
+          if (dash_c) break;
+        }
+        if (dash_c && k < argv.size())
+          nested(argv[k].text, span(begin + argv[k].begin, begin + argv[k].end), command_span, false, prefix);
+        return;
+      }
+      if (p == "eval" && start + 1 < argv.size()) {
+        std::string joined;
+        for (std::size_t k = start + 1; k < argv.size(); ++k) joined += (k > start + 1 ? " " : "") + argv[k].text;
+        nested(joined, span(begin + argv[start + 1].begin, begin + argv.back().end), command_span, true, prefix);
+        return;
+      }
+      if (start == 0 && !is_wrapper(p)) {
+        file_writers(p, argv, begin);
+        return;
+      }
       if (p == "env" || start > 0) {
         // env VAR=value ...: more prefix assignments.
         auto eq = argv[start].text.find('=');
@@ -186,15 +300,15 @@ class Walker {
     }
     if (start >= argv.size()) return;
     CommandFact fact;
-    fact.span = span(begin, end);
+    fact.span = command_span;
     for (const auto& [name, var] : vars_) {
-      if (var.exported) fact.env.push_back({name, Word{var.text, var.known, Span{}}});
+      if (var.exported) fact.env.push_back({name, finish(RawWord{var.text, var.known}, Span{})});
     }
     for (auto& [name, value] : prefix) {
-      fact.env.push_back({name, Word{value.text, value.known, fact.span}});
+      fact.env.push_back({name, finish(value, fact.span)});
     }
     for (std::size_t k = start; k < argv.size(); ++k) {
-      fact.argv.push_back(Word{argv[k].text, argv[k].known, span(begin + argv[k].begin, begin + argv[k].end)});
+      fact.argv.push_back(finish(argv[k], span(begin + argv[k].begin, begin + argv[k].end)));
     }
     fact.cwd = cwd_;
     fact.cwd_known = cwd_known_;
@@ -223,6 +337,7 @@ class Walker {
     cwd_ = cwd_.empty() ? dir : cwd_ + "/" + dir;
   }
 
+ public:  // set up by extract() and nested()
   std::string_view src_;
   FileId file_;
   ShellFacts& facts_;
@@ -230,6 +345,9 @@ class Walker {
   std::map<std::string, Var> vars_;
   std::string cwd_;
   bool cwd_known_ = true;
+  std::optional<Span> fixed_;         // nested text: every word points at the string it came from
+  std::optional<Span> command_span_;  // nested text: the command that ran it
+  int depth_ = 0;
 };
 
 }  // namespace
@@ -238,7 +356,54 @@ bool is_launcher_program(std::string_view p) {
   return p == "accelerate" || p == "torchrun" || p == "deepspeed" || p == "trl" || is_python(p);
 }
 
-ShellFacts extract(std::string_view text, FileId file) {
+std::vector<PredefinedVar> sbatch_variables(std::string_view text) {
+  std::vector<PredefinedVar> out;
+  std::string nodes, gpus_per_node, tasks_per_node, gres_gpus;
+  std::size_t pos = 0;
+  auto is_count = [](const std::string& v) {
+    return !v.empty() && v.size() < 7 &&
+           std::all_of(v.begin(), v.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); });
+  };
+  while (pos < text.size()) {
+    std::size_t nl = text.find('\n', pos);
+    std::string_view line = text.substr(pos, nl == std::string_view::npos ? std::string_view::npos : nl - pos);
+    pos = nl == std::string_view::npos ? text.size() : nl + 1;
+    while (!line.empty() && (line.front() == ' ' || line.front() == '\t')) line.remove_prefix(1);
+    while (!line.empty() && (line.back() == '\r' || line.back() == ' ')) line.remove_suffix(1);
+    if (line.empty()) continue;
+    if (line[0] != '#') break;  // sbatch stops reading directives at the first command
+    if (line.rfind("#SBATCH", 0) != 0) continue;
+    auto words = split_words(line.substr(7), [](std::string_view) { return std::optional<VarValue>(); });
+    for (std::size_t k = 0; k < words.size(); ++k) {
+      std::string w = words[k].text, name = w, value;
+      auto eq = w.find('=');
+      if (eq != std::string::npos) {
+        name = w.substr(0, eq);
+        value = w.substr(eq + 1);
+      } else if (name.size() > 2 && name[0] == '-' && name[1] != '-') {
+        value = name.substr(2);  // -N2
+        name = name.substr(0, 2);
+      } else if (k + 1 < words.size()) {
+        value = words[++k].text;
+      }
+      if (name == "--nodes" || name == "-N") nodes = value;
+      if (name == "--gpus-per-node") gpus_per_node = value.substr(value.rfind(':') + 1);
+      if (name == "--ntasks-per-node") tasks_per_node = value;
+      if (name == "--gres" && value.rfind("gpu:", 0) == 0) gres_gpus = value.substr(value.rfind(':') + 1);
+    }
+  }
+  auto add = [&](const char* var, const std::string& v) {
+    if (is_count(v)) out.push_back({var, v, true, true});
+  };
+  add("SLURM_NNODES", nodes);
+  add("SLURM_JOB_NUM_NODES", nodes);
+  add("SLURM_GPUS_PER_NODE", gpus_per_node);
+  add("SLURM_NTASKS_PER_NODE", tasks_per_node);
+  add("SLURM_GPUS_ON_NODE", gpus_per_node.empty() ? gres_gpus : gpus_per_node);
+  return out;
+}
+
+ShellFacts extract(std::string_view text, FileId file, const ExtractOptions& options) {
   ShellFacts facts;
   ts::Tree tree = ts::parse(tree_sitter_bash(), text);
   if (!tree) {
@@ -247,6 +412,14 @@ ShellFacts extract(std::string_view text, FileId file) {
     return facts;
   }
   Walker walker(text, file, facts);
+  for (const auto& v : sbatch_variables(text)) walker.vars_[v.name] = Var{v.value, v.known, v.exported};
+  for (const auto& v : options.vars) {
+    std::string value = v.value;
+    if (!v.known && value.find(kUnknownMark) == std::string::npos) value.push_back(kUnknownMark);
+    walker.vars_[v.name] = Var{value, v.known, v.exported};
+  }
+  walker.cwd_ = options.cwd;
+  walker.cwd_known_ = options.cwd_known;
   walker.run(ts_tree_root_node(tree.get()));
   return facts;
 }

@@ -2,6 +2,7 @@
 // exports and `cd`s in order.
 #pragma once
 
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -12,10 +13,31 @@ namespace trl::shell {
 
 struct ShellFacts {
   std::vector<CommandFact> commands;
+  std::vector<CreatedPath> created;  // files the script writes (`> f`, `cp a f`, `tee f`, `wget -O f`)
   std::vector<FileProblem> problems;
 };
 
-ShellFacts extract(std::string_view text, FileId file);
+// A variable defined before the script runs (a Makefile variable, a workflow `env:`, a Slurm
+// allocation), visible to the script as if assigned at its top.
+struct PredefinedVar {
+  std::string name;
+  std::string value;
+  bool known = true;
+  bool exported = false;
+};
+
+struct ExtractOptions {
+  std::vector<PredefinedVar> vars;
+  std::string cwd;  // working directory the text starts in, relative to the file's folder
+  bool cwd_known = true;
+};
+
+// Reads the script's #SBATCH header too (see sbatch_variables).
+ShellFacts extract(std::string_view text, FileId file, const ExtractOptions& options = {});
+
+// The Slurm allocation an #SBATCH header asks for, as the SLURM_* variables the job then sees
+// (SLURM_NNODES, SLURM_JOB_NUM_NODES, SLURM_GPUS_PER_NODE, SLURM_NTASKS_PER_NODE, SLURM_GPUS_ON_NODE).
+std::vector<PredefinedVar> sbatch_variables(std::string_view text);
 
 // True for a program name that starts (or wraps) a training run: accelerate, torchrun,
 // deepspeed, python, trl.

@@ -47,11 +47,20 @@ class Expander {
       std::size_t end = skip_balanced(s_, i + 2, '(', ')');
       std::string_view inner = s_.substr(i + 2, end > i + 3 ? end - i - 3 : 0);
       // `$(dirname "$0")` is the script's own folder: keep a marker the caller understands.
+      if (inner.size() >= 2 && inner.front() == '(' && inner.back() == ')') {
+        // $(( arithmetic ))
+        if (auto v = eval_arithmetic(inner.substr(1, inner.size() - 2), lookup_)) {
+          w.text += std::to_string(*v);
+          return end;
+        }
+        unknown(w);
+        return end;
+      }
       if (inner == "dirname \"$0\"" || inner == "dirname $0" || inner == "dirname \"${BASH_SOURCE[0]}\"" ||
           inner == "dirname ${BASH_SOURCE[0]}" || inner == "dirname \"$BASH_SOURCE\"") {
         w.text += "$SCRIPT_DIR$";
       } else {
-        w.known = false;
+        unknown(w);
       }
       return end;
     }
@@ -69,7 +78,7 @@ class Expander {
     }
     if (std::isdigit(static_cast<unsigned char>(n)) || n == '@' || n == '*' || n == '#' || n == '?' || n == '$' ||
         n == '!' || n == '-') {
-      w.known = false;  // positional and special parameters
+      unknown(w);  // positional and special parameters
       return i + 2;
     }
     w.text.push_back('$');
@@ -77,13 +86,22 @@ class Expander {
   }
 
  private:
+  static void unknown(RawWord& w) {
+    w.known = false;
+    w.text.push_back(kUnknownMark);
+  }
+
   void variable(std::string_view name, RawWord& w) {
     auto v = lookup_(name);
-    if (!v || !v->known) {
-      w.known = false;
+    if (!v) {
+      unknown(w);
       return;
     }
     w.text += v->text;
+    if (!v->known) {
+      w.known = false;
+      if (v->text.find(kUnknownMark) == std::string::npos) w.text.push_back(kUnknownMark);
+    }
   }
 
   void braced(std::string_view body, RawWord& w) {
@@ -96,7 +114,7 @@ class Expander {
       return;
     }
     if (name.empty() || std::isdigit(static_cast<unsigned char>(name[0]))) {
-      w.known = false;
+      unknown(w);
       return;
     }
     if (rest.empty()) {
@@ -110,10 +128,7 @@ class Expander {
       auto v = lookup_(name);
       bool use_default = !v || (colon && v->known && v->text.empty());
       if (!use_default) {
-        if (!v->known)
-          w.known = false;
-        else
-          w.text += v->text;
+        variable(name, w);
         return;
       }
       RawWord d = expand_value(op.substr(1), lookup_);
@@ -121,7 +136,7 @@ class Expander {
       w.text += d.text;
       return;
     }
-    w.known = false;  // ${#VAR}, ${VAR%...}, ${VAR/..}: not modelled
+    unknown(w);  // ${#VAR}, ${VAR%...}, ${VAR/..}: not modelled
   }
 
   std::string_view s_;
@@ -136,10 +151,11 @@ std::vector<RawWord> split_words(std::string_view s, const VarLookup& lookup) {
   std::size_t i = 0;
   while (i < s.size()) {
     char c = s[i];
-    if (c == ' ' || c == '\t' || c == '\n' || c == '\r') {
+    if (c == ' ' || c == '\t' || c == '\r') {
       ++i;
       continue;
     }
+    if (c == '\n') break;  // an unescaped newline ends the command
     if (c == '\\' && i + 1 < s.size() && (s[i + 1] == '\n' || s[i + 1] == '\r')) {
       i += s[i + 1] == '\r' && i + 2 < s.size() && s[i + 2] == '\n' ? 3 : 2;
       continue;
@@ -175,6 +191,7 @@ std::vector<RawWord> split_words(std::string_view s, const VarLookup& lookup) {
           } else if (s[i] == '`') {
             std::size_t q = s.find('`', i + 1);
             w.known = false;
+            w.text.push_back(kUnknownMark);
             i = q == std::string_view::npos ? s.size() : q + 1;
           } else {
             w.text.push_back(s[i++]);
@@ -182,13 +199,17 @@ std::vector<RawWord> split_words(std::string_view s, const VarLookup& lookup) {
         }
         ++i;
       } else if (c == '$') {
+        std::size_t before = w.text.size();
         i = ex.dollar(i, w);
+        if (w.text.find_first_of(" \t\n", before) != std::string::npos) w.unquoted_expansion = true;
       } else if (c == '`') {
         std::size_t q = s.find('`', i + 1);
         w.known = false;
+        w.text.push_back(kUnknownMark);
         i = q == std::string_view::npos ? s.size() : q + 1;
       } else if (c == '~' && first) {
         w.known = false;  // the user's home directory
+        w.text.push_back(kUnknownMark);
         ++i;
       } else {
         w.text.push_back(c);
@@ -197,6 +218,7 @@ std::vector<RawWord> split_words(std::string_view s, const VarLookup& lookup) {
       first = false;
     }
     w.end = static_cast<std::uint32_t>(std::min(i, s.size()));
+    if (w.text.find(kUnknownMark) != std::string::npos) w.known = false;  // re-split text of an earlier expansion
     words.push_back(std::move(w));
   }
   return words;
@@ -213,6 +235,130 @@ RawWord expand_value(std::string_view text, const VarLookup& lookup) {
     out.known = out.known && parts[k].known;
   }
   return out;
+}
+
+std::vector<RawWord> field_split(const RawWord& word) {
+  std::vector<RawWord> out;
+  std::size_t i = 0;
+  const std::string& t = word.text;
+  while (i < t.size()) {
+    while (i < t.size() && (t[i] == ' ' || t[i] == '\t' || t[i] == '\n')) ++i;
+    if (i >= t.size()) break;
+    std::size_t j = i;
+    while (j < t.size() && t[j] != ' ' && t[j] != '\t' && t[j] != '\n') ++j;
+    RawWord f;
+    f.text = t.substr(i, j - i);
+    f.known = f.text.find(kUnknownMark) == std::string::npos;
+    f.begin = word.begin;
+    f.end = word.end;
+    out.push_back(std::move(f));
+    i = j;
+  }
+  return out;
+}
+
+namespace {
+
+// A small recursive-descent evaluator for + - * / % and parentheses.
+class Arith {
+ public:
+  Arith(std::string_view s, const VarLookup& lookup) : s_(s), lookup_(lookup) {}
+  std::optional<long long> parse() {
+    auto v = sum();
+    skip();
+    if (!v || pos_ != s_.size()) return std::nullopt;
+    return v;
+  }
+
+ private:
+  void skip() {
+    while (pos_ < s_.size() && (s_[pos_] == ' ' || s_[pos_] == '\t' || s_[pos_] == '\n')) ++pos_;
+  }
+  std::optional<long long> sum() {
+    auto v = product();
+    while (v) {
+      skip();
+      if (pos_ >= s_.size() || (s_[pos_] != '+' && s_[pos_] != '-')) break;
+      char op = s_[pos_++];
+      auto r = product();
+      if (!r) return std::nullopt;
+      v = op == '+' ? *v + *r : *v - *r;
+    }
+    return v;
+  }
+  std::optional<long long> product() {
+    auto v = atom();
+    while (v) {
+      skip();
+      if (pos_ >= s_.size() || (s_[pos_] != '*' && s_[pos_] != '/' && s_[pos_] != '%')) break;
+      char op = s_[pos_++];
+      if (pos_ < s_.size() && s_[pos_] == '*') return std::nullopt;  // ** not modelled
+      auto r = atom();
+      if (!r || ((op == '/' || op == '%') && *r == 0)) return std::nullopt;
+      v = op == '*' ? *v * *r : op == '/' ? *v / *r : *v % *r;
+    }
+    return v;
+  }
+  std::optional<long long> atom() {
+    if (++depth_ > 64) return std::nullopt;
+    skip();
+    if (pos_ >= s_.size()) return std::nullopt;
+    char c = s_[pos_];
+    if (c == '(') {
+      ++pos_;
+      auto v = sum();
+      skip();
+      if (!v || pos_ >= s_.size() || s_[pos_] != ')') return std::nullopt;
+      ++pos_;
+      return v;
+    }
+    if (c == '-' || c == '+') {
+      ++pos_;
+      auto v = atom();
+      if (!v) return std::nullopt;
+      return c == '-' ? -*v : *v;
+    }
+    if (std::isdigit(static_cast<unsigned char>(c))) {
+      long long v = 0;
+      while (pos_ < s_.size() && std::isdigit(static_cast<unsigned char>(s_[pos_]))) {
+        if (v > 1'000'000'000'000LL) return std::nullopt;
+        v = v * 10 + (s_[pos_++] - '0');
+      }
+      return v;
+    }
+    bool dollar = c == '$';
+    if (dollar) ++pos_;
+    bool brace = dollar && pos_ < s_.size() && s_[pos_] == '{';
+    if (brace) ++pos_;
+    std::size_t b = pos_;
+    while (pos_ < s_.size() && is_name_char(s_[pos_])) ++pos_;
+    if (b == pos_) return std::nullopt;
+    std::string_view name = s_.substr(b, pos_ - b);
+    if (brace) {
+      if (pos_ >= s_.size() || s_[pos_] != '}') return std::nullopt;
+      ++pos_;
+    }
+    auto v = lookup_(name);
+    if (!v || !v->known) return std::nullopt;
+    try {
+      std::size_t used = 0;
+      long long n = std::stoll(v->text, &used);
+      if (used != v->text.size()) return std::nullopt;
+      return n;
+    } catch (const std::exception&) {
+      return std::nullopt;
+    }
+  }
+  std::string_view s_;
+  const VarLookup& lookup_;
+  std::size_t pos_ = 0;
+  int depth_ = 0;
+};
+
+}  // namespace
+
+std::optional<long long> eval_arithmetic(std::string_view expr, const VarLookup& lookup) {
+  return Arith(expr, lookup).parse();
 }
 
 }  // namespace trl::shell

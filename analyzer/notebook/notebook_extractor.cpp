@@ -1,0 +1,207 @@
+#include "analyzer/notebook/notebook_extractor.hpp"
+
+#include <algorithm>
+#include <nlohmann/json.hpp>
+
+namespace trl::notebook {
+
+namespace {
+
+// One JSON string literal of a cell's `source`, with its place in the .ipynb text.
+struct Literal {
+  std::size_t begin = 0;  // after the opening quote
+  std::size_t end = 0;    // at the closing quote
+  std::string decoded;
+};
+
+std::size_t skip_ws(std::string_view t, std::size_t i) {
+  while (i < t.size() && (t[i] == ' ' || t[i] == '\t' || t[i] == '\n' || t[i] == '\r')) ++i;
+  return i;
+}
+
+// Reads a JSON string literal starting at t[i] == '"'.
+bool read_literal(std::string_view t, std::size_t& i, Literal& out) {
+  if (i >= t.size() || t[i] != '"') return false;
+  std::size_t j = i + 1;
+  while (j < t.size() && t[j] != '"') j += t[j] == '\\' ? 2 : 1;
+  if (j >= t.size()) return false;
+  try {
+    out.decoded = nlohmann::json::parse(t.substr(i, j - i + 1)).get<std::string>();
+  } catch (const std::exception&) {
+    return false;
+  }
+  out.begin = i + 1;
+  out.end = j;
+  i = j + 1;
+  return true;
+}
+
+// The literals of each `"source":` value, in file order.
+std::vector<std::vector<Literal>> source_literals(std::string_view t) {
+  std::vector<std::vector<Literal>> out;
+  const std::string_view key = "\"source\"";
+  std::size_t pos = 0;
+  while ((pos = t.find(key, pos)) != std::string_view::npos) {
+    if (pos > 0 && t[pos - 1] == '\\') {
+      pos += key.size();
+      continue;
+    }
+    std::size_t i = skip_ws(t, pos + key.size());
+    pos += key.size();
+    if (i >= t.size() || t[i] != ':') continue;
+    i = skip_ws(t, i + 1);
+    std::vector<Literal> lits;
+    if (i < t.size() && t[i] == '"') {
+      Literal l;
+      if (read_literal(t, i, l)) lits.push_back(std::move(l));
+    } else if (i < t.size() && t[i] == '[') {
+      i = skip_ws(t, i + 1);
+      while (i < t.size() && t[i] == '"') {
+        Literal l;
+        if (!read_literal(t, i, l)) break;
+        lits.push_back(std::move(l));
+        i = skip_ws(t, i);
+        if (i < t.size() && t[i] == ',') i = skip_ws(t, i + 1);
+      }
+    }
+    out.push_back(std::move(lits));
+    pos = i;
+  }
+  return out;
+}
+
+std::size_t line_begin(std::string_view t, std::size_t offset) {
+  std::size_t nl = t.rfind('\n', offset == 0 ? 0 : offset - 1);
+  return nl == std::string_view::npos || offset == 0 ? 0 : nl + 1;
+}
+
+std::size_t line_end(std::string_view t, std::size_t offset) {
+  std::size_t nl = t.find('\n', offset);
+  std::size_t e = nl == std::string_view::npos ? t.size() : nl;
+  if (e > 0 && t[e - 1] == '\r') --e;
+  return e;
+}
+
+// `!cmd {python_expr}` interpolates Python values: an unknown word for the shell extractor
+// (backticks of the same length).
+std::string ipython_shell(std::string s) {
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    if (s[i] != '{') continue;
+    std::size_t j = s.find('}', i);
+    if (j == std::string::npos) break;
+    // `:` (a no-op command) inside, so the substitution is a valid one.
+    s[i] = '`';
+    for (std::size_t k = i + 1; k < j; ++k) s[k] = k == i + 1 ? ':' : ' ';
+    s[j] = '`';
+    i = j;
+  }
+  return s;
+}
+
+}  // namespace
+
+Notebook scan(std::string_view text) {
+  Notebook nb;
+  nlohmann::json j;
+  try {
+    j = nlohmann::json::parse(text);
+  } catch (const std::exception& e) {
+    nb.error = std::string("notebook is not valid JSON: ") + e.what();
+    return nb;
+  }
+  if (!j.is_object() || !j.contains("cells") || !j["cells"].is_array()) {
+    nb.error = "notebook has no `cells` list";
+    return nb;
+  }
+  nb.valid = true;
+  nb.shell_text.assign(text.size(), ' ');
+  for (std::size_t i = 0; i < text.size(); ++i)
+    if (text[i] == '\n' || text[i] == '\r') nb.shell_text[i] = text[i];
+  nb.python_text = nb.shell_text;
+  const auto& cells = j["cells"];
+  auto sources = source_literals(text);
+  if (sources.size() != cells.size()) {
+    nb.cells_skipped = cells.size();
+    return nb;
+  }
+  for (std::size_t c = 0; c < cells.size(); ++c) {
+    if (!cells[c].is_object() || cells[c].value("cell_type", "") != "code") continue;
+    const auto& lits = sources[c];
+    // Placeable: each literal holds at most one line (ending in \n) and sits on its own .ipynb line.
+    bool ok = true;
+    std::size_t prev_line = std::string_view::npos;
+    for (std::size_t k = 0; k < lits.size() && ok; ++k) {
+      const std::string& d = lits[k].decoded;
+      auto nl = d.find('\n');
+      if (nl != std::string::npos && nl + 1 != d.size()) ok = false;
+      std::size_t lb = line_begin(text, lits[k].begin);
+      if (lb == prev_line) ok = false;
+      prev_line = lb;
+    }
+    if (!ok) {
+      ++nb.cells_skipped;
+      continue;
+    }
+    auto body = [&](std::size_t k) {
+      std::string d = lits[k].decoded;
+      if (!d.empty() && d.back() == '\n') d.pop_back();
+      if (!d.empty() && d.back() == '\r') d.pop_back();
+      return d;
+    };
+    std::string first = lits.empty() ? "" : body(0);
+    std::string_view head = std::string_view(first).substr(0, first.find_first_of(" \t"));
+    const bool shell_cell = head == "%%bash" || head == "%%sh" || first.rfind("%%script bash", 0) == 0 ||
+                            first.rfind("%%script sh", 0) == 0;
+    const bool other_magic = !shell_cell && first.rfind("%%", 0) == 0;
+    bool continued = false;  // the previous `!` line ended with a backslash
+    for (std::size_t k = 0; k < lits.size(); ++k) {
+      std::string line = body(k);
+      const std::size_t lb = line_begin(text, lits[k].begin);
+      const std::size_t le = line_end(text, lits[k].begin);
+      std::size_t lead = 0;
+      while (lead < line.size() && (line[lead] == ' ' || line[lead] == '\t')) ++lead;
+      std::string shell;
+      bool is_shell = false;
+      if (shell_cell) {
+        if (k == 0) continue;
+        shell = line;
+        is_shell = true;
+      } else if (other_magic) {
+        continue;
+      } else if (continued) {
+        shell = ipython_shell(line);
+        is_shell = true;
+      } else if (lead < line.size() && line[lead] == '!') {
+        shell = ipython_shell(line.substr(lead + 1));
+        is_shell = true;
+      } else if (lead < line.size() && line[lead] == '%') {
+        // %env NAME=value and %cd DIR change the state later `!` lines see.
+        std::string magic = line.substr(lead + 1);
+        if (magic.rfind("env ", 0) == 0) {
+          std::string a = magic.substr(4);
+          auto sp = a.find_first_of(" =");
+          if (sp != std::string::npos) a[sp] = '=';
+          shell = "export " + a;
+          is_shell = true;
+        } else if (magic.rfind("cd ", 0) == 0) {
+          shell = magic;
+          is_shell = true;
+        } else {
+          continue;
+        }
+      }
+      continued = is_shell && !shell.empty() && shell.back() == '\\';
+      if (is_shell) {
+        // Right-aligned so that a trailing backslash meets the newline.
+        if (shell.size() > le - lb) continue;
+        std::copy(shell.begin(), shell.end(), nb.shell_text.begin() + static_cast<std::ptrdiff_t>(le - shell.size()));
+      } else {
+        if (line.size() > le - lb) continue;
+        std::copy(line.begin(), line.end(), nb.python_text.begin() + static_cast<std::ptrdiff_t>(lb));
+      }
+    }
+  }
+  return nb;
+}
+
+}  // namespace trl::notebook

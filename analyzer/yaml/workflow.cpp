@@ -1,0 +1,95 @@
+#include "analyzer/yaml/workflow.hpp"
+
+#include "analyzer/shell/shell_words.hpp"
+
+namespace trl::yaml {
+
+bool is_workflow_path(std::string_view path) {
+  auto pos = path.find(".github/workflows/");
+  return pos != std::string_view::npos && (pos == 0 || path[pos - 1] == '/');
+}
+
+namespace {
+
+const YamlNode* child(const YamlNode* n, std::string_view key, YamlNode::Kind kind) {
+  if (!n || n->kind != YamlNode::Kind::Mapping) return nullptr;
+  const YamlEntry* e = n->find(key);
+  return e && e->value && e->value->kind == kind ? e->value.get() : nullptr;
+}
+
+// `${{ expr }}` is filled in by the runner before the shell sees the script: unknown.
+bool has_expression(std::string_view s) {
+  return s.find("${{") != std::string_view::npos;
+}
+
+void add_env(const YamlNode* env, std::vector<shell::PredefinedVar>& vars) {
+  if (!env || env->kind != YamlNode::Kind::Mapping) return;
+  for (const auto& e : env->entries) {
+    shell::PredefinedVar v{e.key, "", true, true};
+    if (e.value && e.value->kind == YamlNode::Kind::Scalar && !has_expression(e.value->raw)) {
+      v.value = e.value->scalar.kind == Scalar::Kind::Str ? e.value->scalar.s : e.value->raw;
+    } else {
+      v.known = false;
+    }
+    std::erase_if(vars, [&](const shell::PredefinedVar& o) { return o.name == v.name; });
+    vars.push_back(v);
+  }
+}
+
+}  // namespace
+
+shell::ShellFacts workflow_commands(const YamlDocument& doc, std::string_view text, FileId file) {
+  shell::ShellFacts out;
+  const YamlNode* root = doc.root.get();
+  const YamlNode* jobs = child(root, "jobs", YamlNode::Kind::Mapping);
+  if (!jobs) return out;
+  std::vector<shell::PredefinedVar> top;
+  add_env(child(root, "env", YamlNode::Kind::Mapping), top);
+  for (const auto& job : jobs->entries) {
+    const YamlNode* j = job.value.get();
+    std::vector<shell::PredefinedVar> job_env = top;
+    add_env(child(j, "env", YamlNode::Kind::Mapping), job_env);
+    const YamlNode* job_dir =
+        child(child(child(j, "defaults", YamlNode::Kind::Mapping), "run", YamlNode::Kind::Mapping), "working-directory",
+              YamlNode::Kind::Scalar);
+    const YamlNode* steps = child(j, "steps", YamlNode::Kind::Sequence);
+    if (!steps) continue;
+    for (const auto& step : steps->items) {
+      const YamlNode* run = child(step.get(), "run", YamlNode::Kind::Scalar);
+      if (!run || run->span.end > text.size() || run->span.begin >= run->span.end) continue;
+      std::vector<shell::PredefinedVar> env = job_env;
+      add_env(child(step.get(), "env", YamlNode::Kind::Mapping), env);
+      const YamlNode* dir = child(step.get(), "working-directory", YamlNode::Kind::Scalar);
+      if (!dir) dir = job_dir;
+      shell::ExtractOptions opts{env, "", true};
+      if (dir) {
+        // Relative to the repository root; the workflow file sits two folders below it.
+        if (has_expression(dir->raw) || dir->raw.empty() || dir->raw[0] == '/')
+          opts.cwd_known = false;
+        else
+          opts.cwd = "../../" + dir->raw;
+      } else {
+        opts.cwd = "../..";
+      }
+      // The script in place; everything else blank (newlines kept).
+      std::string virt(run->span.end, ' ');
+      for (std::size_t i = 0; i < run->span.begin; ++i)
+        if (text[i] == '\n') virt[i] = '\n';
+      std::size_t b = run->span.begin, e = run->span.end;
+      if (run->style == ScalarStyle::Literal || run->style == ScalarStyle::Folded) {
+        std::size_t nl = text.find('\n', b);  // skip the `|` / `>-` header
+        b = nl == std::string_view::npos ? e : nl;
+      } else if (run->style == ScalarStyle::SingleQuoted || run->style == ScalarStyle::DoubleQuoted) {
+        ++b;
+        if (e > b) --e;
+      }
+      for (std::size_t i = b; i < e; ++i) virt[i] = text[i];
+      auto facts = shell::extract(virt, file, opts);
+      for (auto& c : facts.commands) out.commands.push_back(std::move(c));
+      for (auto& c : facts.created) out.created.push_back(std::move(c));
+    }
+  }
+  return out;
+}
+
+}  // namespace trl::yaml
