@@ -43,6 +43,7 @@ struct PyValue {
   py::StmtId function = 0;               // Function: its FunctionDef statement
   const void* module = nullptr;          // Function: the module it belongs to
   Span span;                             // where the value was written
+  std::string parser_field;              // Unknown read as `<parsed args>.<field>`: the value argv/--config give
   std::vector<FlowStep> chain;           // how it got here
 
   const Member* member(std::string_view name) const;

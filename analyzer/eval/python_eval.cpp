@@ -58,6 +58,7 @@ class Interpreter {
     out.trainers = trainers_;
     out.accelerator_parallelism = accelerator_pcs_;
     out.parsers = parsers_;
+    out.model_loads = model_loads_;
     std::set<int> seen;
     for (const auto& t : trainers_) {
       if (t.args && t.args->kind == PyValue::Kind::Object && seen.insert(t.args->object_id).second)
@@ -286,6 +287,10 @@ class Interpreter {
       case ExprKind::Constant: return make_const(e.constant, e.span);
       case ExprKind::Name: {
         if (ValueRef v = scope.lookup(e.name)) return v;
+        // Builtins the evaluator models (call()), unless the module rebinds the name.
+        if (e.name == "dict" || e.name == "int" || e.name == "float" || e.name == "str" || e.name == "bool" ||
+            e.name == "setattr")
+          return symbol(e.name, e.span);
         return make_unknown(e.span);
       }
       case ExprKind::Attribute: {
@@ -296,6 +301,12 @@ class Interpreter {
           if (!base->from_parser && base->cls)
             if (const FieldInfo* f = k_.field(*base->cls, e.name); f && f->has_default)
               return make_const(f->default_value, e.span);
+          if (base->from_parser && base->cls && k_.field(*base->cls, e.name)) {
+            auto v = std::make_shared<PyValue>();
+            v->span = e.span;
+            v->parser_field = e.name;
+            return v;
+          }
         }
         return make_unknown(e.span);
       }
@@ -519,6 +530,16 @@ class Interpreter {
         rebind(target.name, with_member(cur, name->constant.s, v, e.span), scope);
       return make_const(Scalar::null(), e.span);
     }
+    if (is_model_load(q)) {
+      Args args = eval_args(e, scope, depth);
+      ModelLoad load;
+      load.span = e.span;
+      load.complete = !args.unknown_spread;
+      for (const auto& kw : args.keywords)
+        if (kw.name == "attn_implementation") load.attn_implementation = kw.value;
+      model_loads_.push_back(load);
+      return make_unknown(e.span);
+    }
     if ((q == "int" || q == "float" || q == "str" || q == "bool") && e.args.size() == 1 &&
         e.args[0].kind == py::Argument::Kind::Positional) {
       ValueRef v = eval(e.args[0].value, scope, depth);
@@ -526,6 +547,18 @@ class Interpreter {
     }
     eval_args(e, scope, depth);
     return make_unknown(e.span);
+  }
+
+  // transformers/peft model classes loaded with from_pretrained (AutoModelForCausalLM,
+  // Qwen2ForCausalLM, AutoModelForVision2Seq, ...), not tokenizers, processors or configs.
+  static bool is_model_load(const std::string& q) {
+    constexpr std::string_view suffix = ".from_pretrained";
+    if (q.size() <= suffix.size() || q.compare(q.size() - suffix.size(), suffix.size(), suffix) != 0) return false;
+    std::string cls = q.substr(0, q.size() - suffix.size());
+    cls = cls.substr(cls.rfind('.') == std::string::npos ? 0 : cls.rfind('.') + 1);
+    for (std::string_view no : {"Tokenizer", "Processor", "Config", "FeatureExtractor", "PeftModel"})
+      if (cls.find(no) != std::string::npos) return false;
+    return cls.find("Model") != std::string::npos;
   }
 
   ValueRef convert(const std::string& type, const ValueRef& v, Span span) {
@@ -604,6 +637,10 @@ class Interpreter {
         TrainerUse use;
         use.trainer = &cls;
         use.span = e.span;
+        if (const Member* m = obj->member("model"))
+          use.model = m->value;
+        else if (!args.positional.empty())
+          use.model = args.positional[0];
         if (const Member* a = obj->member("args"))
           use.args = a->value;
         else if (args.positional.size() > 1)
@@ -710,6 +747,7 @@ class Interpreter {
   std::vector<TrainerUse> trainers_;
   std::vector<ValueRef> accelerator_pcs_;
   std::vector<ValueRef> parsers_;
+  std::vector<ModelLoad> model_loads_;
   std::set<StmtId> executed_;
   std::set<StmtId> active_;
 };
