@@ -116,9 +116,9 @@ class Reader {
     if (profile_ && !l_.option("num_processes")) a.num_processes = profile_value(Scalar::integer(8));
     // ClusterConfig: a YAML without num_processes and with distributed_type NO means 1 process.
     if (!l_.option("num_processes") && c_.root && !c_.root->find("num_processes"))
-      if (const YamlEntry* e = c_.root->find("distributed_type");
-          e && e->value->kind == YamlNode::Kind::Scalar && e->value->scalar.kind == Scalar::Kind::Str &&
-          e->value->scalar.s == "NO")
+      if (const YamlEntry* e = c_.root->find("distributed_type"); e && e->value->kind == YamlNode::Kind::Scalar &&
+                                                                  e->value->scalar.kind == Scalar::Kind::Str &&
+                                                                  e->value->scalar.s == "NO")
         a.num_processes = Setting::known_value(Scalar::integer(1), e->key_span, "accelerate YAML");
     a.num_machines = to_int(top("num_machines", false));
     if (profile_ && !l_.option("num_machines")) a.num_machines = profile_value(Scalar::integer(1));
@@ -140,12 +140,9 @@ class Reader {
   }
 
   Setting distributed_type() const {
-    static const std::pair<const char*, const char*> flags[] = {{"use_fsdp", "FSDP"},
-                                                                {"use_deepspeed", "DEEPSPEED"},
-                                                                {"multi_gpu", "MULTI_GPU"},
-                                                                {"tpu", "XLA"},
-                                                                {"use_megatron_lm", "MEGATRON_LM"},
-                                                                {"cpu", "MULTI_CPU"}};
+    static const std::pair<const char*, const char*> flags[] = {
+        {"use_fsdp", "FSDP"}, {"use_deepspeed", "DEEPSPEED"},     {"multi_gpu", "MULTI_GPU"},
+        {"tpu", "XLA"},       {"use_megatron_lm", "MEGATRON_LM"}, {"cpu", "MULTI_CPU"}};
     for (auto [flag, type] : flags)
       if (const LaunchOption* o = l_.option(flag)) {
         Setting s = from_option(*o);
@@ -190,8 +187,8 @@ class Reader {
     if (const LaunchOption* o = l_.option("mixed_precision")) return from_option(*o);
     if (profile_) return profile_value(Scalar::string("bf16"));
     if (c_.root)
-      if (const YamlEntry* e = c_.root->find("mixed_precision"); e && !(e->value->kind == YamlNode::Kind::Scalar &&
-                                                                         e->value->scalar.kind == Scalar::Kind::Null))
+      if (const YamlEntry* e = c_.root->find("mixed_precision");
+          e && !(e->value->kind == YamlNode::Kind::Scalar && e->value->scalar.kind == Scalar::Kind::Null))
         return from_node(*e, "accelerate YAML");
     return fallback(Scalar::string("no"));
   }
@@ -200,17 +197,17 @@ class Reader {
   // deepspeed_config keys and a YAML mixed_precision reach ACCELERATE_CONFIG_DS_FIELDS.
   void deepspeed_conflicts(AccelerateSettings& a) const {
     if (!c_.root || !a.deepspeed_config_file.known()) return;
-    static constexpr std::string_view forbidden[] = {"gradient_accumulation_steps", "gradient_clipping",
-                                                     "zero_stage",                  "offload_optimizer_device",
-                                                     "offload_param_device",        "offload_param_nvme_path",
-                                                     "offload_optimizer_nvme_path", "zero3_save_16bit_model"};
+    static constexpr std::string_view forbidden[] = {
+        "gradient_accumulation_steps", "gradient_clipping",     "zero_stage",
+        "offload_optimizer_device",    "offload_param_device",  "offload_param_nvme_path",
+        "offload_optimizer_nvme_path", "zero3_save_16bit_model"};
     if (const YamlEntry* s = c_.root->find("deepspeed_config"); s && s->value->kind == YamlNode::Kind::Mapping)
       for (const auto& e : s->value->entries)
         if (std::find(std::begin(forbidden), std::end(forbidden), e.key) != std::end(forbidden))
           a.deepspeed_file_conflicts.emplace_back(e.key, e.key_span);
     if (!l_.option("mixed_precision"))
-      if (const YamlEntry* e = c_.root->find("mixed_precision"); e && !(e->value->kind == YamlNode::Kind::Scalar &&
-                                                                         e->value->scalar.kind == Scalar::Kind::Null))
+      if (const YamlEntry* e = c_.root->find("mixed_precision");
+          e && !(e->value->kind == YamlNode::Kind::Scalar && e->value->scalar.kind == Scalar::Kind::Null))
         a.deepspeed_file_conflicts.emplace_back("mixed_precision", e->key_span);
   }
 
@@ -235,7 +232,9 @@ Setting product(const Setting& a, const Setting& b) {
 
 }  // namespace
 
-bool is_trl_accelerate_profile(std::string_view name) { return find_profile(name) != nullptr; }
+bool is_trl_accelerate_profile(std::string_view name) {
+  return find_profile(name) != nullptr;
+}
 
 AccelerateSettings read_accelerate_settings(const LaunchCommand& launch, const AccelerateConfigSource& config) {
   return Reader(launch, config).read();

@@ -32,7 +32,7 @@ struct ScriptSummary {
   std::vector<ValueRef> accelerator_parallelism;  // ParallelismConfig objects given to Accelerator(...)
   std::vector<ValueRef> parsers;                  // TrlParser/HfArgumentParser objects
   std::vector<ModelLoad> model_loads;
-  bool is_entry = false;                          // builds a trainer or a trainer config: a training script
+  bool is_entry = false;  // builds a trainer or a trainer config: a training script
 };
 
 ScriptSummary evaluate_module(const py::Module& module, const Knowledge& knowledge);

@@ -266,7 +266,8 @@ class Builder {
 
   Setting attn_from_value(const TrainingRun& run, const ValueRef& v, Span load_site) const {
     if (!v) return attn_default(Setting{}, load_site);
-    if (v->kind == PyValue::Kind::Const) return attn_default(Setting::known_value(v->constant, v->span, "Python"), load_site);
+    if (v->kind == PyValue::Kind::Const)
+      return attn_default(Setting::known_value(v->constant, v->span, "Python"), load_site);
     if (!v->parser_field.empty() && run.args_from_parser) return attn_default(run.arg(v->parser_field), load_site);
     return Setting::unknown(v->span, "Python");
   }
@@ -277,8 +278,9 @@ class Builder {
     if (!summary.model_loads.empty()) {
       Setting agreed;
       for (const ModelLoad& load : summary.model_loads) {
-        Setting s = load.attn_implementation || load.complete ? attn_from_value(run, load.attn_implementation, load.span)
-                                                              : Setting::unknown(load.span, "Python");
+        Setting s = load.attn_implementation || load.complete
+                        ? attn_from_value(run, load.attn_implementation, load.span)
+                        : Setting::unknown(load.span, "Python");
         if (!s.known()) return s;
         if (agreed.known() && !(agreed.value == s.value)) return Setting::unknown(load.span, "Python");
         if (!agreed.known()) agreed = s;
@@ -395,7 +397,8 @@ class Builder {
       return it->second;
     };
     auto no_parallelism = [&] {
-      for (Setting* s : {&run.cp_size, &run.sp_size, &run.dp_replicate_size, &run.dp_shard_size, &run.tp_size}) *s = one;
+      for (Setting* s : {&run.cp_size, &run.sp_size, &run.dp_replicate_size, &run.dp_shard_size, &run.tp_size})
+        *s = one;
       run.sp_backend = Setting::known_value(Scalar::string("deepspeed"), {}, "default");
     };
 
@@ -406,8 +409,8 @@ class Builder {
     if (!pc && summary && !summary->accelerator_parallelism.empty()) pc = summary->accelerator_parallelism.front();
     if (pc && !(pc->kind == PyValue::Kind::Const && pc->constant.kind == Scalar::Kind::Null)) {
       if (pc->kind != PyValue::Kind::Object || !pc->cls || pc->cls->role != ClassRole::ParallelismConfig) {
-        for (Setting* s : {&run.cp_size, &run.sp_size, &run.dp_replicate_size, &run.dp_shard_size, &run.tp_size,
-                           &run.sp_backend})
+        for (Setting* s :
+             {&run.cp_size, &run.sp_size, &run.dp_replicate_size, &run.dp_shard_size, &run.tp_size, &run.sp_backend})
           *s = Setting::unknown(pc->span, "Python");
         return;
       }
@@ -440,8 +443,8 @@ class Builder {
       return;
     }
     if (!use->second.known()) {
-      for (Setting* s : {&run.cp_size, &run.sp_size, &run.dp_replicate_size, &run.dp_shard_size, &run.tp_size,
-                         &run.sp_backend})
+      for (Setting* s :
+           {&run.cp_size, &run.sp_size, &run.dp_replicate_size, &run.dp_shard_size, &run.tp_size, &run.sp_backend})
         *s = Setting::unknown(use->second.span, use->second.origin);
       return;
     }
@@ -533,7 +536,8 @@ class Builder {
     env["PARALLELISM_CONFIG_TP_SIZE"] = size("tp_size");
     Setting backend = Setting::known_value(Scalar::string("deepspeed"), {}, "default");
     if (const LaunchOption* o = l.option("parallelism_config_sp_backend"))
-      backend = o->value ? from_word(*o->value, o->span, "command line", nullptr) : Setting::unknown(o->span, "command line");
+      backend =
+          o->value ? from_word(*o->value, o->span, "command line", nullptr) : Setting::unknown(o->span, "command line");
     else if (pc_yaml)
       if (const YamlEntry* e = pc_yaml->find("parallelism_config_sp_backend"))
         backend = from_yaml_node(*e->value, e->key_span, nullptr, false, "accelerate YAML");

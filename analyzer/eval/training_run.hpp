@@ -35,11 +35,11 @@ struct Setting {
 // The accelerate side of a run, as `accelerate launch` resolves it (commands/launch.py
 // _validate_launch_command): launch flag > accelerate YAML > environment > default.
 struct AccelerateSettings {
-  bool launched = false;        // started by `accelerate launch` or `trl <command>`
-  Setting distributed_type;     // NO, MULTI_GPU, FSDP, DEEPSPEED, ... (from a paradigm flag or the YAML)
-  Setting fsdp_version;         // 1 or 2 (a missing key is FSDP1)
+  bool launched = false;     // started by `accelerate launch` or `trl <command>`
+  Setting distributed_type;  // NO, MULTI_GPU, FSDP, DEEPSPEED, ... (from a paradigm flag or the YAML)
+  Setting fsdp_version;      // 1 or 2 (a missing key is FSDP1)
   Setting fsdp_activation_checkpointing;
-  Setting mixed_precision;      // no, fp16, bf16, fp8
+  Setting mixed_precision;  // no, fp16, bf16, fp8
   Setting deepspeed_config_file;
   // accelerate-YAML keys that must not sit next to deepspeed_config_file (DeepSpeedPlugin
   // _deepspeed_config_checks): each key and where it is written.
@@ -67,11 +67,11 @@ struct TrainingRun {
   Setting dp_replicate_size;
   Setting dp_shard_size;
   Setting tp_size;
-  Setting sp_backend;                // "deepspeed" unless set otherwise
-  bool parallelism_config = false;   // a ParallelismConfig reaches the Accelerator
-  Setting world_size;                // processes of the launch (accelerate num_processes, torchrun nproc x nnodes)
+  Setting sp_backend;               // "deepspeed" unless set otherwise
+  bool parallelism_config = false;  // a ParallelismConfig reaches the Accelerator
+  Setting world_size;               // processes of the launch (accelerate num_processes, torchrun nproc x nnodes)
   AccelerateSettings accelerate;
-  Setting attn_implementation;       // the model's attention implementation (transformers' default is sdpa)
+  Setting attn_implementation;  // the model's attention implementation (transformers' default is sdpa)
 
   // The effective value of a trainer argument: explicit, else the library default, else
   // Unknown (when something we cannot see may set it) or Unset.
