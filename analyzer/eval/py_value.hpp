@@ -49,6 +49,7 @@ struct PyValue {
   std::vector<std::string> dataclass_fields;  // Class: fields in declaration order
   bool is_dataclass = false;
   Span span;                    // where the value was written
+  std::string parser_field;     // Unknown read as `<parsed args>.<field>`: the value argv/--config give
   std::vector<FlowStep> chain;  // how it got here
 
   const Member* member(std::string_view name) const;

@@ -82,6 +82,7 @@ struct ProjectEvaluator::Impl {
   std::vector<TrainerUse> trainers;
   std::vector<ValueRef> accelerator_pcs;
   std::vector<ValueRef> parsers;
+  std::vector<ModelLoad> model_loads;
   std::set<std::pair<FileId, StmtId>> executed;
   std::set<std::pair<FileId, StmtId>> active;
   std::map<std::string, std::pair<ValueRef, ValueRef>> memo;  // call -> (result, final self)
@@ -104,6 +105,7 @@ struct ProjectEvaluator::Impl {
     trainers.clear();
     accelerator_pcs.clear();
     parsers.clear();
+    model_loads.clear();
     executed.clear();
     active.clear();
     memo.clear();
@@ -621,6 +623,13 @@ class Exec {
         if (!base->from_parser && base->complete && base->cls)
           if (const FieldInfo* f = ev_.k.field(*base->cls, name); f && f->has_default)
             return make_const(f->default_value, span);
+        if (base->from_parser && base->cls && ev_.k.field(*base->cls, name)) {
+          // `model_args.attn_implementation`: whatever argv/--config give that field.
+          auto v = std::make_shared<PyValue>();
+          v->span = span;
+          v->parser_field = name;
+          return v;
+        }
         return make_unknown(span);
       }
       default: return make_unknown(span);
@@ -908,6 +917,16 @@ class Exec {
         return attribute(obj, name->constant.s, e.span);
       return make_unknown(e.span);
     }
+    if (is_model_load(q)) {
+      Args args = eval_args(e, scope, depth);
+      ModelLoad load;
+      load.span = e.span;
+      load.complete = !args.unknown_spread;
+      for (const auto& kw : args.keywords)
+        if (kw.name == "attn_implementation") load.attn_implementation = kw.value;
+      ev_.model_loads.push_back(load);
+      return make_unknown(e.span);
+    }
     if ((q == "int" || q == "float" || q == "str" || q == "bool") && e.args.size() == 1 &&
         e.args[0].kind == py::Argument::Kind::Positional)
       return convert(q, eval(e.args[0].value, scope, depth), e.span);
@@ -1028,6 +1047,18 @@ class Exec {
     return d;
   }
 
+  // transformers/peft model classes loaded with from_pretrained (AutoModelForCausalLM,
+  // Qwen2ForCausalLM, AutoModelForVision2Seq, ...), not tokenizers, processors or configs.
+  static bool is_model_load(const std::string& q) {
+    constexpr std::string_view suffix = ".from_pretrained";
+    if (q.size() <= suffix.size() || q.compare(q.size() - suffix.size(), suffix.size(), suffix) != 0) return false;
+    std::string cls = q.substr(0, q.size() - suffix.size());
+    cls = cls.substr(cls.rfind('.') == std::string::npos ? 0 : cls.rfind('.') + 1);
+    for (std::string_view no : {"Tokenizer", "Processor", "Config", "FeatureExtractor", "PeftModel"})
+      if (cls.find(no) != std::string::npos) return false;
+    return cls.find("Model") != std::string::npos;
+  }
+
   ValueRef convert(const std::string& type, const ValueRef& v, Span span) {
     if (v->kind != PyValue::Kind::Const) return make_unknown(span);
     const Scalar& c = v->constant;
@@ -1112,6 +1143,10 @@ class Exec {
         TrainerUse use;
         use.trainer = &cls;
         use.span = e.span;
+        if (const Member* m = obj->member("model"))
+          use.model = m->value;
+        else if (!args.positional.empty())
+          use.model = args.positional[0];
         if (const Member* a = obj->member("args"))
           use.args = a->value;
         else if (args.positional.size() > 1)
@@ -1283,6 +1318,7 @@ ScriptSummary ProjectEvaluator::summarize(FileId file) {
   out.trainers = ev.trainers;
   out.accelerator_parallelism = ev.accelerator_pcs;
   out.parsers = ev.parsers;
+  out.model_loads = ev.model_loads;
   std::set<int> seen;
   for (const auto& t : ev.trainers) {
     if (t.args && t.args->kind == PyValue::Kind::Object && seen.insert(t.args->object_id).second)

@@ -19,7 +19,15 @@ struct Project;
 
 struct TrainerUse {
   const ClassInfo* trainer = nullptr;
-  ValueRef args;  // the config passed as `args=`; null when none was passed
+  ValueRef args;   // the config passed as `args=`; null when none was passed
+  ValueRef model;  // the `model=` argument (a name the trainer loads, or a loaded model)
+  Span span;
+};
+
+// A `<ModelClass>.from_pretrained(...)` call that loads a model (not a tokenizer or a config).
+struct ModelLoad {
+  ValueRef attn_implementation;  // null when the keyword is absent
+  bool complete = true;          // false when **kwargs we cannot expand may carry the keyword
   Span span;
 };
 
@@ -28,7 +36,8 @@ struct ScriptSummary {
   std::vector<TrainerUse> trainers;
   std::vector<ValueRef> accelerator_parallelism;  // ParallelismConfig objects given to Accelerator(...)
   std::vector<ValueRef> parsers;                  // TrlParser/HfArgumentParser objects
-  bool is_entry = false;                          // builds a trainer or a trainer config: a training script
+  std::vector<ModelLoad> model_loads;
+  bool is_entry = false;  // builds a trainer or a trainer config: a training script
 };
 
 class ProjectEvaluator {

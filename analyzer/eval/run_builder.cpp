@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <set>
 
+#include "analyzer/eval/accelerate_topology.hpp"
 #include "analyzer/eval/python_eval.hpp"
 #include "analyzer/knowledge/knowledge.hpp"
 #include "analyzer/markdown/markdown_extractor.hpp"
@@ -344,6 +345,7 @@ class Builder {
   // One run per trainer config the script builds (usually one).
   std::vector<TrainingRun> for_script(FileId script, const LaunchCommand* launch, FileId launch_file) {
     std::vector<TrainingRun> out;
+    yaml_model_init_attn_ = Setting{};
     TrainingRun base;
     if (launch) {
       base.launch = *launch;
@@ -380,6 +382,9 @@ class Builder {
       EnvMap yaml_env;
       apply_parser_inputs(run, classes, yaml_env);
       compute_topology(run, nullptr, yaml_env);
+      // TRL's scripts pass model_name_or_path and set model_init_kwargs from ModelConfig
+      // (trl/scripts/sft.py, grpo.py @v1.9.0).
+      run.attn_implementation = attn_default(run.arg("attn_implementation"), launch->span);
       out.push_back(std::move(run));
       return out;
     }
@@ -427,14 +432,75 @@ class Builder {
       // Python keyword arguments, or assignments made after parsing (which win over argv).
       for (const Member& m : config->members) run.args[m.name] = from_value(m.value, m.set_at, "Python");
       compute_topology(run, &summary, yaml_env, config);
+      run.attn_implementation = resolve_attn(run, summary, config);
       out.push_back(std::move(run));
     }
     return out;
   }
 
+  // None (or nothing) asks transformers for its default, sdpa
+  // (modeling_utils.py PreTrainedModel._check_and_adjust_attn_implementation).
+  static Setting attn_default(Setting s, Span load_site) {
+    if (s.state == Setting::State::Unset || (s.known() && s.value.kind == Scalar::Kind::Null)) {
+      Span at = s.span.valid() ? s.span : load_site;
+      return Setting::known_value(Scalar::string("sdpa"), at, "transformers default");
+    }
+    return s;
+  }
+
+  Setting attn_from_value(const TrainingRun& run, const ValueRef& v, Span load_site) const {
+    if (!v) return attn_default(Setting{}, load_site);
+    if (v->kind == PyValue::Kind::Const)
+      return attn_default(Setting::known_value(v->constant, v->span, "Python"), load_site);
+    if (!v->parser_field.empty() && run.args_from_parser) return attn_default(run.arg(v->parser_field), load_site);
+    return Setting::unknown(v->span, "Python");
+  }
+
+  // The attention implementation of the trained model: a from_pretrained(...) in the script, or
+  // the config's model_init_kwargs when the trainer loads the model from its name.
+  Setting resolve_attn(const TrainingRun& run, const ScriptSummary& summary, const ValueRef& config) const {
+    if (!summary.model_loads.empty()) {
+      Setting agreed;
+      for (const ModelLoad& load : summary.model_loads) {
+        Setting s = load.attn_implementation || load.complete
+                        ? attn_from_value(run, load.attn_implementation, load.span)
+                        : Setting::unknown(load.span, "Python");
+        if (!s.known()) return s;
+        if (agreed.known() && !(agreed.value == s.value)) return Setting::unknown(load.span, "Python");
+        if (!agreed.known()) agreed = s;
+      }
+      return agreed;
+    }
+    const TrainerUse* use = nullptr;
+    for (const auto& t : summary.trainers)
+      if (t.args && t.args->object_id == config->object_id) use = &t;
+    if (!use || !use->model) return Setting::unknown({}, "model not visible");
+    const ValueRef& model = use->model;
+    const bool by_name = (model->kind == PyValue::Kind::Const && model->constant.kind == Scalar::Kind::Str) ||
+                         model->parser_field == "model_name_or_path";
+    if (!by_name) return Setting::unknown(model->span, "Python");
+    if (const Member* m = config->member("model_init_kwargs")) {
+      const ValueRef& kw = m->value;
+      if (kw && kw->kind == PyValue::Kind::Dict) {
+        if (const Member* a = kw->member("attn_implementation")) return attn_from_value(run, a->value, use->span);
+        if (kw->complete) return attn_default(Setting{}, use->span);
+      }
+      if (kw && kw->kind == PyValue::Kind::Const && kw->constant.kind == Scalar::Kind::Null)
+        return attn_default(Setting{}, use->span);
+      return Setting::unknown(m->set_at, "Python");
+    }
+    if (yaml_model_init_attn_.state != Setting::State::Unset || run.args.count("model_init_kwargs"))
+      return run.args.count("model_init_kwargs") && yaml_model_init_attn_.state == Setting::State::Unset
+                 ? attn_default(Setting{}, use->span)
+                 : attn_default(yaml_model_init_attn_, use->span);
+    if (!run.args_fully_known) return Setting::unknown({}, "not visible to trl-lint");
+    return attn_default(Setting{}, use->span);
+  }
+
   // --config YAML, then the script's command-line flags (CLI > YAML > dataclass defaults).
   void apply_parser_inputs(TrainingRun& run, const std::vector<const ClassInfo*>& classes, EnvMap& yaml_env) {
     const LaunchCommand l = *run.launch;
+    yaml_model_init_attn_ = Setting{};
     std::optional<Word> config;
     for (std::size_t i = 0; i < l.args.size(); ++i) {
       const Word& w = l.args[i];
@@ -473,6 +539,9 @@ class Builder {
               run.launch->options.insert(run.launch->options.begin(), std::move(opt));
               continue;
             }
+            if (e.key == "model_init_kwargs" && e.value->kind == YamlNode::Kind::Mapping)
+              if (const YamlEntry* a = e.value->find("attn_implementation"))
+                yaml_model_init_attn_ = from_yaml_node(*a->value, a->key_span, nullptr, false, "trainer YAML");
             if (e.key == "env") {
               if (e.value->kind == YamlNode::Kind::Mapping)
                 for (const auto& v : e.value->entries)
@@ -532,6 +601,16 @@ class Builder {
       return Setting::unknown(s.span, s.origin);
     };
     const Setting one = Setting::known_value(Scalar::integer(1), {}, "default");
+    auto env_str = [&](const char* name, const char* fallback) {
+      auto it = env.find(name);
+      if (it == env.end()) return Setting::known_value(Scalar::string(fallback), {}, "default");
+      return it->second;
+    };
+    auto no_parallelism = [&] {
+      for (Setting* s : {&run.cp_size, &run.sp_size, &run.dp_replicate_size, &run.dp_shard_size, &run.tp_size})
+        *s = one;
+      run.sp_backend = Setting::known_value(Scalar::string("deepspeed"), {}, "default");
+    };
 
     // A ParallelismConfig built in Python and handed to the trainer config or an Accelerator.
     ValueRef pc;
@@ -540,8 +619,9 @@ class Builder {
     if (!pc && summary && !summary->accelerator_parallelism.empty()) pc = summary->accelerator_parallelism.front();
     if (pc && !(pc->kind == PyValue::Kind::Const && pc->constant.kind == Scalar::Kind::Null)) {
       if (pc->kind != PyValue::Kind::Object || !pc->cls || pc->cls->role != ClassRole::ParallelismConfig) {
-        run.cp_size = Setting::unknown(pc->span, "Python");
-        run.sp_size = Setting::unknown(pc->span, "Python");
+        for (Setting* s :
+             {&run.cp_size, &run.sp_size, &run.dp_replicate_size, &run.dp_shard_size, &run.tp_size, &run.sp_backend})
+          *s = Setting::unknown(pc->span, "Python");
         return;
       }
       // Fields left out read PARALLELISM_CONFIG_* from the environment
@@ -551,33 +631,52 @@ class Builder {
         if (!pc->complete) return Setting::unknown(pc->span, "Python");
         return env_int(var, one);
       };
+      run.parallelism_config = true;
       run.cp_size = field("cp_size", "PARALLELISM_CONFIG_CP_SIZE");
       run.sp_size = field("sp_size", "PARALLELISM_CONFIG_SP_SIZE");
+      run.dp_replicate_size = field("dp_replicate_size", "PARALLELISM_CONFIG_DP_REPLICATE_SIZE");
+      run.dp_shard_size = field("dp_shard_size", "PARALLELISM_CONFIG_DP_SHARD_SIZE");
+      run.tp_size = field("tp_size", "PARALLELISM_CONFIG_TP_SIZE");
+      if (const Member* m = pc->member("sp_backend"))
+        run.sp_backend = from_value(m->value, m->set_at, "Python");
+      else if (!pc->complete)
+        run.sp_backend = Setting::unknown(pc->span, "Python");
+      else
+        run.sp_backend = env_str("PARALLELISM_CONFIG_SP_BACKEND", "deepspeed");
       return;
     }
     // Otherwise Accelerator() builds one from the environment only when
     // ACCELERATE_USE_PARALLELISM_CONFIG=true (accelerate accelerator.py, Accelerator.__init__).
     auto use = env.find("ACCELERATE_USE_PARALLELISM_CONFIG");
     if (use == env.end()) {
-      run.cp_size = one;
-      run.sp_size = one;
+      no_parallelism();
       return;
     }
     if (!use->second.known()) {
-      run.cp_size = Setting::unknown(use->second.span, use->second.origin);
-      run.sp_size = run.cp_size;
+      for (Setting* s :
+           {&run.cp_size, &run.sp_size, &run.dp_replicate_size, &run.dp_shard_size, &run.tp_size, &run.sp_backend})
+        *s = Setting::unknown(use->second.span, use->second.origin);
       return;
     }
     std::string flag = use->second.value.yaml();
     for (auto& c : flag) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
     if (flag != "true") {
-      run.cp_size = one;
-      run.sp_size = one;
+      no_parallelism();
       return;
     }
+    run.parallelism_config = true;
     run.cp_size = env_int("PARALLELISM_CONFIG_CP_SIZE", one);
     run.sp_size = env_int("PARALLELISM_CONFIG_SP_SIZE", one);
+    run.dp_replicate_size = env_int("PARALLELISM_CONFIG_DP_REPLICATE_SIZE", one);
+    run.dp_shard_size = env_int("PARALLELISM_CONFIG_DP_SHARD_SIZE", one);
+    run.tp_size = env_int("PARALLELISM_CONFIG_TP_SIZE", one);
+    run.sp_backend = env_str("PARALLELISM_CONFIG_SP_BACKEND", "deepspeed");
   }
+
+  // accelerate commands/launch.py (_validate_launch_command, v1.14): the parallelism config is
+  // used when --use_parallelism_config is given, or when the config file has a non-empty
+  // `parallelism_config` and no paradigm flag was given on the command line. The launcher then
+  // exports PARALLELISM_CONFIG_* (utils/launch.py prepare_extend_env_parallelism_config).
 
   // accelerate commands/launch.py (_validate_launch_command, v1.14): the parallelism config is
   // used when --use_parallelism_config is given, or when the config file has a non-empty
@@ -594,10 +693,13 @@ class Builder {
       const YamlNode*& root;
       ~WorldGuard() { b.world_size(run, l, root); }
     } guard{*this, run, l, root};
+    AccelerateConfigSource src;
+    if (file) src.span = file->span;
     if (file && file->value) {
       if (!file->value->known) {
-        for (const char* v : {"ACCELERATE_USE_PARALLELISM_CONFIG"})
-          env[v] = Setting::unknown(file->span, "accelerate config");
+        src.kind = AccelerateConfigSource::Kind::Unresolved;
+        run.accelerate = read_accelerate_settings(l, src);
+        env["ACCELERATE_USE_PARALLELISM_CONFIG"] = Setting::unknown(file->span, "accelerate config");
         return;
       }
       const std::string& name = file->value->text;
@@ -618,6 +720,20 @@ class Builder {
         run.references.push_back(ref);
       }
       root = yaml_root(p_, run.accelerate_yaml, run.accelerate_yaml_doc);
+      if (!run.accelerate_profile.empty()) {
+        src.kind = AccelerateConfigSource::Kind::Profile;
+        src.profile = run.accelerate_profile;
+      } else if (run.accelerate_yaml != kNoFile) {
+        src.kind = AccelerateConfigSource::Kind::File;
+        src.root = root;
+      } else {
+        src.kind = AccelerateConfigSource::Kind::Unresolved;
+      }
+    }
+    run.accelerate = read_accelerate_settings(l, src);
+    if (src.kind == AccelerateConfigSource::Kind::Unresolved) {
+      env["ACCELERATE_USE_PARALLELISM_CONFIG"] = Setting::unknown(src.span, "accelerate config");
+      return;
     }
     bool paradigm = false;
     for (const char* f : {"multi_gpu", "tpu", "use_deepspeed", "use_fsdp", "use_megatron_lm"})
@@ -644,6 +760,17 @@ class Builder {
     env["ACCELERATE_USE_PARALLELISM_CONFIG"] = on;
     env["PARALLELISM_CONFIG_CP_SIZE"] = size("cp_size");
     env["PARALLELISM_CONFIG_SP_SIZE"] = size("sp_size");
+    env["PARALLELISM_CONFIG_DP_REPLICATE_SIZE"] = size("dp_replicate_size");
+    env["PARALLELISM_CONFIG_DP_SHARD_SIZE"] = size("dp_shard_size");
+    env["PARALLELISM_CONFIG_TP_SIZE"] = size("tp_size");
+    Setting backend = Setting::known_value(Scalar::string("deepspeed"), {}, "default");
+    if (const LaunchOption* o = l.option("parallelism_config_sp_backend"))
+      backend =
+          o->value ? from_word(*o->value, o->span, "command line", nullptr) : Setting::unknown(o->span, "command line");
+    else if (pc_yaml)
+      if (const YamlEntry* e = pc_yaml->find("parallelism_config_sp_backend"))
+        backend = from_yaml_node(*e->value, e->key_span, nullptr, false, "accelerate YAML");
+    env["PARALLELISM_CONFIG_SP_BACKEND"] = backend;
   }
 
   const ScriptSummary& summary(FileId script) {
@@ -708,6 +835,7 @@ class Builder {
   std::map<FileId, ScriptSummary> summaries_;
   std::vector<std::pair<std::uint32_t, std::uint32_t>> sections_;        // Markdown launch: its sections
   std::optional<std::pair<std::uint32_t, std::uint32_t>> config_lines_;  // docs stand-in: lines of the script
+  Setting yaml_model_init_attn_;  // model_init_kwargs.attn_implementation of the last trainer YAML read
 };
 
 }  // namespace

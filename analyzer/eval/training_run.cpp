@@ -85,6 +85,17 @@ Setting TrainingRun::arg(std::string_view field) const {
   return Setting{};
 }
 
+Setting TrainingRun::trainer_precision() const {
+  const Setting fp16 = arg("fp16");
+  Setting bf16 = arg("bf16");
+  if (!fp16.known() || !bf16.known()) return Setting::unknown(fp16.known() ? bf16.span : fp16.span, "trainer");
+  // TRL's _BaseConfig: bf16=None resolves to `not fp16` in __post_init__ (trl/trainer/base_config.py@v1.9.0).
+  if (bf16.value.kind == Scalar::Kind::Null) bf16.value = Scalar::boolean(!fp16.value.truthy());
+  if (fp16.value.truthy()) return Setting::known_value(Scalar::string("fp16"), fp16.span, fp16.origin);
+  if (bf16.value.truthy()) return Setting::known_value(Scalar::string("bf16"), bf16.span, bf16.origin);
+  return Setting::known_value(Scalar::string("no"), {}, "default");
+}
+
 bool TrainingRun::is_sft_family() const {
   if (!config_class) return trainer == "sft";
   return Knowledge::get().derives_from(*config_class, "SFTConfig");

@@ -82,6 +82,22 @@ struct ExplicitRun {
   FileId file = kNoFile;  // the project config file, if it is a project file
 };
 
+// The accelerate side of a run, as `accelerate launch` resolves it (commands/launch.py
+// _validate_launch_command): launch flag > accelerate YAML > environment > default.
+struct AccelerateSettings {
+  bool launched = false;     // started by `accelerate launch` or `trl <command>`
+  Setting distributed_type;  // NO, MULTI_GPU, FSDP, DEEPSPEED, ... (from a paradigm flag or the YAML)
+  Setting fsdp_version;      // 1 or 2 (a missing key is FSDP1)
+  Setting fsdp_activation_checkpointing;
+  Setting mixed_precision;  // no, fp16, bf16, fp8
+  Setting deepspeed_config_file;
+  // accelerate-YAML keys that must not sit next to deepspeed_config_file (DeepSpeedPlugin
+  // _deepspeed_config_checks): each key and where it is written.
+  std::vector<std::pair<std::string, Span>> deepspeed_file_conflicts;
+  Setting num_processes;  // total processes over all machines (accelerate's meaning)
+  Setting num_machines;
+};
+
 struct TrainingRun {
   std::string name;                     // "launch.sh:3" or "train.py"
   std::optional<LaunchCommand> launch;  // none for a script no launch names
@@ -104,7 +120,7 @@ struct TrainingRun {
   std::vector<const ClassInfo*> parser_classes;
   std::vector<std::string> user_fields;
   bool parser_classes_complete = true;
-  bool args_fully_known = true;   // false: unset fields may still be set somewhere we cannot see
+  bool args_fully_known = true;  // false: unset fields may still be set somewhere we cannot see
 
   std::map<std::string, Setting, std::less<>> args;  // explicitly set trainer arguments
   Setting cp_size;
@@ -114,12 +130,21 @@ struct TrainingRun {
   Setting num_processes;
   Setting num_machines;
   Setting world_size;
+  Setting dp_replicate_size;
+  Setting dp_shard_size;
+  Setting tp_size;
+  Setting sp_backend;               // "deepspeed" unless set otherwise
+  bool parallelism_config = false;  // a ParallelismConfig reaches the Accelerator
+  AccelerateSettings accelerate;
+  Setting attn_implementation;  // the model's attention implementation (transformers' default is sdpa)
 
   // The effective value of a trainer argument: explicit, else the library default, else
   // Unknown (when something we cannot see may set it) or Unset.
   Setting arg(std::string_view field) const;
   // True for SFTTrainer and trainers derived from it (packing is an SFT feature).
   bool is_sft_family() const;
+  // The effective trainer precision: "fp16", "bf16" or "no"; Unknown when a flag is unknown.
+  Setting trainer_precision() const;
   Span launch_span() const { return launch ? launch->span : Span{}; }
 };
 

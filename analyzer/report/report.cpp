@@ -251,6 +251,21 @@ void print_run(std::ostream& out, const TrainingRun& r, const Project& project) 
   out << "  world_size = " << value_text(r.world_size) << "  # " << where(r.world_size, project) << '\n';
   out << "  cp_size = " << value_text(r.cp_size) << "  # " << where(r.cp_size, project) << '\n';
   out << "  sp_size = " << value_text(r.sp_size) << "  # " << where(r.sp_size, project) << '\n';
+  const std::pair<const char*, const Setting*> more[] = {
+      {"dp_replicate_size", &r.dp_replicate_size},
+      {"dp_shard_size", &r.dp_shard_size},
+      {"tp_size", &r.tp_size},
+      {"sp_backend", &r.sp_backend},
+      {"distributed_type", &r.accelerate.distributed_type},
+      {"fsdp_version", &r.accelerate.fsdp_version},
+      {"fsdp_activation_checkpointing", &r.accelerate.fsdp_activation_checkpointing},
+      {"mixed_precision", &r.accelerate.mixed_precision},
+      {"deepspeed_config_file", &r.accelerate.deepspeed_config_file},
+      {"attn_implementation", &r.attn_implementation},
+  };
+  for (const auto& [name, s] : more)
+    if (s->state != Setting::State::Unset)
+      out << "  " << name << " = " << value_text(*s) << "  # " << where(*s, project) << '\n';
   if (r.launch && !r.launch->env.empty()) {
     out << "environment:\n";
     for (const auto& e : r.launch->env)

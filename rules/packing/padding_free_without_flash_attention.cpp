@@ -1,0 +1,69 @@
+// TRL202 padding-free-without-flash-attention (warning)
+//
+// SFTTrainer (trl/trainer/sft_trainer.py@v1.9.0) warns when padding_free is on and the attention
+// implementation is not a FlashAttention variant: the flattened batch is one sequence to sdpa/eager.
+
+#include "rules/rule_support.hpp"
+
+namespace trl {
+
+namespace {
+
+const RuleInfo kInfo{"TRL202", "padding-free-without-flash-attention", Severity::Warning,
+                     "SFT padding_free without FlashAttention: batch samples attend to each other.",
+                     R"(## What it does
+Finds SFT runs with `padding_free: true` (and packing off; packing is TRL201's business) whose
+model is not loaded with a FlashAttention implementation. transformers' default is `sdpa`.
+
+## Why is this bad?
+Padding-free training flattens the batch into one sequence and separates samples only with
+`position_ids`. `sdpa` and `eager` ignore them, so each sample attends to the samples before it.
+TRL only logs a warning.
+
+## Example
+```yaml
+padding_free: true
+attn_implementation: sdpa
+```
+
+## Use instead
+```yaml
+padding_free: true
+attn_implementation: flash_attention_2
+```
+
+## References
+- trl `trl/trainer/sft_trainer.py` (padding-free warning, `FLASH_ATTENTION_VARIANTS`)
+- trl issue #2834 (loss spike: padding-free without FlashAttention)
+)"};
+
+class PaddingFreeWithoutFlashAttention final : public Rule {
+ public:
+  const RuleInfo& info() const override { return kInfo; }
+
+  void check_run(const TrainingRun& run, const Project&, std::vector<Diagnostic>& out) const override {
+    if (!run.is_sft_family()) return;
+    const Setting pf = run.arg("padding_free");
+    const Setting packing = run.arg("packing");
+    if (!pf.known_true() || !packing.known() || packing.value.truthy()) return;
+    const Setting& attn = run.attn_implementation;
+    if (!attn.known() || attn.value.kind != Scalar::Kind::Str || support::is_flash_attention(attn.value.s)) return;
+    Diagnostic d = make(support::primary_span(run, {&pf, &attn}),
+                        "`padding_free` without FlashAttention: the model uses `" + attn.value.s +
+                            "`, which ignores the sample boundaries of the flattened batch");
+    d.label = "padding_free enabled here (" + pf.origin + ")";
+    support::relate(d, attn, "attention implementation `" + attn.value.s + "`");
+    support::relate_launch(d, run);
+    d.notes.push_back("TRL only logs a warning; training proceeds with samples attending to each other");
+    d.help = "set `attn_implementation: flash_attention_2`, or `padding_free: false`";
+    out.push_back(std::move(d));
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Rule> make_padding_free_without_flash_attention() {
+  return std::make_unique<PaddingFreeWithoutFlashAttention>();
+}
+
+}  // namespace trl

@@ -1,0 +1,90 @@
+// TRL105 cp-sequence-not-divisible (error; warning when pad_to_multiple_of is unset)
+//
+// Torch context parallelism load-balances each sequence into 2 * cp_size chunks and asserts
+// `seq_len % (2 * cp_size) == 0` (torch distributed/tensor/experimental/_attention.py load
+// balancers). Batches padded to the longest sequence only meet that when pad_to_multiple_of is a
+// multiple of 2 * cp_size.
+
+#include "rules/rule_support.hpp"
+
+namespace trl {
+
+namespace {
+
+const RuleInfo kInfo{"TRL105", "cp-sequence-not-divisible", Severity::Error,
+                     "Context parallelism needs sequence lengths divisible by 2 * cp_size.",
+                     R"(## What it does
+Finds runs with context parallelism (`cp_size > 1`) whose `pad_to_multiple_of` is not a multiple
+of `2 * cp_size` (error), or is unset so that batch lengths are arbitrary (warning).
+
+## Why is this bad?
+PyTorch's context parallelism splits each sequence into `2 * cp_size` chunks for load balancing
+and asserts that the length divides evenly. A batch padded to its longest sequence fails that
+assertion as soon as a length is not a multiple, at the first such step, after the model has loaded.
+
+## Example
+```yaml
+pad_to_multiple_of: 2     # cp_size: 2 needs a multiple of 4
+```
+
+## Use instead
+```yaml
+pad_to_multiple_of: 4     # 2 * cp_size
+```
+
+## References
+- trl `docs/source/distributing_training.md` (Ring attention: "sequence length divisible by cp_size*2")
+- torch `torch/distributed/tensor/experimental/_attention.py` (`_HeadTailLoadBalancer`, `_RoundRobinLoadBalancer`)
+)"};
+
+class CpSequenceNotDivisible final : public Rule {
+ public:
+  const RuleInfo& info() const override { return kInfo; }
+
+  void check_run(const TrainingRun& run, const Project&, std::vector<Diagnostic>& out) const override {
+    const auto cp = run.cp_size.as_int();
+    if (!cp || *cp <= 1 || !run.config_class || support::is_rl_generation_trainer(run)) return;
+    if (!Knowledge::get().field(*run.config_class, "pad_to_multiple_of")) return;
+    const Setting pad = run.arg("pad_to_multiple_of");
+    if (!pad.known()) return;
+    const std::int64_t need = 2 * *cp;
+    const std::string cps = "cp_size=" + std::to_string(*cp);
+    if (pad.value.kind == Scalar::Kind::Null) {
+      Diagnostic d = make(support::primary_span(run, {&pad, &run.cp_size}),
+                          "context parallelism (" + cps +
+                              ") without `pad_to_multiple_of`: sequence lengths must be "
+                              "divisible by " +
+                              std::to_string(need));
+      d.severity = Severity::Warning;
+      d.label = "context parallelism enabled here";
+      support::relate_launch(d, run);
+      d.notes.push_back(
+          "batches are padded to their longest sequence; torch's context parallelism raises at the first "
+          "batch whose length is not a multiple of 2 * cp_size");
+      d.help = "set `pad_to_multiple_of: " + std::to_string(need) + "`";
+      out.push_back(std::move(d));
+      return;
+    }
+    const auto p = pad.as_int();
+    if (!p || (*p > 0 && *p % need == 0)) return;
+    Diagnostic d = make(support::primary_span(run, {&pad, &run.cp_size}), "`pad_to_multiple_of: " + std::to_string(*p) +
+                                                                              "` is not a multiple of 2 * cp_size (" +
+                                                                              std::to_string(need) + ")");
+    d.label = "pad_to_multiple_of set here (" + pad.origin + ")";
+    support::relate(d, run.cp_size, "context parallelism enabled here (" + cps + ")");
+    support::relate_launch(d, run);
+    d.notes.push_back(
+        "torch's context parallelism asserts at the first batch whose length is not divisible by "
+        "2 * cp_size, after the model has loaded");
+    d.help = "set `pad_to_multiple_of: " + std::to_string(need) + "`";
+    out.push_back(std::move(d));
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Rule> make_cp_sequence_not_divisible() {
+  return std::make_unique<CpSequenceNotDivisible>();
+}
+
+}  // namespace trl

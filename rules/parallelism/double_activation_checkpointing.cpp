@@ -1,0 +1,77 @@
+// TRL109 double-activation-checkpointing (error)
+//
+// transformers Trainer.create_accelerator_and_postprocess raises when the FSDP plugin has
+// activation_checkpointing and TrainingArguments.gradient_checkpointing is True. TRL configs
+// default gradient_checkpointing to True (trl/trainer/base_config.py), so an FSDP YAML with
+// fsdp_activation_checkpointing: true fails with every TRL trainer unless it is turned off.
+
+#include "rules/rule_support.hpp"
+
+namespace trl {
+
+namespace {
+
+const RuleInfo kInfo{"TRL109", "double-activation-checkpointing", Severity::Error,
+                     "FSDP activation checkpointing together with gradient_checkpointing.",
+                     R"(## What it does
+Finds FSDP runs with `fsdp_activation_checkpointing: true` in the accelerate config while the
+trainer's `gradient_checkpointing` is true. TRL's configs default `gradient_checkpointing` to
+`True`, so leaving it unset counts.
+
+## Why is this bad?
+The transformers Trainer raises `ValueError: The activation_checkpointing in FSDP config and the
+gradient_checkpointing in training arg can't be set to True simultaneously` when it builds the
+Accelerator, at start-up.
+
+## Example
+```yaml
+# accelerate/fsdp2.yaml
+distributed_type: FSDP
+fsdp_config:
+  fsdp_activation_checkpointing: true
+```
+with an SFT YAML that does not set `gradient_checkpointing` (TRL default: true).
+
+## Use instead
+```yaml
+gradient_checkpointing: false   # let FSDP checkpoint activations
+```
+
+## References
+- transformers `src/transformers/trainer.py` `create_accelerator_and_postprocess`
+- trl `trl/trainer/base_config.py` (`gradient_checkpointing=True`, v1.0+; TRL configs since v0.22)
+)"};
+
+class DoubleActivationCheckpointing final : public Rule {
+ public:
+  const RuleInfo& info() const override { return kInfo; }
+
+  void check_run(const TrainingRun& run, const Project&, std::vector<Diagnostic>& out) const override {
+    const AccelerateSettings& a = run.accelerate;
+    if (!a.launched || !support::is_str(a.distributed_type, "FSDP") || !a.fsdp_activation_checkpointing.known_true())
+      return;
+    const Setting gc = run.arg("gradient_checkpointing");
+    if (!gc.known_true()) return;
+    const bool by_default = !gc.span.valid();
+    Diagnostic d = make(support::primary_span(run, {&gc, &a.fsdp_activation_checkpointing}),
+                        std::string("`gradient_checkpointing` is true") +
+                            (by_default ? " (the " + support::trainer_name(run) + " default)" : "") +
+                            " while the accelerate config sets `fsdp_activation_checkpointing: true`");
+    d.label = by_default ? "FSDP activation checkpointing enabled here" : "gradient_checkpointing set here";
+    if (!by_default) support::relate(d, a.fsdp_activation_checkpointing, "FSDP activation checkpointing enabled here");
+    support::relate_launch(d, run);
+    d.notes.push_back("the transformers Trainer raises ValueError at start-up: both can't be True simultaneously");
+    d.help =
+        "set `gradient_checkpointing: false` in the trainer config (FSDP then checkpoints activations), or "
+        "`fsdp_activation_checkpointing: false`";
+    out.push_back(std::move(d));
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Rule> make_double_activation_checkpointing() {
+  return std::make_unique<DoubleActivationCheckpointing>();
+}
+
+}  // namespace trl
