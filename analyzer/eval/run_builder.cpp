@@ -106,7 +106,7 @@ class Builder {
  public:
   Builder(const Project& p, const Knowledge& k) : p_(p), k_(k) {}
 
-  std::vector<TrainingRun> build() {
+  std::vector<TrainingRun> build(const std::vector<DeclaredRun>& declared) {
     for (FileId id = 0; id < p_.sources.size(); ++id) {
       const auto& f = p_.sources.get(id);
       if (f.kind == FileKind::Python && p_.facts[id].loaded && imports_training_library(p_.facts[id].python))
@@ -123,6 +123,15 @@ class Builder {
           if (r.script != kNoFile) launched.insert(r.script);
           runs.push_back(std::move(r));
         }
+      }
+    }
+    for (const DeclaredRun& d : declared) {
+      if (d.file == kNoFile) continue;
+      auto built = from_launch(d.launch, d.file);
+      for (auto& r : built) {
+        if (!d.name.empty()) r.name = d.name;
+        if (r.script != kNoFile) launched.insert(r.script);
+        runs.push_back(std::move(r));
       }
     }
     for (const auto& [id, summary] : summaries_) {
@@ -469,8 +478,9 @@ void apply_cli_args(const std::vector<Word>& args, const std::vector<const Class
   }
 }
 
-std::vector<TrainingRun> build_runs(const Project& project, const Knowledge& knowledge) {
-  return Builder(project, knowledge).build();
+std::vector<TrainingRun> build_runs(const Project& project, const Knowledge& knowledge,
+                                    const std::vector<DeclaredRun>& declared) {
+  return Builder(project, knowledge).build(declared);
 }
 
 }  // namespace trl

@@ -45,6 +45,10 @@ struct TrainingRun {
   bool args_from_parser = false;  // trainer args come from argv and --config
   bool args_fully_known = true;   // false: unset fields may still be set somewhere we cannot see
 
+  // Library versions the run targets, from the trl-lint configuration that governs the run's
+  // launch file (or script): "trl" -> "0.19.1". Empty when the configuration names none.
+  std::map<std::string, std::string, std::less<>> target_versions;
+
   std::map<std::string, Setting, std::less<>> args;  // explicitly set trainer arguments
   Setting cp_size;
   Setting sp_size;
