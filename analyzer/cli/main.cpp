@@ -129,7 +129,8 @@ std::size_t apply_fixes(const trl::LoadOptions& options, trl::Configuration& con
     std::size_t now = 0;
     for (std::size_t i : done) now += failed.count(i) ? 0 : 1;
     fixed += now;
-    if (now == 0 || plan.deferred == 0) break;
+    if (now == 0) break;  // a fix may uncover another finding with a fix: analyse again
+    if (pass == 9) std::cerr << "trl-lint: fixes did not converge after 10 passes; please report this\n";
   }
   return fixed;
 }

@@ -28,7 +28,10 @@ struct Value {
 std::string read_text(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw ConfigError(path + ": cannot read configuration file");
-  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  if (text.find('\0') != std::string::npos || !is_valid_utf8(text))
+    throw ConfigError(path + ": a configuration file must be UTF-8 text");
+  return text;
 }
 
 // --- YAML (yaml-cpp) ---

@@ -185,6 +185,14 @@ TEST_CASE("unknown keys are errors with a position and a suggestion", "[config]"
     auto f = d.write(".trl-lint.yaml", "select: [TRL1\n");
     CHECK_THAT(error_of([&] { load_config_file(f); }), Catch::Contains("invalid YAML"));
   }
+  SECTION("binary content") {
+    auto f = d.write(".trl-lint.yaml", std::string("select: [TRL1]\0\xff", 16));
+    CHECK_THAT(error_of([&] { load_config_file(f); }), Catch::Contains("must be UTF-8 text"));
+  }
+  SECTION("a recursive alias") {
+    auto f = d.write(".trl-lint.yaml", "runs: &a [*a]\n");
+    CHECK_THAT(error_of([&] { load_config_file(f); }), Catch::Contains("nested too deeply"));
+  }
   SECTION("a version that is not one") {
     auto f = d.write(".trl-lint.yaml", "target-versions: {trl: latest}\n");
     CHECK_THAT(error_of([&] { load_config_file(f); }), Catch::Contains("`latest` is not a version"));
