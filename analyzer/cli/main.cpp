@@ -2,10 +2,16 @@
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <cstdlib>
+#include <filesystem>
 #include <iostream>
+#include <set>
 
+#include "analyzer/config/apply.hpp"
+#include "analyzer/config/configuration.hpp"
 #include "analyzer/eval/run_builder.hpp"
+#include "analyzer/fix/fixer.hpp"
 #include "analyzer/knowledge/knowledge.hpp"
 #include "analyzer/report/report.hpp"
 #include "rules/registry.hpp"
@@ -53,6 +59,82 @@ int print_rule(const std::string& code, bool all) {
   return 0;
 }
 
+// Explicit files (as pre-commit passes them): the whole project they belong to is analysed,
+// and only findings whose primary or related locations are in one of those files are kept.
+struct Focus {
+  std::set<std::string> files;  // canonical absolute paths; empty: keep everything
+  bool touches(const trl::Project& project, trl::Span span) const {
+    if (!span.valid() || span.file >= project.sources.size()) return false;
+    std::error_code ec;
+    const auto p = std::filesystem::weakly_canonical(project.sources.get(span.file).abs_path, ec);
+    return files.count(p.string()) > 0;
+  }
+  bool keeps(const trl::Project& project, const trl::Diagnostic& d) const {
+    if (files.empty() || touches(project, d.span)) return true;
+    return std::any_of(d.related.begin(), d.related.end(),
+                       [&](const trl::RelatedLocation& r) { return touches(project, r.span); });
+  }
+};
+
+struct Analysis {
+  trl::Project project;
+  std::vector<trl::TrainingRun> runs;
+  std::vector<trl::Diagnostic> diags;
+};
+
+Analysis analyse(trl::LoadOptions options, trl::Configuration& config, const Focus& focus) {
+  Analysis a;
+  options.excluded = trl::exclusion(config);
+  a.project = trl::load_project(options);
+  if (!a.project.missing_paths.empty()) return a;
+  auto declared = trl::declared_runs(a.project, config);
+  a.runs = trl::build_runs(a.project, trl::Knowledge::get(), declared);
+  trl::apply_target_versions(a.runs, a.project, config);
+  trl::Selection selection{{}, trl::disabled_everywhere(config)};
+  a.diags = trl::collect_diagnostics(a.project, a.runs, selection);
+  trl::apply_settings(a.diags, a.project, config);
+  std::erase_if(a.diags, [&](const trl::Diagnostic& d) { return !focus.keeps(a.project, d); });
+  return a;
+}
+
+// --diff: the fixes as a unified diff; nothing is written. Exit 1 when there would be changes.
+int print_fix_diff(const Analysis& a, const trl::FixOptions& options) {
+  trl::FixPlan plan = trl::plan_fixes(a.diags, a.project, options);
+  for (const auto& r : plan.refused) std::cerr << "trl-lint: " << r << '\n';
+  std::size_t fixable = std::count(plan.fixed.begin(), plan.fixed.end(), true);
+  for (const auto& f : plan.files) {
+    const trl::SourceFile& src = a.project.sources.get(f.file);
+    std::cout << trl::unified_diff(src.path, src.text, f.fixed);
+  }
+  std::cout.flush();
+  if (fixable) std::cerr << "Would fix " << fixable << " finding" << (fixable == 1 ? "" : "s") << ".\n";
+  return plan.files.empty() ? 0 : 1;
+}
+
+// --fix: apply, analyse again, repeat while fixes apply (overlapping fixes wait for a later pass).
+std::size_t apply_fixes(const trl::LoadOptions& options, trl::Configuration& config, const Focus& focus,
+                        const trl::FixOptions& fix_options) {
+  std::size_t fixed = 0;
+  for (int pass = 0; pass < 10; ++pass) {
+    Analysis a = analyse(options, config, focus);
+    trl::FixPlan plan = trl::plan_fixes(a.diags, a.project, fix_options);
+    for (const auto& r : plan.refused) std::cerr << "trl-lint: " << r << '\n';
+    std::set<std::size_t> done, failed;
+    for (const auto& f : plan.files) {
+      const trl::SourceFile& src = a.project.sources.get(f.file);
+      const std::string error = trl::write_fixed_file(src, f.fixed);
+      if (!error.empty()) std::cerr << "trl-lint: " << src.path << ": " << error << '\n';
+      (error.empty() ? done : failed).insert(f.applied.begin(), f.applied.end());
+    }
+    std::size_t now = 0;
+    for (std::size_t i : done) now += failed.count(i) ? 0 : 1;
+    fixed += now;
+    if (now == 0) break;  // a fix may uncover another finding with a fix: analyse again
+    if (pass == 9) std::cerr << "trl-lint: fixes did not converge after 10 passes; please report this\n";
+  }
+  return fixed;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -64,15 +146,28 @@ int main(int argc, char** argv) {
   unsigned threads = 0;
   std::uint64_t max_file_size_mb = 10;
   std::vector<std::string> select, ignore;
+  std::vector<std::string> extend_select;
   bool exit_zero = false;
-  app.add_option("paths", paths, "Files or folders to analyse (default: .)");
+  std::string config_file;
+  bool isolated = false;
+  bool fix = false, unsafe_fixes = false, diff = false;
+  app.add_option("paths", paths,
+                 "Files or folders to analyse (default: .). Files alone: their whole project is analysed and "
+                 "findings touching them are reported");
   app.add_option("--output-format", format, "Output format")->check(CLI::IsMember({"full", "concise"}));
   app.add_option("--color", color, "Colour the output")->check(CLI::IsMember({"auto", "always", "never"}));
   app.add_option("--threads", threads, "Worker threads for parsing (default: number of cores)");
   app.add_option("--max-file-size", max_file_size_mb, "Skip files larger than this many MB (default 10)");
   app.add_option("--select", select, "Only these rule codes or prefixes (comma-separated)");
   app.add_option("--ignore", ignore, "Skip these rule codes or prefixes (comma-separated)");
+  app.add_option("--extend-select", extend_select, "Also enable these rule codes or prefixes (comma-separated)");
   app.add_flag("--exit-zero", exit_zero, "Exit 0 even when there are findings");
+  auto* config_opt =
+      app.add_option("--config", config_file, "Use this configuration file for every file (ignore the others)");
+  app.add_flag("--isolated", isolated, "Ignore every configuration file")->excludes(config_opt);
+  app.add_flag("--fix", fix, "Apply safe fixes");
+  app.add_flag("--unsafe-fixes", unsafe_fixes, "With --fix or --diff, also apply fixes marked unsafe");
+  app.add_flag("--diff", diff, "Print the fixes as a unified diff and change nothing (exit 1 when there are changes)");
 
   std::string rule_code;
   bool rule_all = false;
@@ -92,6 +187,12 @@ int main(int argc, char** argv) {
   auto* graph_cmd = app.add_subcommand("graph", "Print the graph of launchers, scripts and config files");
   graph_cmd->add_option("paths", run_paths, "Files or folders (default: .)");
   graph_cmd->add_option("--format", graph_format, "Graph format")->check(CLI::IsMember({"dot", "mermaid"}));
+  bool show_config = false;
+  std::string show_path = ".";
+  auto* config_cmd = app.add_subcommand("config", "Print the resolved configuration");
+  config_cmd->add_flag("--show", show_config, "Print the settings that apply to PATH")->required();
+  config_cmd->add_option("path", show_path, "File or folder (default: .)");
+  config_cmd->fallthrough();
 
   try {
     app.parse(argc, argv);
@@ -108,18 +209,57 @@ int main(int argc, char** argv) {
       }
       return print_rule(rule_code, rule_all);
     }
+    trl::ConfigOptions config_options;
+    config_options.isolated = isolated;
+    if (!config_file.empty()) config_options.config_file = config_file;
+    if (!select.empty()) config_options.command_line.select = split_codes(select);
+    config_options.command_line.extend_select = split_codes(extend_select);
+    config_options.command_line.ignore = split_codes(ignore);
+    trl::Configuration config(config_options);
+    if (*config_cmd) {
+      std::error_code ec;
+      namespace fs = std::filesystem;
+      if (!fs::exists(show_path, ec)) {
+        std::cerr << "trl-lint config: " << show_path << ": no such file or directory\n";
+        return 2;
+      }
+      const std::string abs = fs::absolute(show_path, ec).lexically_normal().string();
+      trl::print_settings(std::cout, config.for_path(abs), show_path);
+      return 0;
+    }
+
     trl::LoadOptions options;
     if (!paths.empty()) options.paths = paths;
     if ((*runs_cmd || *show_cmd || *graph_cmd) && !run_paths.empty()) options.paths = run_paths;
     options.threads = threads;
     options.max_file_size = max_file_size_mb << 20;
-    const trl::Knowledge& knowledge = trl::Knowledge::get();
-    trl::Project project = trl::load_project(options);
+    Focus focus;
+    if (!*runs_cmd && !*show_cmd && !*graph_cmd && !paths.empty()) {
+      namespace fs = std::filesystem;
+      std::error_code ec;
+      const bool files_only =
+          std::all_of(paths.begin(), paths.end(), [&](const std::string& p) { return fs::is_regular_file(p, ec); });
+      if (files_only) {
+        std::vector<std::string> roots;
+        for (const auto& p : paths) {
+          const std::string abs = fs::weakly_canonical(fs::absolute(p, ec), ec).string();
+          focus.files.insert(abs);
+          const std::string root = trl::project_root_of(abs);
+          if (std::find(roots.begin(), roots.end(), root) == roots.end()) roots.push_back(root);
+        }
+        options.paths = roots;
+      }
+    }
+    const trl::FixOptions fix_options{unsafe_fixes};
+    std::size_t fixed = 0;
+    if (fix && !diff) fixed = apply_fixes(options, config, focus, fix_options);
+    Analysis a = analyse(options, config, focus);
+    trl::Project& project = a.project;
     if (!project.missing_paths.empty()) {
       for (const auto& p : project.missing_paths) std::cerr << "trl-lint: " << p << ": no such file or directory\n";
       return 2;
     }
-    auto runs = trl::build_runs(project, knowledge);
+    const auto& runs = a.runs;
     if (*runs_cmd) {
       trl::print_runs(std::cout, runs, project);
       return 0;
@@ -137,8 +277,8 @@ int main(int argc, char** argv) {
       std::cerr << "trl-lint show-run: no run named `" << run_ref << "` (see `trl-lint runs`)\n";
       return 2;
     }
-    trl::Selection selection{split_codes(select), split_codes(ignore)};
-    auto diags = trl::collect_diagnostics(project, runs, selection);
+    if (diff) return print_fix_diff(a, fix_options);
+    const auto& diags = a.diags;
     if (format == "concise") {
       trl::print_concise(std::cout, diags, project);
     } else {
@@ -146,7 +286,11 @@ int main(int argc, char** argv) {
       trl::print_full(std::cout, diags, project, use_color);
     }
     std::cout.flush();
+    if (fixed) std::cerr << "Fixed " << fixed << " finding" << (fixed == 1 ? "" : "s") << ".\n";
     return diags.empty() || exit_zero ? 0 : 1;
+  } catch (const trl::ConfigError& e) {
+    std::cerr << "trl-lint: error: " << e.what() << '\n';
+    return 2;
   } catch (const std::exception& e) {
     std::cerr << "trl-lint: internal error: " << e.what() << '\n';
     return 2;

@@ -72,7 +72,7 @@ FileKind classify(const std::string& name, std::string_view head) {
   return FileKind::Other;
 }
 
-Discovery discover(const std::vector<std::string>& paths) {
+Discovery discover(const std::vector<std::string>& paths, const ExcludeFn& excluded) {
   Discovery out;
   std::set<std::string> seen;
   for (const auto& given : paths) {
@@ -126,10 +126,12 @@ Discovery discover(const std::vector<std::string>& paths) {
         }
         if (e.is_directory(sec) && !is_link) {
           if (skipped_dir(name, path) || ignore.ignored(rel, true)) continue;
+          if (excluded && excluded(path.lexically_normal().string())) continue;
           subdirs.push_back(path);
           continue;
         }
         if (ignore.ignored(rel, false)) continue;
+        if (excluded && excluded(path.lexically_normal().string())) continue;
         const bool regular = e.is_regular_file(sec);
         FileKind kind = classify(name, (name.find('.') == std::string::npos && regular) ? read_head(path, 256) : "");
         if (kind == FileKind::Other) continue;

@@ -3,6 +3,7 @@
 // a symlink out of the root.
 #pragma once
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -24,7 +25,10 @@ struct Discovery {
   std::vector<std::string> missing;                           // paths given that do not exist
 };
 
-Discovery discover(const std::vector<std::string>& paths);
+// `excluded` (absolute path) prunes files and folders met during a folder walk; a file named
+// explicitly is read whatever it says.
+using ExcludeFn = std::function<bool(const std::string& abs_path)>;
+Discovery discover(const std::vector<std::string>& paths, const ExcludeFn& excluded = {});
 
 // Kind by name (and, for files without an extension, by a shell shebang in `head`).
 FileKind classify(const std::string& filename, std::string_view head);

@@ -139,7 +139,7 @@ class Builder {
  public:
   Builder(const Project& p, const Knowledge& k) : p_(p), k_(k), evaluator_(p, k) {}
 
-  std::vector<TrainingRun> build(const std::vector<ExplicitRun>& explicit_runs) {
+  std::vector<TrainingRun> build(const std::vector<DeclaredRun>& declared) {
     // Scripts that import a training library directly may be run on their own; others are
     // evaluated when a launch names them or when an entry script imports them. Python blocks
     // of Markdown pages and notebook cells count as scripts too.
@@ -162,11 +162,12 @@ class Builder {
         }
       }
     }
-    for (const ExplicitRun& e : explicit_runs) {
-      LaunchCommand l = explicit_launch(e);
-      auto built = from_launch(l, e.file, &e);
+    for (const DeclaredRun& d : declared) {
+      if (d.file == kNoFile) continue;
+      auto built = from_launch(d.launch, d.file);
       for (auto& r : built) {
         r.explicit_run = true;
+        if (!d.name.empty()) r.name = d.name;
         if (r.script != kNoFile) launched.insert(r.script);
         runs.push_back(std::move(r));
       }
@@ -210,30 +211,6 @@ class Builder {
   }
 
   // A launch line for a project config's `runs:` entry.
-  static LaunchCommand explicit_launch(const ExplicitRun& e) {
-    LaunchCommand l;
-    l.span = e.span;
-    l.launcher_span = e.span;
-    auto word = [&](const std::string& t) { return Word{t, true, e.span}; };
-    if (e.script.rfind("trl ", 0) == 0) {
-      l.launcher = Launcher::Trl;
-      l.trl_command = e.script.substr(4);
-    } else {
-      l.launcher = e.accelerate_config.empty() ? Launcher::Python : Launcher::Accelerate;
-      if (!e.script.empty()) l.script = word(e.script);
-    }
-    if (!e.accelerate_config.empty())
-      l.options.push_back(
-          {l.launcher == Launcher::Trl ? "accelerate_config" : "config_file", word(e.accelerate_config), e.span});
-    if (!e.config.empty()) {
-      l.args.push_back(word("--config"));
-      l.args.push_back(word(e.config));
-    }
-    for (const auto& a : e.args) l.args.push_back(word(a));
-    for (const auto& [name, value] : e.env) l.env.push_back({name, word(value)});
-    return l;
-  }
-
   // Whether a path exists under one of the bases (any file, not only the analysed kinds).
   bool exists_on_disk(const std::string& path, const std::vector<std::string>& b) const {
     std::error_code ec;
@@ -300,7 +277,7 @@ class Builder {
     return std::nullopt;
   }
 
-  std::vector<TrainingRun> from_launch(const LaunchCommand& l, FileId launch_file, const ExplicitRun* e = nullptr) {
+  std::vector<TrainingRun> from_launch(const LaunchCommand& l, FileId launch_file) {
     FileId script = l.launcher == Launcher::Trl ? kNoFile : resolve_script(l, launch_file);
     sections_ = doc_sections(l, launch_file);
     config_lines_.reset();
@@ -336,7 +313,6 @@ class Builder {
     auto runs = for_script(script, &l, launch_file);
     for (auto& r : runs) {
       if (ref) r.references.insert(r.references.begin(), *ref);
-      if (e && !e->name.empty()) r.name = e->name;
     }
     sections_.clear();
     return runs;
@@ -890,8 +866,8 @@ void apply_cli_args(const std::vector<Word>& args, const std::vector<const Class
 }
 
 std::vector<TrainingRun> build_runs(const Project& project, const Knowledge& knowledge,
-                                    const std::vector<ExplicitRun>& explicit_runs) {
-  return Builder(project, knowledge).build(explicit_runs);
+                                    const std::vector<DeclaredRun>& declared) {
+  return Builder(project, knowledge).build(declared);
 }
 
 }  // namespace trl

@@ -11,10 +11,18 @@ namespace trl {
 
 class Knowledge;
 
-// One run per launch command found in the project, one per explicit run (a project config's
-// `runs:` entry), and one per training script that no launch names.
+// A run declared in the trl-lint configuration (`runs:`), already expressed as the launch it
+// stands for: its words point into the configuration file (`file`), paths relative to it.
+struct DeclaredRun {
+  std::string name;
+  FileId file = kNoFile;
+  LaunchCommand launch;
+};
+
+// Runs inferred from launch lines and entry scripts, plus the declared ones. A script that a
+// declared run starts is not also analysed as a bare entry script.
 std::vector<TrainingRun> build_runs(const Project& project, const Knowledge& knowledge,
-                                    const std::vector<ExplicitRun>& explicit_runs = {});
+                                    const std::vector<DeclaredRun>& declared = {});
 
 // Parses a script's own arguments (`--packing`, `--max_length=2048`, `--packing false`) into
 // settings, using the field types of `classes`. `--config` is skipped.

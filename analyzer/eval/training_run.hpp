@@ -70,18 +70,6 @@ struct FileReference {
 };
 const char* to_string(FileReference::Kind k);
 
-// What a project config's `runs:` entry says about a run no file launches.
-struct ExplicitRun {
-  std::string name;
-  std::string script;             // path relative to the project root, or `trl sft` etc.
-  std::string config;             // trainer YAML (--config)
-  std::string accelerate_config;  // accelerate YAML, or a TRL profile name
-  std::vector<std::string> args;  // extra script arguments
-  std::vector<std::pair<std::string, std::string>> env;
-  Span span;              // where the entry is written (the project config), if known
-  FileId file = kNoFile;  // the project config file, if it is a project file
-};
-
 // The accelerate side of a run, as `accelerate launch` resolves it (commands/launch.py
 // _validate_launch_command): launch flag > accelerate YAML > environment > default.
 struct AccelerateSettings {
@@ -121,6 +109,10 @@ struct TrainingRun {
   std::vector<std::string> user_fields;
   bool parser_classes_complete = true;
   bool args_fully_known = true;  // false: unset fields may still be set somewhere we cannot see
+
+  // Library versions the run targets, from the trl-lint configuration that governs the run's
+  // launch file (or script): "trl" -> "0.19.1". Empty when the configuration names none.
+  std::map<std::string, std::string, std::less<>> target_versions;
 
   std::map<std::string, Setting, std::less<>> args;  // explicitly set trainer arguments
   Setting cp_size;

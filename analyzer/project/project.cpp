@@ -142,7 +142,7 @@ void extract_file(Project& project, FileId id) {
 
 Project load_project(const LoadOptions& options) {
   Project project;
-  Discovery d = discover(options.paths);
+  Discovery d = discover(options.paths, options.excluded);
   project.root = d.root;
   project.missing_paths = std::move(d.missing);
   for (auto& f : d.files) {

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "analyzer/discover/discover.hpp"
 #include "analyzer/facts/command.hpp"
 #include "analyzer/facts/file_facts.hpp"
 #include "analyzer/facts/python_ir.hpp"
@@ -55,6 +56,7 @@ struct LoadOptions {
   std::vector<std::string> paths{"."};
   unsigned threads = 0;  // 0: one per core
   std::uint64_t max_file_size = 10ull << 20;
+  ExcludeFn excluded;  // files and folders the configuration excludes (`exclude:`)
 };
 
 // discover -> read -> parse -> extract, files in parallel. Deterministic whatever the thread count.

@@ -1,0 +1,32 @@
+// Where the configuration meets the pipeline: which paths discovery skips, the runs a
+// configuration declares, the target versions of each run, and the rule selection, per-file
+// ignores and severities applied to findings (each by the configuration closest to the file).
+#pragma once
+
+#include <vector>
+
+#include "analyzer/config/configuration.hpp"
+#include "analyzer/diag/diagnostic.hpp"
+#include "analyzer/eval/run_builder.hpp"
+#include "analyzer/project/project.hpp"
+
+namespace trl {
+
+// For LoadOptions::excluded: the `exclude` globs of the configuration governing each folder.
+ExcludeFn exclusion(Configuration& config);
+
+// The `runs:` of every configuration that governs a project file (each declared once). A
+// configuration file outside the project is added to it, so findings can point into it.
+std::vector<DeclaredRun> declared_runs(Project& project, Configuration& config);
+
+// Fills TrainingRun::target_versions from the configuration of each run's launch file or script.
+void apply_target_versions(std::vector<TrainingRun>& runs, const Project& project, Configuration& config);
+
+// Drops findings of rules the file's configuration disables or ignores for that file, and
+// applies severity overrides.
+void apply_settings(std::vector<Diagnostic>& diags, const Project& project, Configuration& config);
+
+// Rules no configuration enables anywhere need not run at all.
+std::vector<std::string> disabled_everywhere(Configuration& config);
+
+}  // namespace trl

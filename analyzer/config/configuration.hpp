@@ -1,0 +1,54 @@
+// Finds the settings that apply to each path: the closest configuration file in the path's
+// folder or a folder above it (not above the repository root, the folder holding `.git`), like
+// ruff. `--config FILE` applies one file everywhere; `--isolated` ignores every file. The
+// command line's selection overrides whatever the files say.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "analyzer/config/settings.hpp"
+
+namespace trl {
+
+struct ConfigOptions {
+  bool isolated = false;
+  std::optional<std::string> config_file;  // --config
+  SelectionLayer command_line;             // --select / --extend-select / --ignore
+};
+
+class Configuration {
+ public:
+  // Throws ConfigError for an invalid --config file or command-line selector.
+  explicit Configuration(ConfigOptions options);
+
+  // The settings for a file or folder (absolute path). Throws ConfigError for an invalid file.
+  const Settings& for_path(const std::string& abs_path);
+  // The configuration file that governs `abs_dir`, if any (after --config / --isolated).
+  std::optional<std::string> config_file_for_dir(const std::string& abs_dir);
+
+  // Every distinct Settings resolved so far.
+  std::vector<const Settings*> resolved() const;
+
+ private:
+  const Settings& for_dir(const std::string& abs_dir);
+  std::shared_ptr<Settings> settings_of_file(const std::string& config_path);
+
+  ConfigOptions options_;
+  std::shared_ptr<Settings> fixed_;  // --config or --isolated: the same settings everywhere
+  std::map<std::string, std::shared_ptr<Settings>> by_dir_;
+  std::map<std::string, std::shared_ptr<Settings>> by_file_;
+  std::map<std::string, std::optional<std::string>> file_of_dir_;
+};
+
+// The folder a file belongs to for a whole-project analysis: the nearest folder at or above it
+// that holds `.git` or a trl-lint configuration file; the file's own folder when none does.
+std::string project_root_of(const std::string& abs_path);
+
+// `trl-lint config --show`: the resolved settings, as YAML.
+void print_settings(std::ostream& out, const Settings& settings, const std::string& for_path);
+
+}  // namespace trl

@@ -1,0 +1,97 @@
+#!/usr/bin/env bash
+# Runs Debian's real pre-commit against a temporary git repository whose hook is the
+# `trl-lint` hook of .pre-commit-hooks.yaml, as a `repo: local` hook pointing at the built
+# binary (no network). A commit that brings packing and context parallelism together is refused
+# with the finding, even though only the accelerate YAML is staged; a clean commit passes.
+set -euo pipefail
+bin=$(realpath "$1")
+src=$(realpath "$2")
+command -v pre-commit >/dev/null || { echo "pre-commit is not installed (run make setup)"; exit 1; }
+
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+export HOME=$tmp/home PRE_COMMIT_HOME=$tmp/pre-commit-home GIT_CONFIG_NOSYSTEM=1
+export GIT_AUTHOR_NAME=test GIT_AUTHOR_EMAIL=test@example.com GIT_COMMITTER_NAME=test GIT_COMMITTER_EMAIL=test@example.com
+mkdir -p "$HOME"
+repo=$tmp/repo
+mkdir -p "$repo/recipes" "$repo/scripts"
+cd "$repo"
+git init -q -b main .
+
+# The hook as the manifest defines it, with the entry pointing at the binary under test.
+{
+  echo "repos:"
+  echo "  - repo: local"
+  echo "    hooks:"
+  sed -e '/^#/d' -e '/^ *#/d' -e "s|^\(  \)\{0,1\}entry: trl-lint\$|  entry: $bin|" -e 's/^/      /' \
+    "$src/.pre-commit-hooks.yaml"
+} > .pre-commit-config.yaml
+grep -q "entry: $bin" .pre-commit-config.yaml || { echo "could not point the hook at $bin"; cat .pre-commit-config.yaml; exit 1; }
+
+cat > launch.sh <<'SH'
+#!/usr/bin/env bash
+accelerate launch --config_file recipes/accelerate.yaml scripts/sft.py --config recipes/sft.yaml
+SH
+cat > recipes/accelerate.yaml <<'YAML'
+distributed_type: FSDP
+fsdp_config:
+  fsdp_version: 2
+num_processes: 2
+parallelism_config:
+  parallelism_config_cp_size: 1
+YAML
+# This test is about the cross-file TRL101 finding; other rules' findings are out of its scope.
+cat > .trl-lint.yaml <<'YAML'
+select: [TRL101]
+YAML
+cat > recipes/sft.yaml <<'YAML'
+model_name_or_path: Qwen/Qwen2.5-0.5B
+max_length: 16384
+packing: true
+YAML
+cat > scripts/sft.py <<'PY'
+from trl import ModelConfig, ScriptArguments, SFTConfig, SFTTrainer, TrlParser
+
+if __name__ == "__main__":
+    parser = TrlParser((ScriptArguments, SFTConfig, ModelConfig))
+    script_args, training_args, model_args = parser.parse_args_and_config()
+    SFTTrainer(model=model_args.model_name_or_path, args=training_args).train()
+PY
+fail() { echo "FAIL: $1"; echo "--- hook output:"; cat "$tmp/out"; exit 1; }
+pre-commit install >/dev/null
+git add -A
+git commit -qm "clean start" >"$tmp/out" 2>&1 || { echo "FAIL: the clean first commit was refused"; exit 1; }
+commits() { git rev-list --count HEAD; }
+[ "$(commits)" = 1 ]
+
+
+
+# 1. Bad: cp_size 2 staged alone; `packing: true` lives in a committed, unchanged file.
+sed -i 's/parallelism_config_cp_size: 1/parallelism_config_cp_size: 2/' recipes/accelerate.yaml
+git add recipes/accelerate.yaml
+if git commit -m "enable context parallelism" > "$tmp/out" 2>&1; then fail "the bad commit was accepted"; fi
+grep -q "TRL101" "$tmp/out" || fail "the refusal does not show TRL101"
+grep -q "recipes/sft.yaml" "$tmp/out" || fail "the refusal does not point at recipes/sft.yaml"
+grep -q "recipes/accelerate.yaml" "$tmp/out" || fail "the refusal does not show the staged file"
+[ "$(commits)" = 1 ] || fail "a commit was created"
+
+# 2. Good: turning packing off in the same commit passes.
+sed -i 's/packing: true/packing: false/' recipes/sft.yaml
+git add recipes/sft.yaml
+git commit -m "context parallelism without packing" > "$tmp/out" 2>&1 || fail "the good commit was refused"
+[ "$(commits)" = 2 ] || fail "the good commit was not created"
+
+# 3. Good: a staged file unrelated to the finding-to-be passes while a bad change stays
+#    unstaged (pre-commit stashes it; trl-lint sees what is committed).
+sed -i 's/packing: false/packing: true/' recipes/sft.yaml
+echo "# notes" > README.md
+git add README.md
+git commit -m "notes" > "$tmp/out" 2>&1 || fail "the commit of an unrelated file was refused"
+[ "$(commits)" = 3 ] || fail "the unrelated commit was not created"
+
+# 4. Bad again when the packing change itself is staged.
+git add recipes/sft.yaml
+if git commit -m "packing on" > "$tmp/out" 2>&1; then fail "staging packing: true was accepted"; fi
+grep -q "TRL101" "$tmp/out" || fail "the second refusal does not show TRL101"
+cat "$tmp/out"
+echo "ok"

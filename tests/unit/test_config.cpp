@@ -1,0 +1,438 @@
+// Project configuration: file formats, unknown keys, extend, closest-config lookup, command-line
+// overrides, per-file ignores, exclude, severities, target versions and declared runs.
+#include <unistd.h>
+
+#include <catch2/catch.hpp>
+#include <filesystem>
+#include <fstream>
+
+#include "analyzer/config/apply.hpp"
+#include "analyzer/config/config_file.hpp"
+#include "analyzer/config/configuration.hpp"
+#include "analyzer/knowledge/knowledge.hpp"
+#include "analyzer/report/report.hpp"
+
+using namespace trl;
+namespace fs = std::filesystem;
+
+namespace {
+
+struct ConfigDir {
+  fs::path path;
+  ConfigDir() {
+    static int counter = 0;
+    path =
+        fs::temp_directory_path() / ("trl-lint-config-" + std::to_string(::getpid()) + "-" + std::to_string(counter++));
+    fs::create_directories(path);
+    fs::create_directories(path / ".git");  // a repository root: lookups stop here
+  }
+  ~ConfigDir() {
+    std::error_code ec;
+    fs::remove_all(path, ec);
+  }
+  std::string write(const std::string& rel, const std::string& text) const {
+    fs::create_directories((path / rel).parent_path());
+    std::ofstream(path / rel, std::ios::binary) << text;
+    return (path / rel).string();
+  }
+  std::string abs(const std::string& rel) const { return (path / rel).lexically_normal().string(); }
+};
+
+std::string error_of(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const ConfigError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+// The TRL101 project of fixtures/trl101/yaml_packing_accel_yaml_cp, reduced.
+void write_cp_project(const ConfigDir& d, const std::string& prefix = "") {
+  d.write(prefix + "recipes/accel_cp2.yaml",
+          "distributed_type: FSDP\nfsdp_config:\n  fsdp_version: 2\nnum_processes: 2\nparallelism_config:\n"
+          "  parallelism_config_cp_size: 2\n");
+  d.write(prefix + "recipes/sft.yaml", "model_name_or_path: Qwen/Qwen2.5-0.5B\nmax_length: 16384\npacking: true\n");
+  d.write(prefix + "scripts/sft.py",
+          "from trl import ModelConfig, ScriptArguments, SFTConfig, SFTTrainer, TrlParser\n\n"
+          "if __name__ == \"__main__\":\n"
+          "    parser = TrlParser((ScriptArguments, SFTConfig, ModelConfig))\n"
+          "    script_args, training_args, model_args = parser.parse_args_and_config()\n"
+          "    SFTTrainer(model=model_args.model_name_or_path, args=training_args).train()\n");
+}
+
+void write_cp_launch(const ConfigDir& d, const std::string& prefix = "") {
+  d.write(prefix + "launch.sh",
+          "accelerate launch --config_file recipes/accel_cp2.yaml scripts/sft.py --config recipes/sft.yaml\n");
+}
+
+std::vector<Diagnostic> lint(const std::string& root, Configuration& config,
+                             std::vector<TrainingRun>* runs_out = nullptr) {
+  LoadOptions o;
+  o.paths = {root};
+  o.threads = 1;
+  o.excluded = exclusion(config);
+  Project project = load_project(o);
+  auto declared = declared_runs(project, config);
+  auto runs = build_runs(project, Knowledge::get(), declared);
+  apply_target_versions(runs, project, config);
+  auto diags = collect_diagnostics(project, runs, Selection{{}, disabled_everywhere(config)});
+  apply_settings(diags, project, config);
+  // These tests are about how configuration shapes TRL101 findings; the fixtures' other true
+  // findings (TRL201 packing without FlashAttention, ...) are not their subject.
+  std::erase_if(diags, [](const Diagnostic& d) { return d.code != "TRL101"; });
+  for (auto& d : diags) d.label = project.sources.get(d.span.file).path;  // keep the path for the test
+  if (runs_out) *runs_out = runs;
+  return diags;
+}
+
+std::string relative_path_of(const Diagnostic& d, const ConfigDir& dir) {
+  return fs::absolute(d.label).lexically_normal().lexically_relative(dir.path).generic_string();
+}
+
+}  // namespace
+
+TEST_CASE("a YAML configuration reads every key", "[config]") {
+  ConfigDir d;
+  const auto file = d.write(".trl-lint.yaml",
+                            "select: [TRL1, TRL9]\n"
+                            "extend-select: TRL101\n"
+                            "ignore: ['TRL903, TRL904']\n"
+                            "severity: {TRL101: warning, TRL9: info}\n"
+                            "per-file-ignores:\n  'legacy/**': [TRL101]\n"
+                            "exclude: [experiments, 'data/*.yaml']\n"
+                            "target-versions: {trl: 0.19.1, transformers: '4.56.0', accelerate: \"1.10\"}\n"
+                            "runs:\n"
+                            "  - name: long-context\n    script: scripts/sft.py\n    config: recipes/sft.yaml\n"
+                            "    accelerate-config: recipes/accel.yaml\n    args: --packing true\n"
+                            "    env: {WANDB_MODE: offline, NCCL_DEBUG: 1}\n");
+  Settings s = load_config_file(file);
+  REQUIRE(s.files == std::vector<std::string>{file});
+  CHECK(s.enabled("TRL101"));
+  CHECK(s.enabled("TRL901"));
+  CHECK_FALSE(s.enabled("TRL903"));
+  CHECK_FALSE(s.enabled("TRL904"));
+  CHECK(s.severity_of("TRL101", Severity::Error) == Severity::Warning);
+  CHECK(s.severity_of("TRL901", Severity::Warning) == Severity::Info);
+  CHECK(s.ignored_in("TRL101", d.abs("legacy/a/b.yaml")));
+  CHECK_FALSE(s.ignored_in("TRL101", d.abs("recipes/b.yaml")));
+  CHECK(s.excluded(d.abs("experiments")));
+  CHECK(s.excluded(d.abs("sub/experiments/x.py")));  // a bare name matches at any depth
+  CHECK(s.excluded(d.abs("data/a.yaml")));
+  CHECK_FALSE(s.excluded(d.abs("data/nested/a.yaml")));  // `*` does not cross folders
+  CHECK_FALSE(s.excluded(d.abs("other/data/a.yaml")));   // a glob with a slash is anchored
+  CHECK(s.target_versions.at("trl").value == "0.19.1");
+  CHECK(s.target_versions.at("accelerate").value == "1.10");  // kept as written, not read as 1.1
+  REQUIRE(s.runs.size() == 1);
+  const auto& r = s.runs[0];
+  CHECK(r.name == "long-context");
+  CHECK(r.script->value == "scripts/sft.py");
+  CHECK(r.script->where.start.line == 10);
+  CHECK(r.script->where.start.column == 12);
+  CHECK(r.accelerate_config->value == "recipes/accel.yaml");
+  REQUIRE(r.args.size() == 2);
+  CHECK(r.args[1].value == "true");
+  REQUIRE(r.env.size() == 2);
+  CHECK(r.env[1].second.value == "1");
+}
+
+TEST_CASE("an empty configuration file means the defaults", "[config]") {
+  ConfigDir d;
+  Settings s = load_config_file(d.write(".trl-lint.yaml", "# nothing yet\n"));
+  CHECK(s.enabled("TRL101"));
+  CHECK(s.runs.empty());
+}
+
+TEST_CASE("unknown keys are errors with a position and a suggestion", "[config]") {
+  ConfigDir d;
+  SECTION("top level") {
+    auto f = d.write(".trl-lint.yaml", "select: [TRL1]\nper-file-ignore:\n  a: [TRL101]\n");
+    auto e = error_of([&] { load_config_file(f); });
+    CHECK_THAT(e, Catch::Contains(".trl-lint.yaml:2:1: unknown configuration key `per-file-ignore`; did you mean "
+                                  "`per-file-ignores`?"));
+  }
+  SECTION("a key of a run") {
+    auto f = d.write(".trl-lint.yaml", "runs:\n  - script: a.py\n    acelerate-config: b.yaml\n");
+    CHECK_THAT(error_of([&] { load_config_file(f); }),
+               Catch::Contains(":3:5: unknown key in a run `acelerate-config`; did you mean `accelerate-config`?"));
+  }
+  SECTION("a library in target-versions") {
+    auto f = d.write(".trl-lint.yaml", "target-versions:\n  transfomers: '4.56'\n");
+    CHECK_THAT(error_of([&] { load_config_file(f); }), Catch::Contains("did you mean `transformers`?"));
+  }
+  SECTION("a rule code") {
+    auto f = d.write(".trl-lint.yaml", "ignore: [TRL1O1]\n");
+    CHECK_THAT(error_of([&] { load_config_file(f); }),
+               Catch::Contains(":1:10: unknown rule selector `TRL1O1`; did you mean `TRL101`?"));
+  }
+  SECTION("a severity") {
+    auto f = d.write(".trl-lint.yaml", "severity:\n  TRL101: warn\n");
+    CHECK_THAT(error_of([&] { load_config_file(f); }),
+               Catch::Contains(":2:11: unknown severity `warn`; did you mean `warning`?"));
+  }
+  SECTION("far from every key: no suggestion") {
+    auto f = d.write(".trl-lint.yaml", "zzzzzzzz: 1\n");
+    auto e = error_of([&] { load_config_file(f); });
+    CHECK_THAT(e, Catch::Contains("unknown configuration key `zzzzzzzz` (expected one of:"));
+    CHECK_THAT(e, !Catch::Contains("did you mean"));
+  }
+  SECTION("a run without a script") {
+    auto f = d.write(".trl-lint.yaml", "runs:\n  - name: x\n");
+    CHECK_THAT(error_of([&] { load_config_file(f); }), Catch::Contains(":2:5: run 1 has no `script`"));
+  }
+  SECTION("not a mapping") {
+    auto f = d.write(".trl-lint.yaml", "- select\n");
+    CHECK_THAT(error_of([&] { load_config_file(f); }), Catch::Contains("must be a mapping"));
+  }
+  SECTION("invalid YAML") {
+    auto f = d.write(".trl-lint.yaml", "select: [TRL1\n");
+    CHECK_THAT(error_of([&] { load_config_file(f); }), Catch::Contains("invalid YAML"));
+  }
+  SECTION("binary content") {
+    auto f = d.write(".trl-lint.yaml", std::string("select: [TRL1]\0\xff", 16));
+    CHECK_THAT(error_of([&] { load_config_file(f); }), Catch::Contains("must be UTF-8 text"));
+  }
+  SECTION("a recursive alias") {
+    auto f = d.write(".trl-lint.yaml", "runs: &a [*a]\n");
+    CHECK_THAT(error_of([&] { load_config_file(f); }), Catch::Contains("nested too deeply"));
+  }
+  SECTION("a version that is not one") {
+    auto f = d.write(".trl-lint.yaml", "target-versions: {trl: latest}\n");
+    CHECK_THAT(error_of([&] { load_config_file(f); }), Catch::Contains("`latest` is not a version"));
+  }
+}
+
+TEST_CASE("[tool.trl-lint] in pyproject.toml", "[config]") {
+  ConfigDir d;
+  SECTION("is read with positions") {
+    auto f = d.write("pyproject.toml",
+                     "[project]\nname = \"x\"\n\n[tool.trl-lint]\nignore = [\"TRL101\"]\n"
+                     "severity = { TRL901 = \"error\" }\n[tool.trl-lint.target-versions]\ntrl = \"0.19.1\"\n"
+                     "[[tool.trl-lint.runs]]\nscript = \"train.py\"\nargs = [\"--packing\", \"true\"]\n");
+    CHECK(is_config_file(f));
+    Settings s = load_config_file(f);
+    CHECK_FALSE(s.enabled("TRL101"));
+    CHECK(s.severity_of("TRL901", Severity::Warning) == Severity::Error);
+    CHECK(s.target_versions.at("trl").value == "0.19.1");
+    REQUIRE(s.runs.size() == 1);
+    CHECK(s.runs[0].script->where.start.line == 9);
+    CHECK(s.runs[0].args.size() == 2);
+  }
+  SECTION("a pyproject without the table is not a configuration") {
+    auto f = d.write("pyproject.toml", "[project]\nname = \"trl-lint-user\"\n[tool.ruff]\nline-length = 100\n");
+    CHECK_FALSE(is_config_file(f));
+  }
+  SECTION("unknown keys, with the TOML position") {
+    auto f = d.write("pyproject.toml", "[tool.trl-lint]\nextend-selct = [\"TRL1\"]\n");
+    CHECK_THAT(error_of([&] { load_config_file(f); }),
+               Catch::Contains("pyproject.toml:2:1: unknown configuration key `extend-selct`; did you mean "
+                               "`extend-select`?"));
+  }
+  SECTION("an unquoted version is a number, not a version") {
+    auto f = d.write("pyproject.toml", "[tool.trl-lint.target-versions]\ntrl = 0.19\n");
+    CHECK_THAT(error_of([&] { load_config_file(f); }), Catch::Contains(":2:7: `target-versions.trl` must be a string"));
+  }
+  SECTION("invalid TOML") {
+    auto f = d.write("pyproject.toml", "[tool.trl-lint]\nselect = [\n");
+    CHECK_THAT(error_of([&] { load_config_file(f); }), Catch::Contains("invalid TOML"));
+  }
+}
+
+TEST_CASE("extend inherits, overrides key by key and detects cycles", "[config]") {
+  ConfigDir d;
+  SECTION("inherit and override") {
+    d.write("base/.trl-lint.yaml",
+            "ignore: [TRL9]\nseverity: {TRL101: info, TRL901: error}\nexclude: [old]\n"
+            "per-file-ignores: {'legacy/*': [TRL101]}\ntarget-versions: {trl: '0.19.1', accelerate: '1.10.0'}\n");
+    auto child = d.write("proj/.trl-lint.yaml",
+                         "extend: ../base/.trl-lint.yaml\nextend-select: [TRL901]\nseverity: {TRL101: warning}\n"
+                         "target-versions: {trl: '1.0.0'}\n");
+    Settings s = load_config_file(child);
+    CHECK(s.files.size() == 2);
+    CHECK(s.enabled("TRL901"));        // the child's extend-select comes after the base's ignore
+    CHECK_FALSE(s.enabled("TRL902"));  // still ignored by the base
+    CHECK(s.severity_of("TRL101", Severity::Error) == Severity::Warning);
+    CHECK(s.severity_of("TRL901", Severity::Warning) == Severity::Error);
+    CHECK(s.target_versions.at("trl").value == "1.0.0");
+    CHECK(s.target_versions.at("accelerate").value == "1.10.0");
+    // Globs stay relative to the file that wrote them.
+    CHECK(s.excluded(d.abs("base/old")));
+    CHECK_FALSE(s.excluded(d.abs("proj/sub/x.py")));
+    CHECK(s.ignored_in("TRL101", d.abs("base/legacy/a.yaml")));
+  }
+  SECTION("a cycle") {
+    d.write("a/.trl-lint.yaml", "extend: ../b/.trl-lint.yaml\n");
+    d.write("b/.trl-lint.yaml", "select: [TRL1]\nextend: ../a/.trl-lint.yaml\n");
+    auto e = error_of([&] { load_config_file(d.abs("a/.trl-lint.yaml")); });
+    CHECK_THAT(e, Catch::Contains("b/.trl-lint.yaml:2:9: `extend` cycle:"));
+  }
+  SECTION("extending itself") {
+    auto f = d.write(".trl-lint.yaml", "extend: .trl-lint.yaml\n");
+    CHECK_THAT(error_of([&] { load_config_file(f); }), Catch::Contains("`extend` cycle"));
+  }
+  SECTION("a missing file") {
+    auto f = d.write(".trl-lint.yaml", "extend: nowhere.yaml\n");
+    CHECK_THAT(error_of([&] { load_config_file(f); }), Catch::Contains(":1:9: `extend`: no such file"));
+  }
+}
+
+TEST_CASE("the closest configuration wins, not above the repository root", "[config]") {
+  ConfigDir outer;
+  outer.write(".trl-lint.yaml", "ignore: [TRL101]\n");  // above the repository: never read
+  fs::path repo = outer.path / "repo";
+  fs::create_directories(repo / ".git");
+  std::ofstream(repo / ".trl-lint.yaml") << "ignore: [TRL901]\n";
+  fs::create_directories(repo / "sub" / "deeper");
+  std::ofstream(repo / "sub" / "pyproject.toml") << "[tool.trl-lint]\nignore = [\"TRL902\"]\n";
+  fs::create_directories(repo / "plain");
+  Configuration config(ConfigOptions{});
+  const Settings& root = config.for_path((repo / "plain" / "x.py").string());
+  CHECK_FALSE(root.enabled("TRL901"));
+  CHECK(root.enabled("TRL101"));
+  const Settings& sub = config.for_path((repo / "sub" / "deeper" / "x.py").string());
+  CHECK(sub.enabled("TRL901"));  // no implicit merge with the parent configuration
+  CHECK_FALSE(sub.enabled("TRL902"));
+  CHECK(project_root_of((repo / "sub" / "deeper" / "x.py").string()) == (repo / "sub").string());
+  CHECK(project_root_of((repo / "plain" / "x.py").string()) == repo.string());
+
+  SECTION("--isolated ignores every file") {
+    ConfigOptions o;
+    o.isolated = true;
+    Configuration isolated(o);
+    CHECK(isolated.for_path((repo / "plain" / "x.py").string()).enabled("TRL901"));
+  }
+  SECTION("--config applies one file everywhere") {
+    ConfigOptions o;
+    o.config_file = (repo / "sub" / "pyproject.toml").string();
+    Configuration fixed(o);
+    CHECK_FALSE(fixed.for_path((repo / "plain" / "x.py").string()).enabled("TRL902"));
+    CHECK(fixed.for_path((repo / "plain" / "x.py").string()).enabled("TRL901"));
+  }
+  SECTION("the command line overrides the files") {
+    ConfigOptions o;
+    o.command_line.extend_select = {"TRL901"};
+    o.command_line.ignore = {"TRL101"};
+    Configuration cli(o);
+    const Settings& s = cli.for_path((repo / "plain" / "x.py").string());
+    CHECK(s.enabled("TRL901"));
+    CHECK_FALSE(s.enabled("TRL101"));
+  }
+  SECTION("an unknown command-line selector is an error") {
+    ConfigOptions o;
+    o.command_line.select = std::vector<std::string>{"TRL77"};
+    CHECK_THAT(error_of([&] { Configuration c(o); }), Catch::Contains("unknown rule selector `TRL77`"));
+  }
+}
+
+TEST_CASE("selectors: prefixes, codes, names, ALL; the most specific severity wins", "[config]") {
+  CHECK(selector_matches("ALL", "TRL101"));
+  CHECK(selector_matches("TRL1", "TRL101"));
+  CHECK(selector_matches("packing-with-context-parallelism", "TRL101"));
+  CHECK_FALSE(selector_matches("TRL2", "TRL101"));
+  Settings s;
+  s.severity = {{"ALL", Severity::Info}, {"TRL1", Severity::Warning}, {"TRL101", Severity::Error}};
+  CHECK(s.severity_of("TRL101", Severity::Warning) == Severity::Error);
+  CHECK(s.severity_of("TRL901", Severity::Warning) == Severity::Info);
+  s.selection.push_back({std::vector<std::string>{"TRL9"}, {}, {}});
+  CHECK_FALSE(s.enabled("TRL101"));
+  s.selection.push_back({std::nullopt, {"packing-with-context-parallelism"}, {"TRL905"}});
+  CHECK(s.enabled("TRL101"));
+  CHECK_FALSE(s.enabled("TRL905"));
+}
+
+TEST_CASE("findings follow the configuration of their file", "[config]") {
+  ConfigDir d;
+  write_cp_project(d);
+  write_cp_launch(d);
+  SECTION("no configuration: the finding") {
+    Configuration config(ConfigOptions{});
+    auto diags = lint(d.path.string(), config);
+    REQUIRE(diags.size() == 1);
+    CHECK(diags[0].code == "TRL101");
+    CHECK(diags[0].severity == Severity::Error);
+  }
+  SECTION("severity override") {
+    d.write(".trl-lint.yaml", "severity: {TRL101: warning}\n");
+    Configuration config(ConfigOptions{});
+    auto diags = lint(d.path.string(), config);
+    REQUIRE(diags.size() == 1);
+    CHECK(diags[0].severity == Severity::Warning);
+  }
+  SECTION("per-file-ignores on the file of the primary location") {
+    d.write(".trl-lint.yaml", "per-file-ignores:\n  'recipes/sft*.yaml': [TRL1]\n");
+    Configuration config(ConfigOptions{});
+    CHECK(lint(d.path.string(), config).empty());
+  }
+  SECTION("a per-file ignore of another file does not apply") {
+    d.write(".trl-lint.yaml", "per-file-ignores:\n  'scripts/*.py': [TRL101]\n");
+    Configuration config(ConfigOptions{});
+    CHECK(lint(d.path.string(), config).size() == 1);
+  }
+  SECTION("a nested configuration governs its folder only") {
+    d.write("recipes/.trl-lint.yaml", "ignore: [TRL101]\n");
+    Configuration config(ConfigOptions{});
+    CHECK(lint(d.path.string(), config).empty());
+  }
+  SECTION("exclude removes the launch, so the run is never built") {
+    d.write(".trl-lint.yaml", "exclude: ['launch.sh']\n");
+    Configuration config(ConfigOptions{});
+    CHECK(lint(d.path.string(), config).empty());
+  }
+}
+
+TEST_CASE("declared runs become training runs", "[config]") {
+  ConfigDir d;
+  write_cp_project(d);  // no launch line anywhere: the script alone shows no context parallelism
+  SECTION("without the declaration, nothing fires") {
+    Configuration config(ConfigOptions{});
+    CHECK(lint(d.path.string(), config).empty());
+  }
+  SECTION("the declared launch fires, and the script is not also a bare run") {
+    d.write(".trl-lint.yaml",
+            "target-versions: {trl: '0.19.1'}\n"
+            "runs:\n"
+            "  - name: long-context\n"
+            "    script: scripts/sft.py\n"
+            "    config: recipes/sft.yaml\n"
+            "    accelerate-config: recipes/accel_cp2.yaml\n");
+    Configuration config(ConfigOptions{});
+    std::vector<TrainingRun> runs;
+    auto diags = lint(d.path.string(), config, &runs);
+    REQUIRE(runs.size() == 1);
+    CHECK(runs[0].name == "long-context");
+    CHECK(runs[0].target_versions.at("trl") == "0.19.1");
+    CHECK(runs[0].cp_size.as_int() == 2);
+    REQUIRE(diags.size() == 1);
+    CHECK(diags[0].code == "TRL101");
+    CHECK(relative_path_of(diags[0], d) == "recipes/sft.yaml");
+  }
+  SECTION("command-line arguments of the declared run override the YAML") {
+    d.write(".trl-lint.yaml",
+            "runs:\n  - script: scripts/sft.py\n    config: recipes/sft.yaml\n"
+            "    accelerate-config: recipes/accel_cp2.yaml\n    args: [--packing, 'false']\n");
+    Configuration config(ConfigOptions{});
+    CHECK(lint(d.path.string(), config).empty());
+  }
+  SECTION("env of a declared run") {
+    d.write(".trl-lint.yaml",
+            "runs:\n  - script: scripts/sft.py\n    config: recipes/sft.yaml\n"
+            "    env: {ACCELERATE_USE_PARALLELISM_CONFIG: 'true', PARALLELISM_CONFIG_CP_SIZE: '4'}\n");
+    Configuration config(ConfigOptions{});
+    std::vector<TrainingRun> runs;
+    auto diags = lint(d.path.string(), config, &runs);
+    REQUIRE(runs.size() == 1);
+    CHECK(runs[0].cp_size.as_int() == 4);
+    CHECK(diags.size() == 1);
+  }
+  SECTION("a declared run in a subfolder's configuration resolves paths from there") {
+    ConfigDir m;
+    write_cp_project(m, "exp/");
+    m.write("exp/.trl-lint.yaml",
+            "runs:\n  - script: scripts/sft.py\n    config: recipes/sft.yaml\n"
+            "    accelerate-config: recipes/accel_cp2.yaml\n");
+    Configuration config(ConfigOptions{});
+    auto diags = lint(m.path.string(), config);
+    REQUIRE(diags.size() == 1);
+    CHECK(relative_path_of(diags[0], m) == "exp/recipes/sft.yaml");
+  }
+}
