@@ -7,7 +7,10 @@
 
 #include "analyzer/eval/run_builder.hpp"
 #include "analyzer/knowledge/knowledge.hpp"
+#include "analyzer/report/baseline.hpp"
+#include "analyzer/report/formatters.hpp"
 #include "analyzer/report/report.hpp"
+#include "analyzer/report/suppression.hpp"
 #include "rules/registry.hpp"
 
 namespace {
@@ -33,8 +36,8 @@ int print_rule(const std::string& code, bool all) {
       const auto& i = r->info();
       std::cout << i.code << "  " << i.name << "  (" << trl::to_string(i.severity) << ")  " << i.summary << '\n';
     }
-    for (const char* c : {"TRL901", "TRL902", "TRL903", "TRL904", "TRL905"}) {
-      const auto* i = trl::file_problem_info(c);
+    for (const auto* i : trl::all_rule_infos()) {
+      if (trl::find_rule(i->code)) continue;  // listed above
       std::cout << i->code << "  " << i->name << "  (" << trl::to_string(i->severity) << ")  " << i->summary << '\n';
     }
     return 0;
@@ -64,15 +67,24 @@ int main(int argc, char** argv) {
   unsigned threads = 0;
   std::uint64_t max_file_size_mb = 10;
   std::vector<std::string> select, ignore;
-  bool exit_zero = false;
+  bool exit_zero = false, quiet = false, statistics = false;
+  std::string stdin_filename, baseline, write_baseline;
   app.add_option("paths", paths, "Files or folders to analyse (default: .)");
-  app.add_option("--output-format", format, "Output format")->check(CLI::IsMember({"full", "concise"}));
+  app.add_option("--output-format", format, "Output format: full, concise, json, json-lines, github, sarif")
+      ->check(CLI::IsMember(trl::output_format_names()));
   app.add_option("--color", color, "Colour the output")->check(CLI::IsMember({"auto", "always", "never"}));
   app.add_option("--threads", threads, "Worker threads for parsing (default: number of cores)");
   app.add_option("--max-file-size", max_file_size_mb, "Skip files larger than this many MB (default 10)");
   app.add_option("--select", select, "Only these rule codes or prefixes (comma-separated)");
   app.add_option("--ignore", ignore, "Skip these rule codes or prefixes (comma-separated)");
   app.add_flag("--exit-zero", exit_zero, "Exit 0 even when there are findings");
+  app.add_flag("-q,--quiet", quiet, "Print the findings only: no summary line, no notes on stderr");
+  app.add_flag("--statistics", statistics, "Print how many findings each rule has instead of the findings");
+  app.add_option("--stdin-filename", stdin_filename,
+                 "Read this file's text from stdin (the rest of the project from disk); report the findings "
+                 "that touch it");
+  app.add_option("--baseline", baseline, "Report only findings not recorded in this baseline file");
+  app.add_option("--write-baseline", write_baseline, "Record the current findings in this baseline file and exit 0");
 
   std::string rule_code;
   bool rule_all = false;
@@ -108,6 +120,10 @@ int main(int argc, char** argv) {
     if ((*runs_cmd || *show_cmd) && !run_paths.empty()) options.paths = run_paths;
     options.threads = threads;
     options.max_file_size = max_file_size_mb << 20;
+    if (!stdin_filename.empty()) {
+      std::string text((std::istreambuf_iterator<char>(std::cin)), std::istreambuf_iterator<char>());
+      options.overlay = trl::Overlay{stdin_filename, std::move(text)};
+    }
     const trl::Knowledge& knowledge = trl::Knowledge::get();
     trl::Project project = trl::load_project(options);
     if (!project.missing_paths.empty()) {
@@ -130,14 +146,39 @@ int main(int argc, char** argv) {
     }
     trl::Selection selection{split_codes(select), split_codes(ignore)};
     auto diags = trl::collect_diagnostics(project, runs, selection);
-    if (format == "concise") {
-      trl::print_concise(std::cout, diags, project);
+    trl::apply_suppressions(project, diags, selection);
+    if (project.overlay_file != trl::kNoFile) {
+      // Editors ask about one buffer: keep the findings located in it, or related to it.
+      std::erase_if(diags, [&](const trl::Diagnostic& d) {
+        if (d.span.file == project.overlay_file) return false;
+        for (const auto& r : d.related)
+          if (r.span.file == project.overlay_file) return false;
+        return true;
+      });
+    }
+    if (!baseline.empty()) trl::apply_baseline(baseline, diags, project);
+    if (!write_baseline.empty()) {
+      trl::write_baseline(write_baseline, diags, project);
+      if (!quiet)
+        std::cerr << "trl-lint: recorded " << diags.size() << " finding" << (diags.size() == 1 ? "" : "s") << " in "
+                  << write_baseline << '\n';
+      return 0;
+    }
+    const trl::OutputFormat output = *trl::parse_output_format(format);
+    if (statistics) {
+      trl::print_statistics(std::cout, diags,
+                            output == trl::OutputFormat::Json || output == trl::OutputFormat::JsonLines);
     } else {
-      bool use_color = color == "always" || (color == "auto" && isatty(STDOUT_FILENO) && !std::getenv("NO_COLOR"));
-      trl::print_full(std::cout, diags, project, use_color);
+      trl::ReportOptions report;
+      report.quiet = quiet;
+      report.color = color == "always" || (color == "auto" && isatty(STDOUT_FILENO) && !std::getenv("NO_COLOR"));
+      trl::print_report(std::cout, output, diags, project, report);
     }
     std::cout.flush();
     return diags.empty() || exit_zero ? 0 : 1;
+  } catch (const trl::BaselineError& e) {
+    std::cerr << "trl-lint: " << e.what() << '\n';
+    return 2;
   } catch (const std::exception& e) {
     std::cerr << "trl-lint: internal error: " << e.what() << '\n';
     return 2;

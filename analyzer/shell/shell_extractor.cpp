@@ -248,6 +248,7 @@ ShellFacts extract(std::string_view text, FileId file) {
   }
   Walker walker(text, file, facts);
   walker.run(ts_tree_root_node(tree.get()));
+  facts.comments = ts::comments(ts_tree_root_node(tree.get()), text, file);
   return facts;
 }
 

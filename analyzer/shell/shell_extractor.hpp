@@ -13,6 +13,7 @@ namespace trl::shell {
 struct ShellFacts {
   std::vector<CommandFact> commands;
   std::vector<FileProblem> problems;
+  std::vector<Comment> comments;
 };
 
 ShellFacts extract(std::string_view text, FileId file);
