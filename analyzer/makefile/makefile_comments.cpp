@@ -10,8 +10,10 @@ std::size_t recipe_comment(std::string_view line) {
   for (std::size_t i = 0; i < line.size(); ++i) {
     char c = line[i];
     if (quote) {
-      if (c == quote) quote = 0;
-      else if (c == '\\' && quote == '"') ++i;
+      if (c == quote)
+        quote = 0;
+      else if (c == '\\' && quote == '"')
+        ++i;
       continue;
     }
     if (c == '\\') {
@@ -43,7 +45,7 @@ std::vector<Comment> comments(std::string_view text, FileId file) {
   std::vector<Comment> out;
   std::uint32_t line_no = 0;
   std::size_t start = 0;
-  bool continued = false;      // the previous line ended with a backslash
+  bool continued = false;       // the previous line ended with a backslash
   bool in_recipe_line = false;  // the logical line being continued is a recipe line
   while (start <= text.size()) {
     std::size_t nl = text.find('\n', start);

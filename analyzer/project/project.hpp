@@ -22,7 +22,7 @@ struct FileFacts {
   std::vector<CommandFact> commands;  // shell scripts
   std::vector<FileProblem> problems;
   std::vector<Comment> comments;  // every comment of the file, in order (suppressions read them)
-  bool loaded = false;  // text read and parsed
+  bool loaded = false;            // text read and parsed
 };
 
 struct Project {

@@ -29,7 +29,8 @@ std::vector<std::uint32_t> utf16_units(std::string_view s) {
     } else {
       cp = c & 0x07, len = 4;
     }
-    for (std::size_t k = 1; k < len && i + k < s.size(); ++k) cp = (cp << 6) | (static_cast<unsigned char>(s[i + k]) & 0x3F);
+    for (std::size_t k = 1; k < len && i + k < s.size(); ++k)
+      cp = (cp << 6) | (static_cast<unsigned char>(s[i + k]) & 0x3F);
     i += len;
     if (cp >= 0x10000) {
       cp -= 0x10000;

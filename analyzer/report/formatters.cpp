@@ -17,8 +17,8 @@ std::optional<OutputFormat> parse_output_format(std::string_view name) {
   return std::nullopt;
 }
 
-void print_report(std::ostream& out, OutputFormat format, const std::vector<Diagnostic>& diags,
-                  const Project& project, const ReportOptions& options) {
+void print_report(std::ostream& out, OutputFormat format, const std::vector<Diagnostic>& diags, const Project& project,
+                  const ReportOptions& options) {
   switch (format) {
     case OutputFormat::Full: print_full(out, diags, project, options); return;
     case OutputFormat::Concise: print_concise(out, diags, project); return;

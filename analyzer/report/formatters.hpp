@@ -31,8 +31,8 @@ struct ReportOptions {
   bool quiet = false;  // full: no summary line ("Found ...", "All checks passed!")
 };
 
-void print_report(std::ostream& out, OutputFormat format, const std::vector<Diagnostic>& diags,
-                  const Project& project, const ReportOptions& options);
+void print_report(std::ostream& out, OutputFormat format, const std::vector<Diagnostic>& diags, const Project& project,
+                  const ReportOptions& options);
 
 void print_full(std::ostream& out, const std::vector<Diagnostic>& diags, const Project& project,
                 const ReportOptions& options);

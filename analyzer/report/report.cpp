@@ -52,9 +52,9 @@ void sort_diagnostics(const Project& project, std::vector<Diagnostic>& diags) {
   std::stable_sort(diags.begin(), diags.end(),
                    [&](const Diagnostic& a, const Diagnostic& b) { return key(a) < key(b); });
   // The same finding reached through several runs (one YAML used by two launches) is reported once.
-  diags.erase(
-      std::unique(diags.begin(), diags.end(), [&](const Diagnostic& a, const Diagnostic& b) { return key(a) == key(b); }),
-      diags.end());
+  diags.erase(std::unique(diags.begin(), diags.end(),
+                          [&](const Diagnostic& a, const Diagnostic& b) { return key(a) == key(b); }),
+              diags.end());
 }
 
 namespace {

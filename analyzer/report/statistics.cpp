@@ -47,8 +47,9 @@ void print_statistics(std::ostream& out, const std::vector<Diagnostic>& diags, b
     code_width = std::max(code_width, r.code.size());
   }
   for (const auto& r : rows) {
-    out << std::setw(static_cast<int>(count_width)) << std::right << r.count << '\t' << std::setw(static_cast<int>(code_width))
-        << std::left << r.code << '\t' << (r.fixable ? "[*] " : "[ ] ") << r.name << '\n';
+    out << std::setw(static_cast<int>(count_width)) << std::right << r.count << '\t'
+        << std::setw(static_cast<int>(code_width)) << std::left << r.code << '\t' << (r.fixable ? "[*] " : "[ ] ")
+        << r.name << '\n';
   }
 }
 

@@ -232,11 +232,13 @@ std::size_t apply_suppressions(const Project& project, std::vector<Diagnostic>& 
     diag.name = info->name;
     diag.severity = info->severity;
     diag.span = d.span;
-    diag.message = std::string("unused ") + (d.file_level ? "file-level " : "") + "`noqa` directive (unused: " + list +
-                   ")";
+    diag.message =
+        std::string("unused ") + (d.file_level ? "file-level " : "") + "`noqa` directive (unused: " + list + ")";
     diag.label = names.size() == 1 ? "suppresses nothing" : "these codes suppress nothing";
-    diag.help = kept.empty() ? "remove the directive" : "remove the unused codes";
-    if (auto fix = unused_fix(project.sources.get(e.file), d, kept)) diag.fixes.push_back(std::move(*fix));
+    if (auto fix = unused_fix(project.sources.get(e.file), d, kept))
+      diag.fixes.push_back(std::move(*fix));
+    else
+      diag.help = kept.empty() ? "remove the directive" : "remove the unused codes";
     unused.push_back(std::move(diag));
   }
   // TRL910 can itself be suppressed (`# noqa: TRL910`, `# trl-lint: noqa: TRL910`).

@@ -22,10 +22,10 @@ struct NoqaCode {
 };
 
 struct NoqaDirective {
-  bool file_level = false;   // `# trl-lint: noqa`
-  bool blanket = false;      // no codes: every code
-  Span span;                 // the directive, from its `#` to the end of its code list
-  Span comment;              // the whole comment it sits in
+  bool file_level = false;      // `# trl-lint: noqa`
+  bool blanket = false;         // no codes: every code
+  Span span;                    // the directive, from its `#` to the end of its code list
+  Span comment;                 // the whole comment it sits in
   std::vector<NoqaCode> codes;  // every code listed, trl-lint's and other tools'
 };
 
