@@ -70,7 +70,7 @@ int main(int argc, char** argv) {
   bool exit_zero = false, quiet = false, statistics = false;
   std::string stdin_filename, baseline, write_baseline;
   app.add_option("paths", paths, "Files or folders to analyse (default: .)");
-  app.add_option("--output-format", format, "Output format: full, concise, json, json-lines, github, sarif")
+  app.add_option("--output-format", format, "Output format (default: full)")
       ->check(CLI::IsMember(trl::output_format_names()));
   app.add_option("--color", color, "Colour the output")->check(CLI::IsMember({"auto", "always", "never"}));
   app.add_option("--threads", threads, "Worker threads for parsing (default: number of cores)");
