@@ -3,7 +3,7 @@ BUILD ?= build
 JOBS ?= $(shell nproc)
 CMAKE_FLAGS ?= -DCMAKE_BUILD_TYPE=RelWithDebInfo
 
-.PHONY: help setup configure build demo test clean
+.PHONY: help setup configure build demo test clean bench-eval
 
 help: ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-12s %s\n", $$1, $$2}'
@@ -29,3 +29,6 @@ test: setup build ## Set up, build, and run the whole test suite through ctest
 
 clean: ## Remove the build folder
 	rm -rf $(BUILD)
+
+bench-eval: build ## Evaluation-stage scaling benchmark (500/1,000/2,000 modules)
+	bench/eval_scaling.sh $(BUILD)

@@ -182,4 +182,24 @@ Project load_project(const LoadOptions& options) {
   return project;
 }
 
+Project make_project(const std::string& root, const std::vector<std::pair<std::string, std::string>>& files) {
+  Project project;
+  project.root = root;
+  for (const auto& [rel, text] : files) {
+    auto sf = std::make_unique<SourceFile>();
+    sf->path = rel;
+    sf->abs_path = (fs::path(root) / rel).lexically_normal().string();
+    sf->kind = classify(fs::path(rel).filename().string(), text.substr(0, 256));
+    sf->text = text;
+    sf->index_lines();
+    project.sources.add(std::move(sf));
+  }
+  project.facts.resize(project.sources.size());
+  for (FileId id = 0; id < project.sources.size(); ++id) {
+    project.facts[id].loaded = true;
+    extract_file(project, id);
+  }
+  return project;
+}
+
 }  // namespace trl

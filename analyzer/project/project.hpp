@@ -57,4 +57,7 @@ Project load_project(const LoadOptions& options);
 // Extracts the facts of one file whose text is already in `project` (also used by tests).
 void extract_file(Project& project, FileId id);
 
+// A project from in-memory files (path relative to `root` -> text): tests, fuzzing, benchmarks.
+Project make_project(const std::string& root, const std::vector<std::pair<std::string, std::string>>& files);
+
 }  // namespace trl
