@@ -70,7 +70,9 @@ const Rule* find_rule(std::string_view code) {
   return nullptr;
 }
 
-const RuleInfo* file_problem_info(std::string_view code) {
+namespace {
+
+const std::vector<RuleInfo>& file_problem_infos() {
   static const std::vector<RuleInfo> infos = {
       {"TRL901", "unreadable-file", Severity::Warning, "A file could not be read; it was skipped.",
        "## What it does\nReports a file trl-lint could not read (permissions, a file that vanished, an internal "
@@ -92,10 +94,55 @@ const RuleInfo* file_problem_info(std::string_view code) {
        "## What it does\nReports a file over `--max-file-size` (10 MB by default), which is skipped.\n\n"
        "## Why is this bad?\nSettings in it are invisible to trl-lint.\n\n## Fix\nRaise `--max-file-size`, or "
        "exclude the file.\n"},
+      {"TRL910", "unused-noqa", Severity::Warning, "A `noqa` comment suppresses nothing.",
+       "## What it does\nReports a `# noqa: TRL...` comment (or a file-level `# trl-lint: noqa: TRL...`) "
+       "that names a rule which reports nothing there. Only codes of enabled rules are checked; codes "
+       "of other tools (`# noqa: E501`) and bare `# noqa` comments are left alone, since flake8 and "
+       "ruff read them too.\n\n"
+       "## Why is this bad?\nA stale suppression hides the next real finding on that line: once the "
+       "setting is fixed, a later change that breaks it again goes unreported.\n\n"
+       "## Example\n```yaml\npacking: false  # noqa: TRL101\n```\n\n"
+       "## Use instead\n```yaml\npacking: false\n```\n\n"
+       "## Fix\nThe fix removes the unused codes, or the whole comment when nothing else is left "
+       "(safe).\n\n"
+       "## Notes\nThe report stage emits this code itself, after every rule has run: only then is it "
+       "known which suppressions were used. It can be suppressed like any other code "
+       "(`# noqa: TRL101, TRL910`, or `# trl-lint: noqa: TRL910` for a file).\n"},
   };
-  for (const auto& i : infos)
+  return infos;
+}
+
+}  // namespace
+
+const RuleInfo* file_problem_info(std::string_view code) {
+  for (const auto& i : file_problem_infos())
     if (i.code == code || i.name == code) return &i;
   return nullptr;
+}
+
+std::vector<const RuleInfo*> all_rule_infos() {
+  std::vector<const RuleInfo*> out;
+  for (const auto& r : all_rules()) out.push_back(&r->info());
+  for (const auto& i : file_problem_infos()) out.push_back(&i);
+  return out;
+}
+
+const char* rule_family(std::string_view code) {
+  if (code.size() < 4 || code.substr(0, 3) != "TRL") return "other";
+  switch (code[3]) {
+    case '0': return "configuration";
+    case '1': return "parallelism";
+    case '2': return "packing";
+    case '3': return "batch-arithmetic";
+    case '4': return "precision-and-checkpoints";
+    case '5': return "deprecated-api";
+    case '9': return "trl-lint";
+    default: return "other";
+  }
+}
+
+std::string rule_doc_url(std::string_view code) {
+  return "https://github.com/trl-lint/trl-lint/blob/main/docs/rules/" + std::string(code) + ".md";
 }
 
 }  // namespace trl

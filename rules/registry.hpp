@@ -2,6 +2,8 @@
 #pragma once
 
 #include <memory>
+#include <string>
+#include <string_view>
 #include <vector>
 
 #include "rules/rule.hpp"
@@ -12,5 +14,12 @@ const std::vector<std::unique_ptr<Rule>>& all_rules();
 const Rule* find_rule(std::string_view code);
 // Rule metadata for the codes of file problems (TRL9xx), which the pipeline reports itself.
 const RuleInfo* file_problem_info(std::string_view code);
+// Every code trl-lint can report: the rules in code order, then the pipeline's own (TRL9xx).
+std::vector<const RuleInfo*> all_rule_infos();
+// The catalogue family of a code, for tags and grouping: "configuration" (TRL0xx),
+// "parallelism" (TRL1xx), ... and "trl-lint" for the pipeline's own codes (TRL9xx).
+const char* rule_family(std::string_view code);
+// Where a rule's documentation is published.
+std::string rule_doc_url(std::string_view code);
 
 }  // namespace trl

@@ -28,10 +28,18 @@ if [ ${#missing[@]} -gt 0 ]; then
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
 
-# Grammars: reinstall when the lock file changed since the last install.
-stamp=grammars/node_modules/.trl-lint-lock
-if [ ! -f "$stamp" ] || ! cmp -s grammars/package-lock.json "$stamp"; then
-  echo "setup: installing tree-sitter grammars (npm ci)"
-  (cd grammars && npm ci --ignore-scripts --no-audit --no-fund --loglevel=error)
-  cp grammars/package-lock.json "$stamp"
-fi
+# npm folders (reinstalled when their lock file changed since the last install):
+# grammars/ holds the tree-sitter grammars, tools/sarif/ the SARIF validator the tests run.
+npm_install() {
+  local dir=$1 what=$2
+  local stamp=$dir/node_modules/.trl-lint-lock
+  if [ ! -f "$stamp" ] || ! cmp -s "$dir/package-lock.json" "$stamp"; then
+    echo "setup: installing $what (npm ci in $dir)"
+    (cd "$dir" && npm ci --ignore-scripts --no-audit --no-fund --loglevel=error)
+    cp "$dir/package-lock.json" "$stamp"
+  fi
+}
+npm_install grammars "tree-sitter grammars"
+npm_install tools/sarif "the SARIF multitool"
+# Its package makes the binary executable in a postinstall script, which --ignore-scripts skips.
+chmod u+x tools/sarif/node_modules/@microsoft/sarif-multitool-linux/Sarif.Multitool

@@ -13,7 +13,10 @@
 #include "analyzer/eval/run_builder.hpp"
 #include "analyzer/fix/fixer.hpp"
 #include "analyzer/knowledge/knowledge.hpp"
+#include "analyzer/report/baseline.hpp"
+#include "analyzer/report/formatters.hpp"
 #include "analyzer/report/report.hpp"
+#include "analyzer/report/suppression.hpp"
 #include "rules/registry.hpp"
 
 namespace {
@@ -39,8 +42,8 @@ int print_rule(const std::string& code, bool all) {
       const auto& i = r->info();
       std::cout << i.code << "  " << i.name << "  (" << trl::to_string(i.severity) << ")  " << i.summary << '\n';
     }
-    for (const char* c : {"TRL901", "TRL902", "TRL903", "TRL904", "TRL905"}) {
-      const auto* i = trl::file_problem_info(c);
+    for (const auto* i : trl::all_rule_infos()) {
+      if (trl::find_rule(i->code)) continue;  // listed above
       std::cout << i->code << "  " << i->name << "  (" << trl::to_string(i->severity) << ")  " << i->summary << '\n';
     }
     return 0;
@@ -93,7 +96,17 @@ Analysis analyse(trl::LoadOptions options, trl::Configuration& config, const Foc
   trl::Selection selection{{}, trl::disabled_everywhere(config)};
   a.diags = trl::collect_diagnostics(a.project, a.runs, selection);
   trl::apply_settings(a.diags, a.project, config);
+  trl::apply_suppressions(a.project, a.diags, selection);
   std::erase_if(a.diags, [&](const trl::Diagnostic& d) { return !focus.keeps(a.project, d); });
+  if (a.project.overlay_file != trl::kNoFile) {
+    // Editors ask about one buffer: keep the findings located in it, or related to it.
+    std::erase_if(a.diags, [&](const trl::Diagnostic& d) {
+      if (d.span.file == a.project.overlay_file) return false;
+      for (const auto& r : d.related)
+        if (r.span.file == a.project.overlay_file) return false;
+      return true;
+    });
+  }
   return a;
 }
 
@@ -147,20 +160,28 @@ int main(int argc, char** argv) {
   std::uint64_t max_file_size_mb = 10;
   std::vector<std::string> select, ignore;
   std::vector<std::string> extend_select;
-  bool exit_zero = false;
+  bool exit_zero = false, quiet = false, statistics = false;
+  std::string stdin_filename, baseline, write_baseline;
   std::string config_file;
   bool isolated = false;
   bool fix = false, unsafe_fixes = false, diff = false;
   app.add_option("paths", paths,
                  "Files or folders to analyse (default: .). Files alone: their whole project is analysed and "
                  "findings touching them are reported");
-  app.add_option("--output-format", format, "Output format")->check(CLI::IsMember({"full", "concise"}));
+  app.add_option("--output-format", format, "Output format (default: full)")
+      ->check(CLI::IsMember(trl::output_format_names()));
   app.add_option("--color", color, "Colour the output")->check(CLI::IsMember({"auto", "always", "never"}));
   app.add_option("--threads", threads, "Worker threads for parsing (default: number of cores)");
   app.add_option("--max-file-size", max_file_size_mb, "Skip files larger than this many MB (default 10)");
-  app.add_option("--select", select, "Only these rule codes or prefixes (comma-separated)");
-  app.add_option("--ignore", ignore, "Skip these rule codes or prefixes (comma-separated)");
-  app.add_option("--extend-select", extend_select, "Also enable these rule codes or prefixes (comma-separated)");
+  app.add_option("--select", select, "Only these rule codes or prefixes (comma-separated)")
+      ->expected(1)
+      ->allow_extra_args(false);
+  app.add_option("--ignore", ignore, "Skip these rule codes or prefixes (comma-separated)")
+      ->expected(1)
+      ->allow_extra_args(false);
+  app.add_option("--extend-select", extend_select, "Also enable these rule codes or prefixes (comma-separated)")
+      ->expected(1)
+      ->allow_extra_args(false);
   app.add_flag("--exit-zero", exit_zero, "Exit 0 even when there are findings");
   auto* config_opt =
       app.add_option("--config", config_file, "Use this configuration file for every file (ignore the others)");
@@ -168,6 +189,13 @@ int main(int argc, char** argv) {
   app.add_flag("--fix", fix, "Apply safe fixes");
   app.add_flag("--unsafe-fixes", unsafe_fixes, "With --fix or --diff, also apply fixes marked unsafe");
   app.add_flag("--diff", diff, "Print the fixes as a unified diff and change nothing (exit 1 when there are changes)");
+  app.add_flag("-q,--quiet", quiet, "Print the findings only: no summary line, no notes on stderr");
+  app.add_flag("--statistics", statistics, "Print how many findings each rule has instead of the findings");
+  app.add_option("--stdin-filename", stdin_filename,
+                 "Read this file's text from stdin (the rest of the project from disk); report the findings "
+                 "that touch it");
+  app.add_option("--baseline", baseline, "Report only findings not recorded in this baseline file");
+  app.add_option("--write-baseline", write_baseline, "Record the current findings in this baseline file and exit 0");
 
   std::string rule_code;
   bool rule_all = false;
@@ -250,6 +278,10 @@ int main(int argc, char** argv) {
         options.paths = roots;
       }
     }
+    if (!stdin_filename.empty()) {
+      std::string text((std::istreambuf_iterator<char>(std::cin)), std::istreambuf_iterator<char>());
+      options.overlay = trl::Overlay{stdin_filename, std::move(text)};
+    }
     const trl::FixOptions fix_options{unsafe_fixes};
     std::size_t fixed = 0;
     if (fix && !diff) fixed = apply_fixes(options, config, focus, fix_options);
@@ -278,16 +310,31 @@ int main(int argc, char** argv) {
       return 2;
     }
     if (diff) return print_fix_diff(a, fix_options);
-    const auto& diags = a.diags;
-    if (format == "concise") {
-      trl::print_concise(std::cout, diags, project);
+    auto& diags = a.diags;
+    if (!baseline.empty()) trl::apply_baseline(baseline, diags, project);
+    if (!write_baseline.empty()) {
+      trl::write_baseline(write_baseline, diags, project);
+      if (!quiet)
+        std::cerr << "trl-lint: recorded " << diags.size() << " finding" << (diags.size() == 1 ? "" : "s") << " in "
+                  << write_baseline << '\n';
+      return 0;
+    }
+    const trl::OutputFormat output = *trl::parse_output_format(format);
+    if (statistics) {
+      trl::print_statistics(std::cout, diags,
+                            output == trl::OutputFormat::Json || output == trl::OutputFormat::JsonLines);
     } else {
-      bool use_color = color == "always" || (color == "auto" && isatty(STDOUT_FILENO) && !std::getenv("NO_COLOR"));
-      trl::print_full(std::cout, diags, project, use_color);
+      trl::ReportOptions report;
+      report.quiet = quiet;
+      report.color = color == "always" || (color == "auto" && isatty(STDOUT_FILENO) && !std::getenv("NO_COLOR"));
+      trl::print_report(std::cout, output, diags, project, report);
     }
     std::cout.flush();
     if (fixed) std::cerr << "Fixed " << fixed << " finding" << (fixed == 1 ? "" : "s") << ".\n";
     return diags.empty() || exit_zero ? 0 : 1;
+  } catch (const trl::BaselineError& e) {
+    std::cerr << "trl-lint: " << e.what() << '\n';
+    return 2;
   } catch (const trl::ConfigError& e) {
     std::cerr << "trl-lint: error: " << e.what() << '\n';
     return 2;

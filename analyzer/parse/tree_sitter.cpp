@@ -44,4 +44,25 @@ std::vector<TSNode> children(TSNode node) {
   return collect(node, false);
 }
 
+std::vector<Comment> comments(TSNode root, std::string_view source, FileId file) {
+  std::vector<Comment> out;
+  TSTreeCursor cursor = ts_tree_cursor_new(root);
+  for (;;) {
+    TSNode node = ts_tree_cursor_current_node(&cursor);
+    if (type(node) == "comment") {
+      out.push_back({span(node, file), std::string(text(node, source))});
+    } else if (ts_tree_cursor_goto_first_child(&cursor)) {
+      continue;
+    }
+    // Next sibling, or the next sibling of the nearest ancestor that has one.
+    bool moved = false;
+    while (!(moved = ts_tree_cursor_goto_next_sibling(&cursor))) {
+      if (!ts_tree_cursor_goto_parent(&cursor)) break;
+    }
+    if (!moved) break;
+  }
+  ts_tree_cursor_delete(&cursor);
+  return out;
+}
+
 }  // namespace trl::ts

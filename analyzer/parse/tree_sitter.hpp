@@ -8,6 +8,7 @@
 #include <string_view>
 #include <vector>
 
+#include "analyzer/facts/file_facts.hpp"
 #include "analyzer/source/source_file.hpp"
 
 extern "C" {
@@ -47,5 +48,8 @@ Span span(TSNode node, FileId file);
 std::vector<TSNode> named_children(TSNode node);
 // All children, anonymous ones included (operators, keywords).
 std::vector<TSNode> children(TSNode node);
+
+// Every `comment` node under `root`, in source order (an iterative walk: no recursion limit).
+std::vector<Comment> comments(TSNode root, std::string_view source, FileId file);
 
 }  // namespace trl::ts

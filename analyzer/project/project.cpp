@@ -9,6 +9,7 @@
 #include "analyzer/make/makefile_extractor.hpp"
 #include "analyzer/markdown/markdown_extractor.hpp"
 #include "analyzer/notebook/notebook_extractor.hpp"
+#include "analyzer/makefile/makefile_comments.hpp"
 #include "analyzer/python/python_extractor.hpp"
 #include "analyzer/shell/shell_extractor.hpp"
 #include "analyzer/yaml/workflow.hpp"
@@ -31,6 +32,23 @@ FileId Project::resolve(const std::string& path, const std::vector<std::string>&
 
 namespace {
 
+// Checks text the way reading from disk does (NUL bytes, UTF-8, byte order mark) and keeps it.
+void accept_text(SourceFile& file, FileFacts& facts, std::string text) {
+  if (text.find('\0') != std::string::npos) {
+    facts.problems.push_back({"TRL902", "file contains NUL bytes (binary?); skipped", Span{file.id}});
+    return;
+  }
+  if (!is_valid_utf8(text)) {
+    facts.problems.push_back({"TRL902", "file is not valid UTF-8; skipped", Span{file.id}});
+    return;
+  }
+  // A UTF-8 byte order mark is not part of the content (Python and PyYAML skip it).
+  if (text.rfind("\xEF\xBB\xBF", 0) == 0) text.replace(0, 3, "   ");
+  file.text = std::move(text);
+  file.index_lines();
+  facts.loaded = true;
+}
+
 // Reads a file with the checks every later stage relies on: size, text, UTF-8.
 void read_file(SourceFile& file, FileFacts& facts, std::uint64_t max_size) {
   std::error_code ec;
@@ -52,19 +70,28 @@ void read_file(SourceFile& file, FileFacts& facts, std::uint64_t max_size) {
     return;
   }
   std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  if (text.find('\0') != std::string::npos) {
-    facts.problems.push_back({"TRL902", "file contains NUL bytes (binary?); skipped", Span{file.id}});
-    return;
+  accept_text(file, facts, std::move(text));
+}
+
+// The project file an overlay stands for: the discovered one with the same path, else a new
+// file (a buffer not saved yet, or one discovery skipped).
+FileId overlay_target(Project& project, const Overlay& overlay) {
+  std::error_code ec;
+  fs::path abs = fs::absolute(overlay.path, ec).lexically_normal();
+  for (const fs::path& candidate : {abs, fs::weakly_canonical(abs, ec)}) {
+    FileId id = project.sources.find_abs(candidate.string());
+    if (id != kNoFile) return id;
   }
-  if (!is_valid_utf8(text)) {
-    facts.problems.push_back({"TRL902", "file is not valid UTF-8; skipped", Span{file.id}});
-    return;
-  }
-  // A UTF-8 byte order mark is not part of the content (Python and PyYAML skip it).
-  if (text.rfind("\xEF\xBB\xBF", 0) == 0) text.replace(0, 3, "   ");
-  file.text = std::move(text);
-  file.index_lines();
-  facts.loaded = true;
+  auto sf = std::make_unique<SourceFile>();
+  fs::path canonical = fs::weakly_canonical(abs, ec);
+  if (ec) canonical = abs;
+  fs::path rel = fs::relative(canonical, fs::current_path(ec), ec);
+  sf->path = (ec || rel.empty()) ? canonical.generic_string() : rel.generic_string();
+  sf->abs_path = canonical.string();
+  sf->kind = classify(canonical.filename().string(), std::string_view(overlay.text).substr(0, 256));
+  FileId id = project.sources.add(std::move(sf));
+  project.facts.emplace_back();
+  return id;
 }
 
 }  // namespace
@@ -79,12 +106,14 @@ void extract_file(Project& project, FileId id) {
     case FileKind::Python: {
       auto f = python::extract(file.text, id);
       facts.python = std::move(f.module);
+      facts.comments = std::move(f.comments);
       take(f.problems);
       break;
     }
     case FileKind::Yaml: {
       auto f = yaml::extract(file.text, id);
       facts.yaml = std::move(f.documents);
+      facts.comments = std::move(f.comments);
       take(f.problems);
       if (yaml::is_workflow_path(file.abs_path))
         for (const auto& doc : facts.yaml) {
@@ -98,6 +127,7 @@ void extract_file(Project& project, FileId id) {
       auto f = shell::extract(file.text, id);
       facts.commands = std::move(f.commands);
       facts.created = std::move(f.created);
+      facts.comments = std::move(f.comments);
       take(f.problems);
       break;
     }
@@ -105,6 +135,7 @@ void extract_file(Project& project, FileId id) {
       auto f = make::extract(file.text, id);
       facts.commands = std::move(f.commands);
       facts.created = std::move(f.created);
+      facts.comments = makefile::comments(file.text, id);
       break;
     }
     case FileKind::Markdown: {
@@ -164,15 +195,20 @@ Project load_project(const LoadOptions& options) {
     project.facts.emplace_back();
     project.facts[id].problems.push_back({"TRL901", message, Span{id}});
   }
-  const std::size_t n = d.files.size();
+  if (options.overlay) project.overlay_file = overlay_target(project, *options.overlay);
+  const std::size_t n = project.sources.size();
   unsigned threads = options.threads ? options.threads : std::max(1u, std::thread::hardware_concurrency());
   threads = static_cast<unsigned>(std::min<std::size_t>(threads, std::max<std::size_t>(n, 1)));
   std::atomic<std::size_t> next{0};
   auto work = [&] {
     for (std::size_t i = next++; i < n; i = next++) {
       SourceFile& file = project.sources.get_mut(static_cast<FileId>(i));
+      if (file.abs_path.rfind("<skipped>/", 0) == 0) continue;  // a walk problem, already reported
       try {
-        read_file(file, project.facts[i], options.max_file_size);
+        if (static_cast<FileId>(i) == project.overlay_file)
+          accept_text(file, project.facts[i], options.overlay->text);
+        else
+          read_file(file, project.facts[i], options.max_file_size);
         if (project.facts[i].loaded) extract_file(project, static_cast<FileId>(i));
       } catch (const std::exception& e) {
         // A defect of ours on one file must not stop the others.

@@ -4,6 +4,7 @@
 
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -38,7 +39,8 @@ struct FileFacts {
   std::vector<DocBlock> blocks;       // Markdown
   std::vector<DocHeading> headings;   // Markdown
   std::vector<FileProblem> problems;
-  bool loaded = false;  // text read and parsed
+  std::vector<Comment> comments;  // every comment of the file, in order (suppressions read them)
+  bool loaded = false;            // text read and parsed
 };
 
 struct Project {
@@ -46,14 +48,23 @@ struct Project {
   SourceManager sources;
   std::vector<FileFacts> facts;            // indexed by FileId
   std::vector<std::string> missing_paths;  // given on the command line but absent
+  FileId overlay_file = kNoFile;           // the file whose text came from the overlay (stdin)
 
   // A project file by a path as a launch line or config names it, tried against each base
   // folder in order (absolute folders). kNoFile when absent.
   FileId resolve(const std::string& path, const std::vector<std::string>& bases) const;
 };
 
+// A file's text given in place of what is on disk (`--stdin-filename`): the file is analysed
+// with this text, and added to the project when discovery did not list it.
+struct Overlay {
+  std::string path;  // as given, relative to the current directory or absolute
+  std::string text;
+};
+
 struct LoadOptions {
   std::vector<std::string> paths{"."};
+  std::optional<Overlay> overlay;
   unsigned threads = 0;  // 0: one per core
   std::uint64_t max_file_size = 10ull << 20;
   ExcludeFn excluded;  // files and folders the configuration excludes (`exclude:`)

@@ -687,6 +687,7 @@ PythonFacts extract(std::string_view text, FileId file) {
   facts.module.has_syntax_error = ts_node_has_error(root);
   Converter conv(text, file, facts);
   facts.module.body = conv.block(root, 0);
+  facts.comments = ts::comments(root, text, file);
   return facts;
 }
 

@@ -13,6 +13,7 @@ namespace trl::python {
 struct PythonFacts {
   py::Module module;
   std::vector<FileProblem> problems;
+  std::vector<Comment> comments;
 };
 
 PythonFacts extract(std::string_view text, FileId file);

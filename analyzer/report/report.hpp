@@ -1,5 +1,5 @@
-// From runs to printed findings: run the rules, turn file problems into diagnostics, order
-// and de-duplicate them, and format them.
+// From runs to findings: run the rules, turn file problems into diagnostics, order and
+// de-duplicate them. The formatters are in formatters.hpp, one file each.
 #pragma once
 
 #include <ostream>
@@ -22,8 +22,8 @@ struct Selection {
 std::vector<Diagnostic> collect_diagnostics(const Project& project, const std::vector<TrainingRun>& runs,
                                             const Selection& selection);
 
-void print_concise(std::ostream& out, const std::vector<Diagnostic>& diags, const Project& project);
-void print_full(std::ostream& out, const std::vector<Diagnostic>& diags, const Project& project, bool color);
+// Orders findings by (path, line, column, code, message) and drops exact repeats.
+void sort_diagnostics(const Project& project, std::vector<Diagnostic>& diags);
 
 // `trl-lint runs`: one line per run. `trl-lint show-run`: one run's effective configuration.
 void print_runs(std::ostream& out, const std::vector<TrainingRun>& runs, const Project& project);

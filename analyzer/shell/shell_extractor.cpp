@@ -421,6 +421,7 @@ ShellFacts extract(std::string_view text, FileId file, const ExtractOptions& opt
   walker.cwd_ = options.cwd;
   walker.cwd_known_ = options.cwd_known;
   walker.run(ts_tree_root_node(tree.get()));
+  facts.comments = ts::comments(ts_tree_root_node(tree.get()), text, file);
   return facts;
 }
 

@@ -15,6 +15,7 @@ struct ShellFacts {
   std::vector<CommandFact> commands;
   std::vector<CreatedPath> created;  // files the script writes (`> f`, `cp a f`, `tee f`, `wget -O f`)
   std::vector<FileProblem> problems;
+  std::vector<Comment> comments;
 };
 
 // A variable defined before the script runs (a Makefile variable, a workflow `env:`, a Slurm

@@ -383,6 +383,7 @@ YamlFacts extract(std::string_view text, FileId file) {
   for (TSNode doc : ts::named_children(root)) {
     if (ts::type(doc) == "document") facts.documents.push_back(builder.document(doc));
   }
+  facts.comments = ts::comments(root, text, file);
   return facts;
 }
 

@@ -12,6 +12,7 @@ namespace trl::yaml {
 struct YamlFacts {
   std::vector<YamlDocument> documents;
   std::vector<FileProblem> problems;
+  std::vector<Comment> comments;
 };
 
 // `base` is added to every span offset; used for YAML embedded in another file.

@@ -8,6 +8,7 @@
 #include "analyzer/discover/gitignore.hpp"
 #include "analyzer/eval/run_builder.hpp"
 #include "analyzer/knowledge/knowledge.hpp"
+#include "analyzer/report/formatters.hpp"
 #include "analyzer/report/report.hpp"
 
 using namespace trl;

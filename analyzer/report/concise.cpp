@@ -1,0 +1,15 @@
+// `--output-format concise`: `path:line:col: CODE message`, one finding per line, nothing else.
+// A stable contract (scripts and editors parse it): keep it byte for byte.
+#include "analyzer/report/formatters.hpp"
+
+namespace trl {
+
+void print_concise(std::ostream& out, const std::vector<Diagnostic>& diags, const Project& project) {
+  for (const auto& d : diags) {
+    const SourceFile& f = project.sources.get(d.span.file);
+    out << f.path << ':' << d.span.start.line + 1 << ':' << f.display_column(d.span.start) << ": " << d.code << ' '
+        << d.message << '\n';
+  }
+}
+
+}  // namespace trl

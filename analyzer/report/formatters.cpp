@@ -1,0 +1,32 @@
+#include "analyzer/report/formatters.hpp"
+
+namespace trl {
+
+const std::vector<std::string>& output_format_names() {
+  static const std::vector<std::string> names = {"full", "concise", "json", "json-lines", "github", "sarif"};
+  return names;
+}
+
+std::optional<OutputFormat> parse_output_format(std::string_view name) {
+  if (name == "full") return OutputFormat::Full;
+  if (name == "concise") return OutputFormat::Concise;
+  if (name == "json") return OutputFormat::Json;
+  if (name == "json-lines") return OutputFormat::JsonLines;
+  if (name == "github") return OutputFormat::Github;
+  if (name == "sarif") return OutputFormat::Sarif;
+  return std::nullopt;
+}
+
+void print_report(std::ostream& out, OutputFormat format, const std::vector<Diagnostic>& diags, const Project& project,
+                  const ReportOptions& options) {
+  switch (format) {
+    case OutputFormat::Full: print_full(out, diags, project, options); return;
+    case OutputFormat::Concise: print_concise(out, diags, project); return;
+    case OutputFormat::Json: print_json(out, diags, project); return;
+    case OutputFormat::JsonLines: print_json_lines(out, diags, project); return;
+    case OutputFormat::Github: print_github(out, diags, project); return;
+    case OutputFormat::Sarif: print_sarif(out, diags, project); return;
+  }
+}
+
+}  // namespace trl

@@ -1,0 +1,251 @@
+#include "analyzer/report/suppression.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <map>
+
+#include "analyzer/report/location.hpp"
+#include "rules/registry.hpp"
+
+namespace trl {
+
+namespace {
+
+bool word_char(char c) {
+  return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-';
+}
+
+// Case-insensitive `word` at `pos` of `s`, not followed by a word character.
+bool keyword_at(std::string_view s, std::size_t pos, std::string_view word) {
+  if (pos + word.size() > s.size()) return false;
+  for (std::size_t i = 0; i < word.size(); ++i)
+    if (std::tolower(static_cast<unsigned char>(s[pos + i])) != word[i]) return false;
+  return pos + word.size() == s.size() || !word_char(s[pos + word.size()]);
+}
+
+std::size_t skip_blanks(std::string_view s, std::size_t pos) {
+  while (pos < s.size() && (s[pos] == ' ' || s[pos] == '\t')) ++pos;
+  return pos;
+}
+
+Span sub_span(const Span& comment, std::size_t from, std::size_t to) {
+  Span s = comment;
+  s.begin = comment.begin + static_cast<std::uint32_t>(from);
+  s.end = comment.begin + static_cast<std::uint32_t>(to);
+  s.start = Point{comment.start.line, comment.start.column + static_cast<std::uint32_t>(from)};
+  s.stop = Point{comment.start.line, comment.start.column + static_cast<std::uint32_t>(to)};
+  return s;
+}
+
+// Parses `[: CODE[, CODE]...]` after the `noqa` keyword ending at `pos`; returns the end of the
+// directive.
+std::size_t parse_codes(std::string_view text, std::size_t pos, const Span& comment, NoqaDirective& d) {
+  std::size_t end = pos;
+  std::size_t p = skip_blanks(text, pos);
+  if (p >= text.size() || text[p] != ':') {
+    d.blanket = true;  // `# noqa` (flake8 also reads `# noqa E501` as a bare noqa)
+    return end;
+  }
+  end = ++p;
+  for (;;) {
+    while (p < text.size() && (text[p] == ' ' || text[p] == '\t' || text[p] == ',')) ++p;
+    std::size_t b = p;
+    while (p < text.size() && std::isalpha(static_cast<unsigned char>(text[p]))) ++p;
+    std::size_t letters = p;
+    while (p < text.size() && std::isdigit(static_cast<unsigned char>(text[p]))) ++p;
+    if (letters == b || p == letters || (p < text.size() && word_char(text[p]))) break;
+    std::string code(text.substr(b, p - b));
+    for (char& c : code) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+    d.codes.push_back({std::move(code), sub_span(comment, b, p)});
+    end = p;
+  }
+  if (d.codes.empty()) d.blanket = true;  // `# noqa:` with nothing after it
+  return end;
+}
+
+}  // namespace
+
+std::vector<NoqaDirective> parse_noqa(std::string_view text, const Span& span) {
+  std::vector<NoqaDirective> out;
+  std::size_t pos = 0;
+  while ((pos = text.find('#', pos)) != std::string_view::npos) {
+    const std::size_t hash = pos;
+    std::size_t p = skip_blanks(text, hash + 1);
+    NoqaDirective d;
+    d.comment = span;
+    std::size_t end = std::string_view::npos;
+    if (keyword_at(text, p, "trl-lint")) {
+      p = skip_blanks(text, p + 8);
+      if (p < text.size() && text[p] == ':') {
+        p = skip_blanks(text, p + 1);
+        if (keyword_at(text, p, "noqa")) {
+          d.file_level = true;
+          end = parse_codes(text, p + 4, span, d);
+        }
+      }
+    } else if (keyword_at(text, p, "noqa")) {
+      end = parse_codes(text, p + 4, span, d);
+    }
+    if (end == std::string_view::npos) {
+      pos = hash + 1;
+      continue;
+    }
+    d.span = sub_span(span, hash, end);
+    out.push_back(std::move(d));
+    pos = std::max(end, hash + 1);
+  }
+  return out;
+}
+
+namespace {
+
+struct Entry {
+  FileId file;
+  NoqaDirective directive;
+  bool used_blanket = false;
+  std::vector<bool> used;  // per code
+};
+
+bool is_known_code(const std::string& code) {
+  return find_rule(code) != nullptr || file_problem_info(code) != nullptr;
+}
+
+class Suppressor {
+ public:
+  explicit Suppressor(const Project& project) {
+    for (FileId id = 0; id < project.facts.size(); ++id) {
+      for (const auto& c : project.facts[id].comments) {
+        for (auto& d : parse_noqa(c.text, c.span)) {
+          Entry e{id, std::move(d)};
+          e.used.assign(e.directive.codes.size(), false);
+          entries.push_back(std::move(e));
+        }
+      }
+    }
+    for (std::size_t i = 0; i < entries.size(); ++i) {
+      const Entry& e = entries[i];
+      by_file[e.file].push_back(i);
+    }
+  }
+
+  // True when a directive at one of the finding's locations names its code; marks those used.
+  bool suppresses(const Diagnostic& d, bool mark) {
+    bool hit = false;
+    auto visit = [&](const Span& s) {
+      if (!s.valid()) return;
+      auto it = by_file.find(s.file);
+      if (it == by_file.end()) return;
+      for (std::size_t i : it->second) {
+        Entry& e = entries[i];
+        const std::uint32_t line = e.directive.span.start.line;
+        if (!e.directive.file_level && line != first_line(s) && line != last_line(s)) continue;
+        if (e.directive.blanket) {
+          hit = true;
+          if (mark) e.used_blanket = true;
+          continue;
+        }
+        for (std::size_t k = 0; k < e.directive.codes.size(); ++k) {
+          if (e.directive.codes[k].code != d.code) continue;
+          hit = true;
+          if (mark) e.used[k] = true;
+        }
+      }
+    };
+    visit(d.span);
+    for (const auto& r : d.related) visit(r.span);
+    return hit;
+  }
+
+  std::vector<Entry> entries;
+  std::map<FileId, std::vector<std::size_t>> by_file;
+};
+
+Span span_of(const SourceFile& f, std::size_t begin, std::size_t end) {
+  Span s;
+  s.file = f.id;
+  s.begin = static_cast<std::uint32_t>(begin);
+  s.end = static_cast<std::uint32_t>(end);
+  s.start = f.point_at(s.begin);
+  s.stop = f.point_at(s.end);
+  return s;
+}
+
+// The edit that takes the unused codes out of a directive, or removes it when none is left.
+std::optional<Fix> unused_fix(const SourceFile& f, const NoqaDirective& d, const std::vector<std::string>& kept) {
+  Fix fix;
+  fix.safe = true;
+  if (!kept.empty()) {
+    std::string joined;
+    for (const auto& k : kept) joined += (joined.empty() ? "" : ", ") + k;
+    fix.title = "Remove the unused codes";
+    fix.edits.push_back({span_of(f, d.codes.front().span.begin, d.codes.back().span.end), joined});
+    return fix;
+  }
+  const std::string_view text = f.text;
+  // Only a directive that ends its comment can go without leaving stray text behind.
+  std::size_t comment_end = d.comment.end;
+  while (comment_end > d.span.end && (text[comment_end - 1] == ' ' || text[comment_end - 1] == '\t')) --comment_end;
+  if (comment_end != d.span.end) return std::nullopt;
+  std::size_t begin = d.span.begin;
+  while (begin > 0 && (text[begin - 1] == ' ' || text[begin - 1] == '\t')) --begin;
+  std::size_t end = d.comment.end;
+  fix.title = "Remove the unused `noqa` directive";
+  if (begin == 0 || text[begin - 1] == '\n') {
+    // The comment is alone on its line (and the directive is all of it): remove the line.
+    if (d.span.begin != d.comment.begin) return std::nullopt;
+    if (end < text.size() && text[end] == '\r') ++end;
+    if (end < text.size() && text[end] == '\n') ++end;
+  }
+  fix.edits.push_back({span_of(f, begin, end), ""});
+  return fix;
+}
+
+}  // namespace
+
+std::size_t apply_suppressions(const Project& project, std::vector<Diagnostic>& diags, const Selection& selection) {
+  Suppressor sup(project);
+  if (sup.entries.empty()) return 0;
+  const std::size_t before = diags.size();
+  std::erase_if(diags, [&](const Diagnostic& d) { return sup.suppresses(d, true); });
+  const std::size_t suppressed = before - diags.size();
+
+  const RuleInfo* info = file_problem_info("TRL910");
+  if (!info || !selection.enabled(info->code)) return suppressed;
+  std::vector<Diagnostic> unused;
+  for (const Entry& e : sup.entries) {
+    const NoqaDirective& d = e.directive;
+    if (d.blanket) continue;  // a bare `# noqa` may be meant for flake8 or ruff
+    std::vector<std::string> names, kept;
+    for (std::size_t k = 0; k < d.codes.size(); ++k) {
+      const std::string& code = d.codes[k].code;
+      const bool ours = code.rfind("TRL", 0) == 0 && is_known_code(code) && code != info->code;
+      if (ours && !e.used[k] && selection.enabled(code))
+        names.push_back(code);
+      else
+        kept.push_back(code);
+    }
+    if (names.empty()) continue;
+    std::string list;
+    for (const auto& n : names) list += (list.empty() ? "`" : ", `") + n + "`";
+    Diagnostic diag;
+    diag.code = info->code;
+    diag.name = info->name;
+    diag.severity = info->severity;
+    diag.span = d.span;
+    diag.message =
+        std::string("unused ") + (d.file_level ? "file-level " : "") + "`noqa` directive (unused: " + list + ")";
+    diag.label = names.size() == 1 ? "suppresses nothing" : "these codes suppress nothing";
+    if (auto fix = unused_fix(project.sources.get(e.file), d, kept))
+      diag.fixes.push_back(std::move(*fix));
+    else
+      diag.help = kept.empty() ? "remove the directive" : "remove the unused codes";
+    unused.push_back(std::move(diag));
+  }
+  // TRL910 can itself be suppressed (`# noqa: TRL910`, `# trl-lint: noqa: TRL910`).
+  for (auto& d : unused)
+    if (!sup.suppresses(d, false)) diags.push_back(std::move(d));
+  sort_diagnostics(project, diags);
+  return suppressed;
+}
+
+}  // namespace trl

@@ -1,0 +1,39 @@
+// Suppression comments: `# noqa`, `# noqa: TRL101, TRL102` at the end of a line, and
+// `# trl-lint: noqa` / `# trl-lint: noqa: TRL101` anywhere in a file for the whole file.
+// A finding is suppressed by a matching comment at its primary location or at any related
+// location (a cross-file finding can be silenced in whichever file the user owns). Codes of
+// other tools in the same comment (`# noqa: E501, TRL101`) are ignored. Suppressions that name
+// an enabled rule and suppress nothing are reported as TRL910 (unused-noqa).
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "analyzer/diag/diagnostic.hpp"
+#include "analyzer/project/project.hpp"
+#include "analyzer/report/report.hpp"
+
+namespace trl {
+
+struct NoqaCode {
+  std::string code;  // as written, upper-cased
+  Span span;
+};
+
+struct NoqaDirective {
+  bool file_level = false;      // `# trl-lint: noqa`
+  bool blanket = false;         // no codes: every code
+  Span span;                    // the directive, from its `#` to the end of its code list
+  Span comment;                 // the whole comment it sits in
+  std::vector<NoqaCode> codes;  // every code listed, trl-lint's and other tools'
+};
+
+// The directives of one comment (`text` starts with `#`; `span` is the comment's).
+std::vector<NoqaDirective> parse_noqa(std::string_view text, const Span& span);
+
+// Removes suppressed findings from `diags` and appends TRL910 findings for unused directives
+// (when TRL910 is enabled); keeps `diags` sorted. Returns how many findings were suppressed.
+std::size_t apply_suppressions(const Project& project, std::vector<Diagnostic>& diags, const Selection& selection);
+
+}  // namespace trl

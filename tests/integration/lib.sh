@@ -1,0 +1,12 @@
+# Helpers for the integration tests: a scratch copy of a fixture and assertions.
+fail() { echo "FAIL: $*"; exit 1; }
+scratch_copy() {  # fixture folder (relative to fixtures/) -> prints a scratch copy's path
+  local dir
+  dir=$(mktemp -d)
+  cp -R "$src/fixtures/$1/." "$dir/"
+  rm -f "$dir/expected.txt" "$dir/CASE.md" "$dir/ARGS"
+  echo "$dir"
+}
+expect_eq() {  # what, expected, actual
+  [ "$2" = "$3" ] || { echo "FAIL: $1"; echo "--- expected"; printf '%s\n' "$2"; echo "--- actual"; printf '%s\n' "$3"; exit 1; }
+}

@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# --stdin-filename: the buffer on stdin stands for that file, the rest of the project comes from
+# disk, and only findings located in (or related to) that file are reported.
+set -u
+bin=$1
+src=$2
+. "$src/tests/integration/lib.sh"
+dir=$(scratch_copy trl101/packing_false)
+trap 'rm -rf "$dir"' EXIT
+cd "$dir" || exit 2
+# The subject is TRL101; other rules' true findings on this fixture are out of scope.
+printf 'select: [TRL101, TRL9]\n' > .trl-lint.yaml
+recipe=recipes/sft_long.yaml
+grep -q '^packing: false' "$recipe" || fail "fixture changed: $recipe has no 'packing: false'"
+
+# 1. On disk packing is off: nothing. The unsaved buffer turns it on: reported at the buffer's path.
+out=$("$bin" --output-format concise . 2>&1); status=$?
+expect_eq "disk project is clean" "" "$out"; [ $status -eq 0 ] || fail "exit $status on a clean project"
+line=$(grep -n '^packing: false' "$recipe" | cut -d: -f1)
+out=$(sed 's/^packing: false/packing: true/' "$recipe" | "$bin" --output-format concise --stdin-filename "$recipe" . 2>&1)
+status=$?
+expect_eq "buffer with packing on" \
+  "$recipe:$line:1: TRL101 \`packing\` with context parallelism (cp_size=2) breaks document isolation" "$out"
+[ $status -eq 1 ] || fail "expected exit 1, got $status"
+grep -q '^packing: false' "$recipe" || fail "--stdin-filename wrote to the file on disk"
+
+# 2. The path may be given as ./path, and without PATH arguments the project is `.`.
+out=$(sed 's/^packing: false/packing: true/' "$recipe" | "$bin" --output-format concise --stdin-filename "./$recipe" 2>&1)
+expect_eq "./ path and default project" \
+  "$recipe:$line:1: TRL101 \`packing\` with context parallelism (cp_size=2) breaks document isolation" "$out"
+
+# 3. Linting another file of the run: the finding touches it through a related location (the
+#    accelerate YAML) and is reported; a file the finding does not touch gets nothing.
+sed -i 's/^packing: false/packing: true/' "$recipe"
+accel=$(find recipes -name 'context_parallel_2gpu.yaml' | head -1)
+out=$("$bin" --output-format concise --stdin-filename "$accel" . < "$accel" 2>&1)
+expect_eq "finding related to the buffer" \
+  "$recipe:$line:1: TRL101 \`packing\` with context parallelism (cp_size=2) breaks document isolation" "$out"
+out=$("$bin" --output-format concise --stdin-filename scripts/sft.py . < scripts/sft.py 2>&1); status=$?
+expect_eq "finding unrelated to the buffer" "" "$out"; [ $status -eq 0 ] || fail "exit $status"
+
+# 4. The buffer turns context parallelism off: the finding disappears although the disk has it.
+out=$(sed 's/parallelism_config_cp_size: 2/parallelism_config_cp_size: 1/' "$accel" |
+  "$bin" --output-format concise --stdin-filename "$accel" . 2>&1)
+expect_eq "buffer fixes the finding" "" "$out"
+
+# 5. A buffer for a file that does not exist yet (a new launch script) takes part in the project.
+mv launch.sh launch.sh.orig
+out=$("$bin" --output-format concise . 2>&1)
+expect_eq "no launch, no run with CP" "" "$out"
+printf 'accelerate launch --config_file %s scripts/sft.py --config %s\n' "$accel" "$recipe" |
+  "$bin" --output-format concise --stdin-filename new_launch.sh . > out.txt 2>&1
+expect_eq "unsaved new launch script" \
+  "$recipe:$line:1: TRL101 \`packing\` with context parallelism (cp_size=2) breaks document isolation" "$(cat out.txt)"
+
+# 6. Suppressions in the buffer count (the comments come from the buffer, not the disk).
+mv launch.sh.orig launch.sh
+out=$(sed 's/^packing: true/packing: true  # noqa: TRL101/' "$recipe" |
+  "$bin" --output-format concise --stdin-filename "$recipe" . 2>&1)
+expect_eq "noqa in the buffer" "" "$out"
+echo "stdin-filename: all checks passed"

@@ -1,0 +1,314 @@
+// The report layer: comments as suppressions see them, noqa parsing and matching, the
+// fingerprints and escapes of the machine formats, baselines, and the formats end to end.
+#include <catch2/catch.hpp>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "analyzer/eval/run_builder.hpp"
+#include "analyzer/knowledge/knowledge.hpp"
+#include "analyzer/makefile/makefile_comments.hpp"
+#include "analyzer/python/python_extractor.hpp"
+#include "analyzer/report/baseline.hpp"
+#include "analyzer/report/fingerprint.hpp"
+#include "analyzer/report/formatters.hpp"
+#include "analyzer/report/location.hpp"
+#include "analyzer/report/report.hpp"
+#include "analyzer/report/suppression.hpp"
+#include "analyzer/shell/shell_extractor.hpp"
+#include "analyzer/yaml/yaml_extractor.hpp"
+#include "rules/registry.hpp"
+
+using namespace trl;
+namespace fs = std::filesystem;
+
+namespace {
+
+std::vector<std::string> texts(const std::vector<Comment>& comments) {
+  std::vector<std::string> out;
+  for (const auto& c : comments) out.push_back(c.text);
+  return out;
+}
+
+std::vector<std::string> codes(const NoqaDirective& d) {
+  std::vector<std::string> out;
+  for (const auto& c : d.codes) out.push_back(c.code);
+  return out;
+}
+
+std::vector<NoqaDirective> noqa(const std::string& comment) {
+  Span s{0, 10, static_cast<std::uint32_t>(10 + comment.size()), Point{3, 10},
+         Point{3, static_cast<std::uint32_t>(10 + comment.size())}};
+  return parse_noqa(comment, s);
+}
+
+struct TempProject {
+  fs::path path;
+  fs::path old_cwd = fs::current_path();
+  explicit TempProject(const std::map<std::string, std::string>& files) {
+    static int counter = 0;
+    path =
+        fs::temp_directory_path() / ("trl-lint-report-" + std::to_string(::getpid()) + "-" + std::to_string(counter++));
+    for (const auto& [rel, text] : files) {
+      fs::create_directories((path / rel).parent_path());
+      std::ofstream(path / rel, std::ios::binary) << text;
+    }
+    fs::current_path(path);
+  }
+  ~TempProject() {
+    std::error_code ec;
+    fs::current_path(old_cwd, ec);
+    fs::remove_all(path, ec);
+  }
+};
+
+const std::map<std::string, std::string> kCrossFile = {
+    {"launch.sh", "accelerate launch --config_file accel.yaml \\\n    sft.py --config sft.yaml\n"},
+    {"accel.yaml", "distributed_type: FSDP\nnum_processes: 2\nparallelism_config:\n  parallelism_config_cp_size: 2\n"},
+    {"sft.yaml", "model_name_or_path: Qwen/Qwen2.5-0.5B\npacking: true\n"},
+    {"sft.py",
+     "from trl import SFTConfig, SFTTrainer, TrlParser\n"
+     "parser = TrlParser((SFTConfig,))\n(args,) = parser.parse_args_and_config()\n"
+     "SFTTrainer(model='m', args=args).train()\n"},
+};
+
+struct Analysis {
+  Project project;
+  std::vector<Diagnostic> diags;
+};
+
+// These tests are about suppressions and formats of TRL101 and the TRL9xx codes; the fixtures'
+// other true findings (TRL201 packing without FlashAttention, ...) are not their subject.
+Analysis analyse(const Selection& selection = Selection{{"TRL101", "TRL9"}, {}}) {
+  Analysis a;
+  LoadOptions o;
+  o.threads = 1;
+  a.project = load_project(o);
+  auto runs = build_runs(a.project, Knowledge::get());
+  a.diags = collect_diagnostics(a.project, runs, selection);
+  apply_suppressions(a.project, a.diags, selection);
+  return a;
+}
+
+std::string concise(const Analysis& a) {
+  std::ostringstream out;
+  print_concise(out, a.diags, a.project);
+  return out.str();
+}
+
+}  // namespace
+
+TEST_CASE("comments: a # inside a string is not a comment", "[report][comments]") {
+  auto py =
+      python::extract("x = f(a='# noqa: TRL101', b=\"#\")  # real\ns = '''\n# in a docstring\n'''\n# own line\n", 0);
+  CHECK(texts(py.comments) == std::vector<std::string>{"# real", "# own line"});
+  auto y = yaml::extract("a: 'x # not'\nb: \"# not\"\nc: d#e\nf: g # yes\n# top\n", 0);
+  CHECK(texts(y.comments) == std::vector<std::string>{"# yes", "# top"});
+  auto sh = shell::extract("#!/bin/bash\necho \"# not\" '# not' a#b # yes\ncat <<EOF\n# heredoc\nEOF\n", 0);
+  CHECK(texts(sh.comments) == std::vector<std::string>{"#!/bin/bash", "# yes"});
+}
+
+TEST_CASE("comments: Makefiles", "[report][comments]") {
+  auto c = makefile::comments(
+      "# top\nX = a \\# b # x\ntrain:\n\techo \"# not\" '# not' a#b # shell\n\tpython t.py \\\n\t  --y 1 # end\n", 7);
+  CHECK(texts(c) == std::vector<std::string>{"# top", "# x", "# shell", "# end"});
+  REQUIRE(c.size() == 4);
+  CHECK(c[1].span.file == 7);
+  CHECK(c[1].span.start == Point{1, 11});
+  CHECK(c[3].span.start.line == 5);
+}
+
+TEST_CASE("noqa: forms", "[report][noqa]") {
+  auto d = noqa("# noqa: TRL101");
+  REQUIRE(d.size() == 1);
+  CHECK_FALSE(d[0].blanket);
+  CHECK_FALSE(d[0].file_level);
+  CHECK(codes(d[0]) == std::vector<std::string>{"TRL101"});
+  CHECK(d[0].codes[0].span.start == Point{3, 18});
+
+  CHECK(codes(noqa("#noqa:TRL101,TRL102")[0]) == std::vector<std::string>{"TRL101", "TRL102"});
+  CHECK(codes(noqa("# NOQA: TRL101 TRL102 because of reasons")[0]) == std::vector<std::string>{"TRL101", "TRL102"});
+  CHECK(codes(noqa("# noqa: E501, trl101")[0]) == std::vector<std::string>{"E501", "TRL101"});
+  CHECK(noqa("# noqa")[0].blanket);
+  CHECK(noqa("# noqa:")[0].blanket);
+  CHECK(noqa("# noqa E501")[0].blanket);  // as flake8 reads it
+  CHECK(noqa("# type: ignore  # noqa: TRL101").size() == 1);
+  CHECK(noqa("# noqanything").empty());
+  CHECK(noqa("# see noqa docs").empty());
+  CHECK(noqa("# trl-lint: noqa")[0].file_level);
+  CHECK(noqa("# trl-lint: noqa")[0].blanket);
+  auto f = noqa("# trl-lint: noqa: TRL101");
+  CHECK(f[0].file_level);
+  CHECK(codes(f[0]) == std::vector<std::string>{"TRL101"});
+  CHECK(noqa("# trl-lint: enable").empty());
+}
+
+TEST_CASE("suppression: primary location, related location, file level", "[report][noqa]") {
+  {
+    TempProject p(kCrossFile);
+    CHECK(concise(analyse()) ==
+          "sft.yaml:2:1: TRL101 `packing` with context parallelism (cp_size=2) breaks document isolation\n");
+  }
+  auto with = [](const std::string& file, const std::string& text) {
+    auto files = kCrossFile;
+    files[file] = text;
+    return files;
+  };
+  {
+    TempProject p(with("sft.yaml", "model_name_or_path: Qwen/Qwen2.5-0.5B\npacking: true  # noqa: TRL101\n"));
+    CHECK(concise(analyse()).empty());
+  }
+  {
+    // On a related location: the accelerate YAML that enables context parallelism.
+    TempProject p(with("accel.yaml",
+                       "distributed_type: FSDP\nnum_processes: 2\nparallelism_config:\n"
+                       "  parallelism_config_cp_size: 2  # noqa: TRL101\n"));
+    CHECK(concise(analyse()).empty());
+  }
+  {
+    // On the last line of a multi-line launch command (the other related location).
+    TempProject p(with(
+        "launch.sh", "accelerate launch --config_file accel.yaml \\\n    sft.py --config sft.yaml  # noqa: TRL101\n"));
+    CHECK(concise(analyse()).empty());
+  }
+  {
+    TempProject p(with("accel.yaml",
+                       "# trl-lint: noqa: TRL101\ndistributed_type: FSDP\nnum_processes: 2\nparallelism_config:\n"
+                       "  parallelism_config_cp_size: 2\n"));
+    CHECK(concise(analyse()).empty());
+  }
+  {
+    // A code of another rule, or another tool, does not suppress; the TRL code of an enabled
+    // rule that suppresses nothing is reported.
+    TempProject p(
+        with("sft.yaml", "model_name_or_path: Qwen/Qwen2.5-0.5B  # noqa: TRL101\npacking: true  # noqa: E501\n"));
+    auto a = analyse();
+    CHECK(concise(a) ==
+          "sft.yaml:1:40: TRL910 unused `noqa` directive (unused: `TRL101`)\n"
+          "sft.yaml:2:1: TRL101 `packing` with context parallelism (cp_size=2) breaks document isolation\n");
+    REQUIRE(a.diags[0].fixes.size() == 1);
+    const TextEdit& e = a.diags[0].fixes[0].edits.at(0);
+    CHECK(a.project.sources.get(e.span.file).text.substr(e.span.begin, e.span.end - e.span.begin) ==
+          "  # noqa: TRL101");
+    CHECK(e.replacement.empty());
+    // Not reported when the named rule is not enabled, nor when TRL910 is not.
+    CHECK(concise(analyse(Selection{{"TRL101", "TRL9"}, {"TRL101"}})).empty());
+    CHECK(concise(analyse(Selection{{"TRL101"}, {}})) ==
+          "sft.yaml:2:1: TRL101 `packing` with context parallelism (cp_size=2) breaks document isolation\n");
+  }
+  {
+    // Partly used: the fix keeps the used code and the other tool's.
+    TempProject p(
+        with("sft.yaml", "model_name_or_path: Qwen/Qwen2.5-0.5B\npacking: true  # noqa: TRL101, TRL903, E501\n"));
+    auto a = analyse();
+    REQUIRE(a.diags.size() == 1);
+    CHECK(a.diags[0].message == "unused `noqa` directive (unused: `TRL903`)");
+    REQUIRE(a.diags[0].fixes.size() == 1);
+    CHECK(a.diags[0].fixes[0].edits.at(0).replacement == "TRL101, E501");
+  }
+}
+
+TEST_CASE("fingerprints match codeql-action's primaryLocationLineHash", "[report][sarif]") {
+  // Expected values computed independently (BigInt port of codeql-action src/fingerprints.ts).
+  const std::string text =
+      "packing: true  # x\n\nfoo:\r\n  bar: \"\xC3\xA9\xF0\x9F\x98\x80\"\nfoo:\r\n  bar: "
+      "\"\xC3\xA9\xF0\x9F\x98\x80\"\nlast";
+  auto fp = line_fingerprints(text);
+  REQUIRE(fp.size() >= 7);
+  CHECK(fp[0] == "c6ecab44461fe1bf:1");
+  CHECK(fp[1] == "4c38813ac9e9d1ab:1");
+  CHECK(fp[2] == "c0a87792faabb4d:1");
+  CHECK(fp[3] == "c442bc0808ef3ff5:1");
+  CHECK(fp[6] == "58429ecce5a8d0db:1");
+  // Identical tails give identical hashes; the counter tells them apart.
+  auto same = line_fingerprints("a\na\n");
+  REQUIRE(same.size() >= 2);
+  CHECK(same[0] != same[1]);
+  auto rep = line_fingerprints(std::string(150, 'x') + "\n" + std::string(150, 'x') + "\n" + std::string(150, 'x'));
+  CHECK(rep[0].substr(0, rep[0].find(':')) == rep[1].substr(0, rep[1].find(':')));
+  CHECK(rep[0].substr(rep[0].find(':')) == ":1");
+  CHECK(rep[1].substr(rep[1].find(':')) == ":2");
+  CHECK(line_fingerprints("").size() == 1);
+}
+
+TEST_CASE("escapes and URIs", "[report]") {
+  CHECK(github_escape_data("100% done\r\nnext: a,b") == "100%25 done%0D%0Anext: a,b");
+  CHECK(github_escape_property("dir,a/b:c%\n") == "dir%2Ca/b%3Ac%25%0A");
+  CHECK(uri_path("my recipes/sft#1.yaml") == "my%20recipes/sft%231.yaml");
+  CHECK(uri_path("a:b/\xC3\xA9.yaml") == "a%3Ab/%C3%A9.yaml");
+  CHECK(normalized_line("  packing:\t true   # x ") == "packing: true # x");
+}
+
+TEST_CASE("machine formats: json, github, sarif", "[report][formats]") {
+  auto files = kCrossFile;
+  files["sft.yaml"] = "# \xC3\xA9t\xC3\xA9\n\xC3\xA9: 1\npacking: true\n";
+  TempProject p(files);
+  auto a = analyse();
+  REQUIRE(a.diags.size() == 1);
+  std::ostringstream js, gh, sa;
+  print_json(js, a.diags, a.project);
+  auto j = nlohmann::json::parse(js.str());
+  REQUIRE(j.size() == 1);
+  CHECK(j[0]["code"] == "TRL101");
+  CHECK(j[0]["location"] == nlohmann::json{{"path", "sft.yaml"}, {"line", 3}, {"column", 1}});
+  CHECK(j[0]["end_location"]["column"] == 8);
+  REQUIRE(j[0]["related"].size() == 2);
+  CHECK(j[0]["related"][0]["location"]["path"] == "accel.yaml");
+  CHECK(j[0]["related"][1]["end_location"] == nlohmann::json{{"path", "launch.sh"}, {"line", 2}, {"column", 29}});
+  print_github(gh, a.diags, a.project);
+  CHECK(gh.str().rfind("::error file=sft.yaml,line=3,col=1,endLine=3,endColumn=8,title=TRL101 "
+                       "(packing-with-context-parallelism)::`packing` with",
+                       0) == 0);
+  CHECK(gh.str().find("%0Anote: accel.yaml:4:3: ") != std::string::npos);
+  print_sarif(sa, a.diags, a.project);
+  auto s = nlohmann::json::parse(sa.str());
+  const auto& run = s["runs"][0];
+  CHECK(s["version"] == "2.1.0");
+  CHECK(run["columnKind"] == "unicodeCodePoints");
+  const auto& rules = run["tool"]["driver"]["rules"];
+  CHECK(rules.size() == all_rule_infos().size());
+  const auto& r = run["results"][0];
+  CHECK(rules[r["ruleIndex"].get<std::size_t>()]["id"] == "TRL101");
+  CHECK(r["locations"][0]["physicalLocation"]["artifactLocation"] ==
+        nlohmann::json{{"uri", "sft.yaml"}, {"uriBaseId", "%SRCROOT%"}});
+  CHECK(r["relatedLocations"].size() == 2);
+  CHECK(r["codeFlows"][0]["threadFlows"][0]["locations"].size() == 3);
+  CHECK(r["partialFingerprints"]["primaryLocationLineHash"] == line_fingerprints(files["sft.yaml"])[2]);
+}
+
+TEST_CASE("columns count code points", "[report][formats]") {
+  auto files = kCrossFile;
+  files["launch.sh"] = "accelerate launch --config_file accel.yaml train.py\n";
+  files["train.py"] =
+      "from trl import SFTConfig, SFTTrainer\n"
+      "args = SFTConfig(output_dir=\"\xC3\xA9\xF0\x9F\x98\x80\", packing=True)\n"
+      "SFTTrainer(model='m', args=args).train()\n";
+  TempProject p(files);
+  auto a = analyse();
+  REQUIRE(a.diags.size() == 1);
+  // `é😀` is 2 code points (3 UTF-16 units, 6 bytes): `packing=True` spans columns 35 to 47.
+  CHECK(start_position(a.project, a.diags[0].span).column == 35);
+  CHECK(end_position(a.project, a.diags[0].span).column == 47);
+  CHECK(a.diags[0].span.start.column == 38);  // bytes
+}
+
+TEST_CASE("baseline: survives line shifts, reports new findings", "[report][baseline]") {
+  TempProject p(kCrossFile);
+  auto a = analyse();
+  REQUIRE(a.diags.size() == 1);
+  write_baseline("baseline.json", a.diags, a.project);
+  auto doc = nlohmann::json::parse(std::ifstream("baseline.json"));
+  CHECK(doc["findings"] ==
+        nlohmann::json::parse(R"([{"path":"sft.yaml","code":"TRL101","line":"packing: true","count":1}])"));
+  std::ofstream("sft.yaml")
+      << "# moved down\n\nmodel_name_or_path: Qwen/Qwen2.5-0.5B\n  \npacking:   true\neval_packing: true\n";
+  auto b = analyse();
+  REQUIRE(b.diags.size() == 2);
+  CHECK(apply_baseline("baseline.json", b.diags, b.project) == 1);
+  REQUIRE(b.diags.size() == 1);
+  CHECK(b.diags[0].message.rfind("`eval_packing`", 0) == 0);
+  std::ofstream("bad.json") << "[1, 2]";
+  CHECK_THROWS_AS(apply_baseline("bad.json", b.diags, b.project), BaselineError);
+  CHECK_THROWS_AS(apply_baseline("missing.json", b.diags, b.project), BaselineError);
+}
