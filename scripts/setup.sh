@@ -8,7 +8,7 @@ packages=(
   # libraries
   libtree-sitter-dev libyaml-cpp-dev nlohmann-json3-dev catch2 libcli11-dev libtomlplusplus-dev pkg-config
   # tools the integration tests run
-  git pre-commit
+  git pre-commit neovim
 )
 packages+=("$@")
 

@@ -13,6 +13,7 @@
 #include "analyzer/eval/run_builder.hpp"
 #include "analyzer/fix/fixer.hpp"
 #include "analyzer/knowledge/knowledge.hpp"
+#include "analyzer/lsp/server.hpp"
 #include "analyzer/report/baseline.hpp"
 #include "analyzer/report/formatters.hpp"
 #include "analyzer/report/report.hpp"
@@ -221,6 +222,10 @@ int main(int argc, char** argv) {
   config_cmd->add_flag("--show", show_config, "Print the settings that apply to PATH")->required();
   config_cmd->add_option("path", show_path, "File or folder (default: .)");
   config_cmd->fallthrough();
+  bool log_timing = false;
+  auto* server_cmd =
+      app.add_subcommand("server", "Run the Language Server Protocol server over stdio (editor diagnostics)");
+  server_cmd->add_flag("--log-timing", log_timing, "Print each analysis's duration on stderr");
 
   try {
     app.parse(argc, argv);
@@ -243,6 +248,12 @@ int main(int argc, char** argv) {
     if (!select.empty()) config_options.command_line.select = split_codes(select);
     config_options.command_line.extend_select = split_codes(extend_select);
     config_options.command_line.ignore = split_codes(ignore);
+    if (*server_cmd) {
+      if (config_options.config_file)  // the server works in the workspace folder
+        config_options.config_file = std::filesystem::absolute(*config_options.config_file).string();
+      trl::lsp::ServerOptions server_options{config_options, log_timing};
+      return trl::lsp::run_server(std::cin, std::cout, server_options);
+    }
     trl::Configuration config(config_options);
     if (*config_cmd) {
       std::error_code ec;

@@ -7,9 +7,9 @@
 
 #include "analyzer/discover/discover.hpp"
 #include "analyzer/make/makefile_extractor.hpp"
+#include "analyzer/makefile/makefile_comments.hpp"
 #include "analyzer/markdown/markdown_extractor.hpp"
 #include "analyzer/notebook/notebook_extractor.hpp"
-#include "analyzer/makefile/makefile_comments.hpp"
 #include "analyzer/python/python_extractor.hpp"
 #include "analyzer/shell/shell_extractor.hpp"
 #include "analyzer/yaml/workflow.hpp"
@@ -196,6 +196,9 @@ Project load_project(const LoadOptions& options) {
     project.facts[id].problems.push_back({"TRL901", message, Span{id}});
   }
   if (options.overlay) project.overlay_file = overlay_target(project, *options.overlay);
+  std::map<FileId, const std::string*> overlay_text;
+  if (options.overlay) overlay_text[project.overlay_file] = &options.overlay->text;
+  for (const auto& o : options.overlays) overlay_text[overlay_target(project, o)] = &o.text;
   const std::size_t n = project.sources.size();
   unsigned threads = options.threads ? options.threads : std::max(1u, std::thread::hardware_concurrency());
   threads = static_cast<unsigned>(std::min<std::size_t>(threads, std::max<std::size_t>(n, 1)));
@@ -205,8 +208,8 @@ Project load_project(const LoadOptions& options) {
       SourceFile& file = project.sources.get_mut(static_cast<FileId>(i));
       if (file.abs_path.rfind("<skipped>/", 0) == 0) continue;  // a walk problem, already reported
       try {
-        if (static_cast<FileId>(i) == project.overlay_file)
-          accept_text(file, project.facts[i], options.overlay->text);
+        if (auto it = overlay_text.find(static_cast<FileId>(i)); it != overlay_text.end())
+          accept_text(file, project.facts[i], *it->second);
         else
           read_file(file, project.facts[i], options.max_file_size);
         if (project.facts[i].loaded) extract_file(project, static_cast<FileId>(i));
@@ -226,6 +229,37 @@ Project load_project(const LoadOptions& options) {
     for (auto& t : pool) t.join();
   }
   return project;
+}
+
+namespace {
+void extract_guarded(Project& project, FileId id) {
+  try {
+    if (project.facts[id].loaded) extract_file(project, id);
+  } catch (const std::exception& e) {
+    project.facts[id] = FileFacts{};
+    project.facts[id].problems.push_back(
+        {"TRL901", std::string("internal error while reading: ") + e.what(), Span{id}});
+  }
+}
+}  // namespace
+
+void replace_file_text(Project& project, FileId id, std::string text) {
+  project.facts.at(id) = FileFacts{};
+  accept_text(project.sources.get_mut(id), project.facts[id], std::move(text));
+  extract_guarded(project, id);
+}
+
+void reload_file(Project& project, FileId id, std::uint64_t max_file_size) {
+  project.facts.at(id) = FileFacts{};
+  SourceFile& file = project.sources.get_mut(id);
+  file.text.clear();
+  file.index_lines();
+  read_file(file, project.facts[id], max_file_size);
+  extract_guarded(project, id);
+}
+
+FileId find_or_add_file(Project& project, const std::string& abs_path, std::string_view head) {
+  return overlay_target(project, Overlay{abs_path, std::string(head.substr(0, 256))});
 }
 
 Project make_project(const std::string& root, const std::vector<std::pair<std::string, std::string>>& files) {

@@ -65,6 +65,9 @@ struct Overlay {
 struct LoadOptions {
   std::vector<std::string> paths{"."};
   std::optional<Overlay> overlay;
+  // Further in-memory texts (an editor's open documents): analysed in place of the disk, added
+  // when discovery did not list them; unlike `overlay`, findings are not narrowed to them.
+  std::vector<Overlay> overlays;
   unsigned threads = 0;  // 0: one per core
   std::uint64_t max_file_size = 10ull << 20;
   ExcludeFn excluded;  // files and folders the configuration excludes (`exclude:`)
@@ -75,6 +78,14 @@ Project load_project(const LoadOptions& options);
 
 // Extracts the facts of one file whose text is already in `project` (also used by tests).
 void extract_file(Project& project, FileId id);
+
+// Replaces the text of one file (an edited editor buffer) and extracts its facts again, with
+// the checks reading from disk makes (NUL bytes, UTF-8, byte order mark).
+void replace_file_text(Project& project, FileId id, std::string text);
+// Reads one file from disk again (a saved or closed editor buffer, a changed watched file).
+void reload_file(Project& project, FileId id, std::uint64_t max_file_size = 10ull << 20);
+// The file of an absolute path, added (not yet loaded) when the project does not hold it.
+FileId find_or_add_file(Project& project, const std::string& abs_path, std::string_view head = {});
 
 // A project from in-memory files (path relative to `root` -> text): tests, fuzzing, benchmarks.
 Project make_project(const std::string& root, const std::vector<std::pair<std::string, std::string>>& files);

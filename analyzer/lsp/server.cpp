@@ -1,0 +1,533 @@
+#include "analyzer/lsp/server.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <filesystem>
+#include <iostream>
+#include <map>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <set>
+
+#include "analyzer/config/apply.hpp"
+#include "analyzer/eval/run_builder.hpp"
+#include "analyzer/fix/fixer.hpp"
+#include "analyzer/knowledge/knowledge.hpp"
+#include "analyzer/lsp/documents.hpp"
+#include "analyzer/lsp/framing.hpp"
+#include "analyzer/report/report.hpp"
+#include "analyzer/report/suppression.hpp"
+#include "rules/registry.hpp"
+
+namespace trl::lsp {
+
+using json = nlohmann::json;
+namespace fs = std::filesystem;
+
+namespace {
+
+// JSON-RPC and LSP error codes.
+constexpr int kParseError = -32700;
+constexpr int kInvalidRequest = -32600;
+constexpr int kMethodNotFound = -32601;
+constexpr int kInvalidParams = -32602;
+constexpr int kInternalError = -32603;
+constexpr int kServerNotInitialized = -32002;
+
+struct RpcError {
+  int code;
+  std::string message;
+};
+
+const RuleInfo* rule_info(std::string_view code) {
+  if (const Rule* r = find_rule(code)) return &r->info();
+  return file_problem_info(code);
+}
+
+std::string rule_markdown(const RuleInfo& i) {
+  return "### " + i.code + " " + i.name + "\n\n" + i.summary + "\n\n" + i.doc + "\n\n[Documentation](" +
+         rule_doc_url(i.code) + ")";
+}
+
+int lsp_severity(Severity s) {
+  switch (s) {
+    case Severity::Error: return 1;
+    case Severity::Warning: return 2;
+    case Severity::Info: return 3;
+  }
+  return 1;
+}
+
+bool comments_with_hash(FileKind k) {
+  return k == FileKind::Python || k == FileKind::Yaml || k == FileKind::Shell || k == FileKind::Makefile;
+}
+
+class Server {
+ public:
+  Server(std::istream& in, std::ostream& out, const ServerOptions& options) : in_(in), out_(out), options_(options) {}
+
+  int run() {
+    while (true) {
+      Frame f = read_frame(in_);
+      if (f.status == Frame::Status::Eof) return 1;  // the client went away without `exit`
+      if (f.status == Frame::Status::BadHeader) {
+        send_error(nullptr, kParseError, f.error);
+        continue;
+      }
+      json msg = json::parse(f.body, nullptr, false);
+      if (msg.is_discarded()) {
+        send_error(nullptr, kParseError, "invalid JSON");
+        continue;
+      }
+      if (!msg.is_object()) {
+        send_error(nullptr, kInvalidRequest, "a message must be a JSON object");
+        continue;
+      }
+      if (auto code = dispatch(msg)) return *code;
+    }
+  }
+
+ private:
+  std::istream& in_;
+  std::ostream& out_;
+  ServerOptions options_;
+  bool initialized_ = false;
+  bool shutdown_ = false;
+  std::string root_;
+  std::unique_ptr<Configuration> config_;
+  std::optional<Project> project_;
+  std::vector<Diagnostic> diags_;
+  std::set<std::string> published_;
+  DocumentStore docs_;
+
+  // --- output ---
+  void send(const json& j) { write_frame(out_, j.dump(-1, ' ', false, json::error_handler_t::replace)); }
+  void send_error(const json& id, int code, const std::string& message) {
+    send({{"jsonrpc", "2.0"}, {"id", id}, {"error", {{"code", code}, {"message", message}}}});
+  }
+  void notify(const std::string& method, json params) {
+    send({{"jsonrpc", "2.0"}, {"method", method}, {"params", std::move(params)}});
+  }
+  void show(int type, const std::string& message) {
+    notify("window/showMessage", {{"type", type}, {"message", "trl-lint: " + message}});
+  }
+
+  // Returns an exit code when the server must stop.
+  std::optional<int> dispatch(const json& msg) {
+    const bool is_request = msg.contains("id");
+    json id = is_request ? msg["id"] : json();
+    if (is_request && !id.is_string() && !id.is_number_integer() && !id.is_null()) {
+      send_error(nullptr, kInvalidRequest, "invalid id");
+      return std::nullopt;
+    }
+    if (!msg.contains("method") || !msg["method"].is_string()) {
+      if (is_request && !msg.contains("result") && !msg.contains("error"))
+        send_error(id, kInvalidRequest, "missing method");
+      return std::nullopt;  // a response to a request of ours: nothing to do
+    }
+    const std::string method = msg["method"];
+    const json params = msg.contains("params") ? msg["params"] : json::object();
+    if (method == "exit") return shutdown_ ? 0 : 1;
+    try {
+      if (is_request) {
+        if (!initialized_ && method != "initialize") throw RpcError{kServerNotInitialized, "not initialized"};
+        if (shutdown_) throw RpcError{kInvalidRequest, "the server is shut down"};
+        json result = request(method, params);
+        send({{"jsonrpc", "2.0"}, {"id", id}, {"result", result}});
+      } else if (initialized_ && !shutdown_) {
+        notification(method, params);
+      }
+    } catch (const RpcError& e) {
+      if (is_request) send_error(id, e.code, e.message);
+    } catch (const json::exception& e) {
+      if (is_request)
+        send_error(id, kInvalidParams, std::string("invalid params: ") + e.what());
+      else
+        show(1, method + ": invalid params: " + e.what());
+    } catch (const std::exception& e) {
+      if (is_request)
+        send_error(id, kInternalError, e.what());
+      else
+        show(1, method + ": internal error: " + e.what());
+    }
+    return std::nullopt;
+  }
+
+  json request(const std::string& method, const json& params) {
+    if (method == "initialize") return initialize(params);
+    if (method == "shutdown") {
+      shutdown_ = true;
+      return nullptr;
+    }
+    if (method == "textDocument/diagnostic") return pull_diagnostics(params);
+    if (method == "textDocument/codeAction") return code_actions(params);
+    if (method == "textDocument/hover") return hover(params);
+    throw RpcError{kMethodNotFound, "unknown method " + method};
+  }
+
+  void notification(const std::string& method, const json& params) {
+    if (method == "initialized") return;
+    if (method == "textDocument/didOpen") return did_open(params);
+    if (method == "textDocument/didChange") return did_change(params);
+    if (method == "textDocument/didSave") return did_save(params);
+    if (method == "textDocument/didClose") return did_close(params);
+    if (method == "workspace/didChangeWatchedFiles" || method == "workspace/didChangeConfiguration") {
+      reload_workspace();
+      return;
+    }
+    // Unknown notifications (`$/cancelRequest`, ...) are ignored, as the protocol asks.
+  }
+
+  // --- lifecycle ---
+  json initialize(const json& params) {
+    if (initialized_) throw RpcError{kInvalidRequest, "initialize sent twice"};
+    std::string root;
+    if (params.contains("rootUri") && params["rootUri"].is_string())
+      root = uri_to_path(params["rootUri"].get<std::string>());
+    if (root.empty() && params.contains("workspaceFolders") && params["workspaceFolders"].is_array() &&
+        !params["workspaceFolders"].empty())
+      root = uri_to_path(params["workspaceFolders"][0].value("uri", ""));
+    if (root.empty() && params.contains("rootPath") && params["rootPath"].is_string()) root = params["rootPath"];
+    std::error_code ec;
+    if (!root.empty() && fs::is_directory(root, ec)) {
+      root_ = fs::weakly_canonical(root, ec).string();
+      fs::current_path(root_, ec);  // paths in messages relative to the workspace, as the CLI shows them
+    }
+    initialized_ = true;
+    config_ = std::make_unique<Configuration>(options_.config);
+    if (!root_.empty()) reload_workspace(false);
+    return {{"capabilities",
+             {{"textDocumentSync", {{"openClose", true}, {"change", 2}, {"save", {{"includeText", false}}}}},
+              {"diagnosticProvider",
+               {{"identifier", "trl-lint"}, {"interFileDependencies", true}, {"workspaceDiagnostics", false}}},
+              {"codeActionProvider", {{"codeActionKinds", {"quickfix", "source.fixAll.trl-lint"}}}},
+              {"hoverProvider", true}}},
+            {"serverInfo", {{"name", "trl-lint"}, {"version", "0.1.0"}}}};
+  }
+
+  // --- analysis ---
+  // Loads every file again (discovery, config) with the open documents in place of the disk.
+  void reload_workspace(bool publish_after = true) {
+    try {
+      config_ = std::make_unique<Configuration>(options_.config);
+    } catch (const ConfigError& e) {
+      show(1, e.what());
+    }
+    LoadOptions options;
+    std::string root = root_;
+    if (root.empty() && !docs_.all().empty()) root = project_root_of(docs_.all().begin()->second.path);
+    if (root.empty()) {
+      project_.reset();
+      diags_.clear();
+      if (publish_after) publish();
+      return;
+    }
+    options.paths = {root};
+    for (const auto& [uri, d] : docs_.all()) options.overlays.push_back(Overlay{d.path, d.text});
+    options.excluded = exclusion(*config_);
+    try {
+      project_ = load_project(options);
+    } catch (const std::exception& e) {
+      show(1, std::string("cannot load the workspace: ") + e.what());
+      project_.reset();
+    }
+    analyse();
+    if (publish_after) publish();
+  }
+
+  void analyse() {
+    diags_.clear();
+    if (!project_) return;
+    const auto t0 = std::chrono::steady_clock::now();
+    try {
+      auto declared = declared_runs(*project_, *config_);
+      auto runs = build_runs(*project_, Knowledge::get(), declared);
+      apply_target_versions(runs, *project_, *config_);
+      Selection selection{{}, disabled_everywhere(*config_)};
+      diags_ = collect_diagnostics(*project_, runs, selection);
+      apply_settings(diags_, *project_, *config_);
+      apply_suppressions(*project_, diags_, selection);
+    } catch (const ConfigError& e) {
+      diags_.clear();
+      show(1, e.what());
+    }
+    if (options_.log_timing) {
+      const auto ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+      std::cerr << "trl-lint server: analysed " << project_->sources.size() << " files in " << ms << " ms\n";
+    }
+  }
+
+  FileId file_of_path(const std::string& path) const {
+    if (!project_) return kNoFile;
+    FileId id = project_->sources.find_abs(path);
+    if (id != kNoFile) return id;
+    std::error_code ec;
+    return project_->sources.find_abs(fs::weakly_canonical(path, ec).string());
+  }
+
+  FileId file_of_uri(const std::string& uri) const { return file_of_path(uri_to_path(uri)); }
+
+  // An open document's text changed: extract it again, or load everything when it is new.
+  void document_changed(const Document& d) {
+    FileId id = file_of_path(d.path);
+    if (id == kNoFile) {
+      reload_workspace();
+      return;
+    }
+    replace_file_text(*project_, id, d.text);
+    analyse();
+    publish();
+  }
+
+  // --- conversions ---
+  json position(const SourceFile& f, Point p) const {
+    return {{"line", p.line}, {"character", utf16_column(f.line_text(p.line), p.column)}};
+  }
+  json range(Span s) const {
+    const SourceFile& f = project_->sources.get(s.file);
+    return {{"start", position(f, s.start)}, {"end", position(f, s.stop)}};
+  }
+  std::string uri(FileId id) const { return path_to_uri(project_->sources.get(id).abs_path); }
+
+  json to_lsp(const Diagnostic& d) const {
+    std::string message = d.message;
+    if (d.help) message += "\nhelp: " + *d.help;
+    json j = {{"range", range(d.span)}, {"severity", lsp_severity(d.severity)},
+              {"code", d.code},         {"codeDescription", {{"href", rule_doc_url(d.code)}}},
+              {"source", "trl-lint"},   {"message", message}};
+    json related = json::array();
+    for (const auto& r : d.related)
+      if (r.span.valid() && r.span.file < project_->sources.size())
+        related.push_back({{"location", {{"uri", uri(r.span.file)}, {"range", range(r.span)}}},
+                           {"message", r.message.empty() ? d.message : r.message}});
+    if (!related.empty()) j["relatedInformation"] = related;
+    return j;
+  }
+
+  json diagnostics_of(FileId id) const {
+    json items = json::array();
+    for (const auto& d : diags_)
+      if (d.span.file == id) items.push_back(to_lsp(d));
+    return items;
+  }
+
+  void publish() {
+    std::map<std::string, json> by_uri;
+    if (project_)
+      for (const auto& d : diags_) {
+        if (!d.span.valid() || d.span.file >= project_->sources.size()) continue;
+        auto& items = by_uri[uri(d.span.file)];
+        if (items.is_null()) items = json::array();
+        items.push_back(to_lsp(d));
+      }
+    for (const auto& u : published_)
+      if (!by_uri.count(u)) by_uri[u] = json::array();
+    published_.clear();
+    for (auto& [u, items] : by_uri) {
+      json params = {{"uri", u}, {"diagnostics", items}};
+      if (const Document* d = docs_.find(u)) params["version"] = d->version;
+      notify("textDocument/publishDiagnostics", params);
+      if (!items.empty()) published_.insert(u);
+    }
+  }
+
+  // --- documents ---
+  static std::string text_uri(const json& params) { return params.at("textDocument").at("uri").get<std::string>(); }
+
+  void did_open(const json& params) {
+    const json& td = params.at("textDocument");
+    const std::string u = td.at("uri").get<std::string>();
+    const std::string path = uri_to_path(u);
+    if (path.empty()) return;  // untitled buffers and other schemes: nothing on disk to relate to
+    Document& d = docs_.open(u, path, td.at("text").get<std::string>(), td.value("version", 0));
+    document_changed(d);
+  }
+
+  void did_change(const json& params) {
+    const std::string u = text_uri(params);
+    Document* d = docs_.find(u);
+    if (!d) {
+      show(2, "didChange for a document that is not open: " + u);
+      return;
+    }
+    for (const json& c : params.at("contentChanges")) {
+      if (c.contains("range")) {
+        const json& r = c.at("range");
+        DocumentStore::apply_change(d->text, r.at("start").at("line"), r.at("start").at("character"),
+                                    r.at("end").at("line"), r.at("end").at("character"),
+                                    c.at("text").get<std::string>());
+      } else {
+        d->text = c.at("text").get<std::string>();
+      }
+    }
+    if (params.at("textDocument").contains("version")) d->version = params["textDocument"].value("version", 0);
+    document_changed(*d);
+  }
+
+  static bool is_config_file(const std::string& path) {
+    const std::string name = fs::path(path).filename().string();
+    return name == "pyproject.toml" || (name.find("trl-lint") != std::string::npos && name.ends_with(".toml"));
+  }
+
+  void did_save(const json& params) {
+    const std::string path = uri_to_path(text_uri(params));
+    if (is_config_file(path)) reload_workspace();
+  }
+
+  void did_close(const json& params) {
+    const std::string u = text_uri(params);
+    if (!docs_.close(u)) return;
+    const std::string path = uri_to_path(u);
+    std::error_code ec;
+    FileId id = file_of_path(path);
+    if (id != kNoFile && fs::is_regular_file(path, ec)) {
+      reload_file(*project_, id);  // the disk's text counts again
+      analyse();
+      publish();
+    } else {
+      reload_workspace();  // an unsaved buffer: drop it
+    }
+  }
+
+  // --- requests ---
+  json pull_diagnostics(const json& params) {
+    FileId id = file_of_uri(text_uri(params));
+    return {{"kind", "full"}, {"items", id == kNoFile ? json::array() : diagnostics_of(id)}};
+  }
+
+  std::uint32_t offset_in(FileId id, const json& pos) const {
+    const SourceFile& f = project_->sources.get(id);
+    return static_cast<std::uint32_t>(
+        offset_of(f.text, pos.at("line").get<std::uint32_t>(), pos.at("character").get<std::uint32_t>()));
+  }
+
+  json edit_json(const TextEdit& e) const { return {{"range", range(e.span)}, {"newText", e.replacement}}; }
+
+  json code_actions(const json& params) {
+    const std::string u = text_uri(params);
+    FileId id = file_of_uri(u);
+    json actions = json::array();
+    if (id == kNoFile) return actions;
+    const SourceFile& f = project_->sources.get(id);
+    const std::uint32_t a = offset_in(id, params.at("range").at("start"));
+    const std::uint32_t b = offset_in(id, params.at("range").at("end"));
+    std::vector<std::string> only;
+    if (params.contains("context") && params["context"].contains("only"))
+      only = params["context"]["only"].get<std::vector<std::string>>();
+    auto wanted = [&](const std::string& kind) {
+      if (only.empty()) return true;
+      return std::any_of(only.begin(), only.end(), [&](const std::string& o) {
+        return kind == o || (kind.size() > o.size() && kind.compare(0, o.size(), o) == 0 && kind[o.size()] == '.');
+      });
+    };
+    std::vector<Diagnostic> in_file;
+    for (const auto& d : diags_) {
+      if (d.span.file != id) continue;
+      in_file.push_back(d);
+      if (d.span.end < a || d.span.begin > b) continue;
+      if (wanted("quickfix")) {
+        bool first = true;
+        for (const auto& fix : d.fixes) {
+          json changes = json::object();
+          for (const auto& e : fix.edits) {
+            if (!e.span.valid() || e.span.file >= project_->sources.size()) continue;
+            auto& list = changes[uri(e.span.file)];
+            if (list.is_null()) list = json::array();
+            list.push_back(edit_json(e));
+          }
+          actions.push_back({{"title", d.code + ": " + fix.title + (fix.safe ? "" : " (unsafe)")},
+                             {"kind", "quickfix"},
+                             {"diagnostics", {to_lsp(d)}},
+                             {"isPreferred", first && fix.safe},
+                             {"edit", {{"changes", changes}}}});
+          first = false;
+        }
+        if (comments_with_hash(f.kind)) actions.push_back(suppress_action(f, d));
+      }
+    }
+    if (wanted("source.fixAll.trl-lint")) {
+      FixPlan plan = plan_fixes(in_file, *project_, FixOptions{false});
+      if (!plan.files.empty()) {
+        json changes = json::object();
+        for (const auto& ff : plan.files) {
+          const SourceFile& g = project_->sources.get(ff.file);
+          const std::uint32_t last = static_cast<std::uint32_t>(g.line_starts.size() - 1);
+          changes[uri(ff.file)] =
+              json::array({{{"range",
+                             {{"start", {{"line", 0}, {"character", 0}}},
+                              {"end", {{"line", last}, {"character", utf16_column(g.line_text(last), 0xffffffffu)}}}}},
+                            {"newText", ff.fixed}}});
+        }
+        actions.push_back({{"title", "trl-lint: fix all safe fixes"},
+                           {"kind", "source.fixAll.trl-lint"},
+                           {"edit", {{"changes", changes}}}});
+      }
+    }
+    return actions;
+  }
+
+  // `# noqa: CODE` at the end of the finding's first line, or the code added to a `noqa` there.
+  json suppress_action(const SourceFile& f, const Diagnostic& d) const {
+    const std::uint32_t line = d.span.start.line;
+    std::string_view text = f.line_text(line);
+    std::size_t end = text.size();
+    while (end > 0 && (text[end - 1] == ' ' || text[end - 1] == '\t' || text[end - 1] == '\r')) --end;
+    std::string insert = (end == 0 ? "# noqa: " : "  # noqa: ") + d.code;
+    for (const auto& c : project_->facts[f.id].comments) {
+      if (c.span.start.line != line) continue;
+      for (const auto& dir : parse_noqa(c.text, c.span))
+        if (!dir.file_level && !dir.codes.empty()) {
+          insert = ", " + d.code;
+          end = dir.span.end - f.line_starts[line];
+        }
+    }
+    const std::uint32_t ch = utf16_column(text, static_cast<std::uint32_t>(end));
+    json pos = {{"line", line}, {"character", ch}};
+    return {{"title", "Suppress " + d.code + " on this line (# noqa: " + d.code + ")"},
+            {"kind", "quickfix"},
+            {"diagnostics", {to_lsp(d)}},
+            {"edit", {{"changes", {{uri(f.id), {{{"range", {{"start", pos}, {"end", pos}}}, {"newText", insert}}}}}}}}};
+  }
+
+  json hover(const json& params) {
+    FileId id = file_of_uri(text_uri(params));
+    if (id == kNoFile) return nullptr;
+    const std::uint32_t at = offset_in(id, params.at("position"));
+    // A code of a `noqa` comment.
+    for (const auto& c : project_->facts[id].comments) {
+      if (at < c.span.begin || at > c.span.end) continue;
+      for (const auto& dir : parse_noqa(c.text, c.span))
+        for (const auto& code : dir.codes)
+          if (at >= code.span.begin && at <= code.span.end)
+            if (const RuleInfo* info = rule_info(code.code))
+              return {{"contents", {{"kind", "markdown"}, {"value", rule_markdown(*info)}}},
+                      {"range", range(code.span)}};
+    }
+    // The findings under the cursor.
+    std::set<std::string> seen;
+    std::string value;
+    std::optional<Span> where;
+    for (const auto& d : diags_) {
+      if (d.span.file != id || at < d.span.begin || at > d.span.end) continue;
+      if (!seen.insert(d.code).second) continue;
+      if (const RuleInfo* info = rule_info(d.code)) {
+        if (!value.empty()) value += "\n\n---\n\n";
+        value += rule_markdown(*info);
+        if (!where) where = d.span;
+      }
+    }
+    if (value.empty()) return nullptr;
+    return {{"contents", {{"kind", "markdown"}, {"value", value}}}, {"range", range(*where)}};
+  }
+};
+
+}  // namespace
+
+int run_server(std::istream& in, std::ostream& out, const ServerOptions& options) {
+  std::ios::sync_with_stdio(false);
+  Server server(in, out, options);
+  return server.run();
+}
+
+}  // namespace trl::lsp

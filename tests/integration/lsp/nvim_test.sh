@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# Neovim (headless) as the LSP client of `trl-lint server` on a cross-file fixture project.
+# Usage: nvim_test.sh TRL_LINT SOURCE_DIR
+set -euo pipefail
+trl=$(realpath "$1")
+src=$(realpath "$2")
+command -v nvim >/dev/null || { echo "nvim is not installed: run make setup"; exit 1; }
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+cp -r "$src/fixtures/trl101/yaml_packing_accel_yaml_cp" "$work/project"
+export TRL_LINT=$trl TRL_PROJECT=$work/project
+export HOME=$work XDG_CONFIG_HOME=$work/config XDG_DATA_HOME=$work/data XDG_STATE_HOME=$work/state XDG_CACHE_HOME=$work/cache
+timeout 120 nvim --headless -u NONE -i NONE -n -c "luafile $src/tests/integration/lsp/nvim_test.lua" </dev/null
