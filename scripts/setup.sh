@@ -8,7 +8,7 @@ packages=(
   # libraries
   libtree-sitter-dev libyaml-cpp-dev nlohmann-json3-dev catch2 libcli11-dev libtomlplusplus-dev pkg-config
   # tools the integration tests run
-  git pre-commit neovim
+  git pre-commit neovim unzip
 )
 packages+=("$@")
 
@@ -41,5 +41,6 @@ npm_install() {
 }
 npm_install grammars "tree-sitter grammars"
 npm_install tools/sarif "the SARIF multitool"
+npm_install editors/vscode "the VS Code extension build tools (TypeScript, vsce)"
 # Its package makes the binary executable in a postinstall script, which --ignore-scripts skips.
 chmod u+x tools/sarif/node_modules/@microsoft/sarif-multitool-linux/Sarif.Multitool

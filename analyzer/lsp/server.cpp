@@ -323,6 +323,8 @@ class Server {
       }
     for (const auto& u : published_)
       if (!by_uri.count(u)) by_uri[u] = json::array();
+    for (const auto& [u, d] : docs_.all())  // open documents always get an answer, even empty
+      if (!by_uri.count(u)) by_uri[u] = json::array();
     published_.clear();
     for (auto& [u, items] : by_uri) {
       json params = {{"uri", u}, {"diagnostics", items}};
