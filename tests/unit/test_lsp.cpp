@@ -316,19 +316,17 @@ TEST_CASE("lsp server: diagnostics on non-ASCII lines are in UTF-16 units; noqa 
   const std::string recipe = "recipes/qwen2.5-0.5b/sft_long.yaml";
   std::string text = p.read(recipe);
   const std::string from = "packing: true";
-  // "packing: true  # 😀 é" keeps the finding at column 0; put non-ASCII before a key instead:
-  // a flow mapping `{ñ😀: 1, packing: true}` is not what users write, so use a comment line
-  // above and a noqa comment after the key.
-  text.replace(text.find(from), from.size(), "packing: true  # \xC3\xA9t\xC3\xA9 \xF0\x9F\x98\x80 noqa: TRL201");
+  // Non-ASCII text before a `noqa` code: its positions must count UTF-16 units.
+  text.replace(text.find(from), from.size(), "packing: true  # \xC3\xA9t\xC3\xA9 \xF0\x9F\x98\x80 # noqa: TRL201");
   Session s;
   s.add(request(1, "initialize", init_params(p.root.string())));
   s.add(notification(
       "textDocument/didOpen",
       {{"textDocument", {{"uri", p.uri(recipe)}, {"languageId", "yaml"}, {"version", 1}, {"text", text}}}}));
-  // Hover the `TRL201` of the noqa comment: "packing: true  # été 😀 noqa: TRL201"
-  // UTF-16: 'packing: true  # ' = 17, 'été ' = 4, '😀 ' = 3, 'noqa: ' = 6 -> TRL201 at 30.
+  // Hover the `TRL201` of the noqa comment: "packing: true  # été 😀 # noqa: TRL201"
+  // UTF-16: 'packing: true  # ' = 17, 'été ' = 4, '😀 ' = 3, '# noqa: ' = 8 -> TRL201 at 32.
   s.add(request(2, "textDocument/hover",
-                {{"textDocument", {{"uri", p.uri(recipe)}}}, {"position", {{"line", 14}, {"character", 31}}}}));
+                {{"textDocument", {{"uri", p.uri(recipe)}}}, {"position", {{"line", 14}, {"character", 33}}}}));
   s.add(request(3, "textDocument/diagnostic", {{"textDocument", {{"uri", p.uri(recipe)}}}}));
   json pos = {{"line", 14}, {"character", 0}};
   s.add(request(4, "textDocument/codeAction",
@@ -345,20 +343,20 @@ TEST_CASE("lsp server: diagnostics on non-ASCII lines are in UTF-16 units; noqa 
   const json& h = (*s.response(2))["result"];
   REQUIRE(h.is_object());
   CHECK(h["contents"]["value"].get<std::string>().find("TRL201") != std::string::npos);
-  CHECK(h["range"]["start"] == json({{"line", 14}, {"character", 30}}));
-  CHECK(h["range"]["end"] == json({{"line", 14}, {"character", 36}}));
+  CHECK(h["range"]["start"] == json({{"line", 14}, {"character", 32}}));
+  CHECK(h["range"]["end"] == json({{"line", 14}, {"character", 38}}));
   // TRL201 suppressed by the buffer's noqa; TRL101 remains.
   REQUIRE(s.response(3));
   CHECK(has_code((*s.response(3))["result"]["items"], "TRL101"));
   CHECK(!has_code((*s.response(3))["result"]["items"], "TRL201"));
-  // The suppress action extends the existing noqa after its last code (UTF-16 column 36).
+  // The suppress action extends the existing noqa after its last code (UTF-16 column 38).
   REQUIRE(s.response(4));
   bool extended = false;
   for (const auto& a : (*s.response(4))["result"]) {
     if (a["title"].get<std::string>().find("noqa: TRL101") == std::string::npos) continue;
     const json& e = a["edit"]["changes"][p.uri(recipe)][0];
     CHECK(e["newText"] == ", TRL101");
-    CHECK(e["range"]["start"] == json({{"line", 14}, {"character", 36}}));
+    CHECK(e["range"]["start"] == json({{"line", 14}, {"character", 38}}));
     extended = true;
   }
   CHECK(extended);
