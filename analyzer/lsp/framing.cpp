@@ -58,9 +58,13 @@ Frame read_frame(std::istream& in) {
       any_header = true;
       continue;
     }
-    // Anything else before a header is garbage: skip it. After a header it is an unknown
-    // header (allowed) when it looks like one.
-    if (any_header && line.find(':') != std::string::npos) continue;
+    // Another header (`Name: value`) is allowed and ignored; anything else is garbage (the
+    // rest of a message whose Content-Length was too short) and skipped.
+    const auto colon = line.find(':');
+    if (colon != std::string::npos && colon > 0 &&
+        std::all_of(line.begin(), line.begin() + static_cast<std::ptrdiff_t>(colon),
+                    [](unsigned char c) { return std::isalnum(c) || c == '-'; }))
+      any_header = true;
   }
   if (!length || bad_length) {
     frame.status = Frame::Status::BadHeader;

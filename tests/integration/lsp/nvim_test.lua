@@ -5,7 +5,7 @@ local trl = os.getenv("TRL_LINT")
 local root = os.getenv("TRL_PROJECT")
 local recipe = root .. "/recipes/qwen2.5-0.5b/sft_long.yaml"
 local accel = root .. "/recipes/accelerate_configs/context_parallel_2gpu.yaml"
-local TIMEOUT = 15000
+local TIMEOUT = tonumber(os.getenv("TRL_LSP_TIMEOUT") or "15000")
 
 local function fail(msg)
   io.stderr:write("nvim LSP test FAILED: " .. msg .. "\n")
