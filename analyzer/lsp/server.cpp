@@ -369,7 +369,7 @@ class Server {
 
   static bool is_config_file(const std::string& path) {
     const std::string name = fs::path(path).filename().string();
-    return name == "pyproject.toml" || (name.find("trl-lint") != std::string::npos && name.ends_with(".toml"));
+    return name == "pyproject.toml" || name == ".trl-lint.yaml" || name == ".trl-lint.yml";
   }
 
   void did_save(const json& params) {

@@ -1,12 +1,12 @@
 -- trl-lint in Neovim (0.7 or later), no plugin needed. Put this file in
 -- ~/.config/nvim/plugin/ (or `require` it from init.lua). It starts one `trl-lint server` per
--- project (the folder holding .git, pyproject.toml or a trl-lint configuration) for the files
+-- project (the nearest folder holding .trl-lint.yaml, pyproject.toml or .git) for the files
 -- trl-lint reads, and shows its diagnostics (cross-file findings included), code actions
 -- (`vim.lsp.buf.code_action()`: quickfix, `# noqa`, fix all) and hover (`K`: rule docs).
 local cmd = { vim.g.trl_lint_path or "trl-lint", "server" }
 
 local function root_of(fname)
-  local markers = { ".git", "pyproject.toml", "trl-lint.toml", ".trl-lint.toml" }
+  local markers = { ".trl-lint.yaml", ".trl-lint.yml", "pyproject.toml", ".git" }
   local found = vim.fs and vim.fs.find(markers, { upward = true, path = vim.fs.dirname(fname) })[1]
   if found then return vim.fs.dirname(found) end
   -- Neovim 0.7 has no vim.fs: walk up by hand.
@@ -42,6 +42,6 @@ vim.api.nvim_create_autocmd("FileType", {
 --   configs.trl_lint = { default_config = {
 --     cmd = { "trl-lint", "server" },
 --     filetypes = { "python", "yaml", "sh", "make", "markdown", "toml" },
---     root_dir = require("lspconfig.util").root_pattern(".git", "pyproject.toml", "trl-lint.toml"),
+--     root_dir = require("lspconfig.util").root_pattern(".trl-lint.yaml", "pyproject.toml", ".git"),
 --   } }
 --   require("lspconfig").trl_lint.setup({})

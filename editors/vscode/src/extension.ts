@@ -23,7 +23,7 @@ function makeClient(): LanguageClient {
     synchronize: {
       // Files trl-lint reads even when they are not open, and its configuration.
       fileEvents: vscode.workspace.createFileSystemWatcher(
-        "**/{*.py,*.yaml,*.yml,*.sh,Makefile,*.md,*.ipynb,pyproject.toml,*trl-lint*.toml}"
+        "**/{*.py,*.yaml,*.yml,*.sh,Makefile,*.md,*.ipynb,pyproject.toml}"
       ),
     },
   };

@@ -10,4 +10,8 @@ trap 'rm -rf "$work"' EXIT
 cp -r "$src/fixtures/trl101/yaml_packing_accel_yaml_cp" "$work/project"
 export TRL_LINT=$trl TRL_PROJECT=$work/project
 export HOME=$work XDG_CONFIG_HOME=$work/config XDG_DATA_HOME=$work/data XDG_STATE_HOME=$work/state XDG_CACHE_HOME=$work/cache
+export TRL_SOURCE=$src
 timeout 120 nvim --headless -u NONE -i NONE -n -c "luafile $src/tests/integration/lsp/nvim_test.lua" </dev/null
+# The ready-to-paste setup of editors/neovim, from the project folder (its root fallback).
+cd "$work/project"
+timeout 120 nvim --headless -u NONE -i NONE -n -c "luafile $src/tests/integration/lsp/nvim_snippet_test.lua" </dev/null
