@@ -364,3 +364,48 @@ TEST_CASE("lsp server: diagnostics on non-ASCII lines are in UTF-16 units; noqa 
   REQUIRE(s.response(5));
   CHECK(has_code((*s.response(5))["result"]["items"], "TRL201"));
 }
+
+TEST_CASE("lsp server: the rule's fix as a quickfix, and fix-all of the document") {
+  Copy p("formats/fixes_and_file_problems");
+  const std::string recipe = "recipes/qwen2.5-0.5b/sft_long.yaml";
+  Session s;
+  s.add(request(1, "initialize", init_params(p.root.string())));
+  s.add(notification(
+      "textDocument/didOpen",
+      {{"textDocument", {{"uri", p.uri(recipe)}, {"languageId", "yaml"}, {"version", 1}, {"text", p.read(recipe)}}}}));
+  json pos = {{"line", 14}, {"character", 20}};
+  s.add(request(2, "textDocument/codeAction",
+                {{"textDocument", {{"uri", p.uri(recipe)}}},
+                 {"range", {{"start", pos}, {"end", pos}}},
+                 {"context", {{"diagnostics", json::array()}, {"only", {"quickfix"}}}}}));
+  s.add(request(3, "textDocument/codeAction",
+                {{"textDocument", {{"uri", p.uri(recipe)}}},
+                 {"range", {{"start", pos}, {"end", pos}}},
+                 {"context", {{"diagnostics", json::array()}, {"only", {"source.fixAll"}}}}}));
+  s.add(request(4, "shutdown"));
+  s.add(notification("exit"));
+  s.run();
+  REQUIRE(s.response(2));
+  const json& quick = (*s.response(2))["result"];
+  bool fix = false;
+  for (const auto& a : quick) {
+    CHECK(a["kind"] == "quickfix");
+    if (a["title"].get<std::string>().rfind("TRL910:", 0) != 0) continue;
+    fix = true;
+    CHECK(a["isPreferred"] == true);
+    const json& edits = a["edit"]["changes"][p.uri(recipe)];
+    REQUIRE(edits.size() == 1);
+    CHECK(edits[0]["range"]["start"]["line"] == 14);
+  }
+  CHECK(fix);
+  // Fix all: only the source action (the quickfixes are filtered out by `only`), the whole
+  // document rewritten with both stale directives gone and the other tool's code kept.
+  REQUIRE(s.response(3));
+  const json& all = (*s.response(3))["result"];
+  REQUIRE(all.size() == 1);
+  CHECK(all[0]["kind"] == "source.fixAll.trl-lint");
+  const std::string fixed = all[0]["edit"]["changes"][p.uri(recipe)][0]["newText"];
+  CHECK(fixed.find("packing: false\n") != std::string::npos);
+  CHECK(fixed.find("TRL101") == std::string::npos);
+  CHECK(fixed.find("# noqa: E501") != std::string::npos);
+}
