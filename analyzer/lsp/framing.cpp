@@ -18,7 +18,8 @@ std::string lower(std::string s) {
 
 Frame read_frame(std::istream& in) {
   Frame frame;
-  std::optional<std::size_t> length;
+  std::size_t length = 0;
+  bool have_length = false;
   bool any_header = false;
   bool bad_length = false;
   std::string line;
@@ -47,9 +48,10 @@ Frame read_frame(std::istream& in) {
       if (ok) n = std::stoull(value);
       if (!ok || n > kMaxBody) {
         bad_length = true;
-        length.reset();
+        have_length = false;
       } else {
         length = n;
+        have_length = true;
         bad_length = false;
       }
       continue;
@@ -66,14 +68,14 @@ Frame read_frame(std::istream& in) {
                     [](unsigned char c) { return std::isalnum(c) || c == '-'; }))
       any_header = true;
   }
-  if (!length || bad_length) {
+  if (!have_length || bad_length) {
     frame.status = Frame::Status::BadHeader;
     frame.error = bad_length ? "invalid Content-Length header" : "missing Content-Length header";
     return frame;
   }
-  frame.body.resize(*length);
-  in.read(frame.body.data(), static_cast<std::streamsize>(*length));
-  if (static_cast<std::size_t>(in.gcount()) != *length) {
+  frame.body.resize(length);
+  in.read(frame.body.data(), static_cast<std::streamsize>(length));
+  if (static_cast<std::size_t>(in.gcount()) != length) {
     frame.body.resize(static_cast<std::size_t>(in.gcount()));
     if (frame.body.empty()) {
       frame.status = Frame::Status::Eof;
