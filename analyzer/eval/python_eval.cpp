@@ -164,6 +164,10 @@ class Interpreter {
   }
 
   void branch(const std::vector<StmtId>& a, const std::vector<StmtId>& b, Scope& scope, Frame& frame, int depth) {
+    // Copying and merging the scope costs work of its own: charge it to the step budget so a
+    // generated file with thousands of variables and branches stays bounded.
+    steps_ += scope.vars.size() / 16;
+    if (steps_ > kMaxSteps) return;
     Scope left = scope, right = scope;
     Frame fa, fb;
     exec_block(a, left, fa, depth);
@@ -658,7 +662,9 @@ class Interpreter {
   ValueRef call_function(StmtId fid, const std::vector<ValueRef>& positional, const std::vector<Member>& keywords,
                          Span site, int depth) {
     executed_.insert(fid);
-    if (depth > kMaxCallDepth || active_.count(fid)) return make_unknown(site);
+    // Every call counts as a step, even of an empty function: calls in default values and
+    // nested calls could otherwise multiply without executing a single statement.
+    if (depth > kMaxCallDepth || active_.count(fid) || ++steps_ > kMaxSteps) return make_unknown(site);
     const py::Stmt& f = m_.stmt(fid);
     Scope local;
     local.parent = &globals_;

@@ -1,20 +1,92 @@
 #include "analyzer/parse/tree_sitter.hpp"
 
+#include <pthread.h>
+#include <time.h>
+
+#include <chrono>
+#include <condition_variable>
+#include <list>
+#include <mutex>
+#include <thread>
+
 namespace trl::ts {
 
 namespace {
 struct ParserDeleter {
   void operator()(TSParser* p) const { ts_parser_delete(p); }
 };
+
+// Bounds the CPU time one parse may take. tree-sitter's own timeout counts wall-clock time,
+// which makes the result depend on the machine's load (a busy CI box would skip files a
+// quiet one parses). Here a single watchdog thread reads the CPU clock of each parsing thread
+// and raises the parse's cancellation flag once it has used its budget, so the same input
+// gives the same output on any machine that is not orders of magnitude slower.
+class Watchdog {
+ public:
+  struct Entry {
+    clockid_t clock;
+    double start = 0;
+    double budget = 0;
+    size_t flag = 0;  // read by tree-sitter with an atomic load
+  };
+
+  static Watchdog& get() {
+    static Watchdog* w = new Watchdog;  // never destroyed: the thread outlives static destructors
+    return *w;
+  }
+
+  // Registers the calling thread; the entry stays valid until `leave`.
+  std::list<Entry>::iterator enter(double budget_seconds) {
+    clockid_t clock;
+    if (pthread_getcpuclockid(pthread_self(), &clock) != 0) clock = CLOCK_MONOTONIC;
+    std::lock_guard lock(mutex_);
+    entries_.push_back(Entry{clock, seconds(clock), budget_seconds, 0});
+    if (!started_) {
+      started_ = true;
+      std::thread([this] { loop(); }).detach();
+    }
+    return std::prev(entries_.end());
+  }
+
+  void leave(std::list<Entry>::iterator it) {
+    std::lock_guard lock(mutex_);
+    entries_.erase(it);
+  }
+
+ private:
+  static double seconds(clockid_t clock) {
+    timespec ts{};
+    if (clock_gettime(clock, &ts) != 0) return 0;
+    return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
+  }
+
+  [[noreturn]] void loop() {
+    while (true) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+      std::lock_guard lock(mutex_);
+      for (auto& e : entries_)
+        if (seconds(e.clock) - e.start > e.budget) __atomic_store_n(&e.flag, size_t{1}, __ATOMIC_SEQ_CST);
+    }
+  }
+
+  std::mutex mutex_;
+  std::list<Entry> entries_;
+  bool started_ = false;
+};
+
 }  // namespace
 
 Tree parse(const TSLanguage* language, std::string_view text) {
   // One parser per thread and language would save a little; parsers are cheap next to parsing.
   std::unique_ptr<TSParser, ParserDeleter> parser(ts_parser_new());
   if (!ts_parser_set_language(parser.get(), language)) return nullptr;
-  // Bound the time spent on pathological input (2 s of parsing per file).
-  ts_parser_set_timeout_micros(parser.get(), 2'000'000);
-  return Tree(ts_parser_parse_string(parser.get(), nullptr, text.data(), static_cast<uint32_t>(text.size())));
+  Watchdog& dog = Watchdog::get();
+  auto entry = dog.enter(kParseCpuBudgetSeconds);
+  ts_parser_set_cancellation_flag(parser.get(), &entry->flag);
+  Tree tree(ts_parser_parse_string(parser.get(), nullptr, text.data(), static_cast<uint32_t>(text.size())));
+  ts_parser_set_cancellation_flag(parser.get(), nullptr);
+  dog.leave(entry);
+  return tree;
 }
 
 Span span(TSNode node, FileId file) {

@@ -48,6 +48,20 @@ void read_file(SourceFile& file, FileFacts& facts, std::uint64_t max_size) {
     return;
   }
   std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  if (in.bad()) {
+    facts.problems.push_back({"TRL901", "cannot read file: read error", Span{file.id}});
+    return;
+  }
+  accept_text(file, facts, std::move(text));
+}
+
+}  // namespace
+
+void accept_text(SourceFile& file, FileFacts& facts, std::string text) {
+  if (text.size() >= kNoFile) {  // spans are 32-bit byte offsets
+    facts.problems.push_back({"TRL905", "file is 4 GB or more; skipped", Span{file.id}});
+    return;
+  }
   if (text.find('\0') != std::string::npos) {
     facts.problems.push_back({"TRL902", "file contains NUL bytes (binary?); skipped", Span{file.id}});
     return;
@@ -63,7 +77,18 @@ void read_file(SourceFile& file, FileFacts& facts, std::uint64_t max_size) {
   facts.loaded = true;
 }
 
-}  // namespace
+FileId add_file_from_text(Project& project, const std::string& path, std::string text, FileKind kind) {
+  auto sf = std::make_unique<SourceFile>();
+  sf->path = path;
+  sf->abs_path = (fs::path(project.root) / path).lexically_normal().string();
+  sf->kind = kind;
+  FileId id = project.sources.add(std::move(sf));
+  project.facts.resize(project.sources.size());
+  SourceFile& file = project.sources.get_mut(id);
+  accept_text(file, project.facts[id], std::move(text));
+  if (project.facts[id].loaded) extract_file(project, id);
+  return id;
+}
 
 void extract_file(Project& project, FileId id) {
   SourceFile& file = project.sources.get_mut(id);
