@@ -7,6 +7,8 @@ cd "$(dirname "$0")/.."
 packages=(
   # libraries
   libtree-sitter-dev libyaml-cpp-dev nlohmann-json3-dev catch2 libcli11-dev libtomlplusplus-dev pkg-config
+  # fuzzing (libFuzzer targets, `make fuzz`) and the safety tests (strace)
+  clang-14 libfuzzer-14-dev strace
 )
 packages+=("$@")
 

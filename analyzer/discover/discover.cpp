@@ -116,7 +116,8 @@ Discovery discover(const std::vector<std::string>& paths) {
       std::string rel_dir = dir == root ? "" : fs::relative(dir, root, ec).generic_string();
       if (std::string gi = read_head(dir / ".gitignore", 1 << 20); !gi.empty()) ignore.add_file(rel_dir, gi);
       std::vector<fs::directory_entry> entries;
-      fs::directory_iterator it(dir, fs::directory_options::skip_permission_denied, ec);
+      // Not skip_permission_denied: an unreadable folder is reported, not silently dropped.
+      fs::directory_iterator it(dir, ec);
       if (ec) {
         out.problems.emplace_back(display(dir), "cannot read directory: " + ec.message());
         continue;
@@ -125,6 +126,7 @@ Discovery discover(const std::vector<std::string>& paths) {
         if (ec) break;
         entries.push_back(*it);
       }
+      if (ec) out.problems.emplace_back(display(dir), "cannot list the whole directory: " + ec.message());
       std::sort(entries.begin(), entries.end(),
                 [](const auto& a, const auto& b) { return a.path().filename() < b.path().filename(); });
       std::vector<fs::path> subdirs;
