@@ -3,7 +3,7 @@ BUILD ?= build
 JOBS ?= $(shell nproc)
 CMAKE_FLAGS ?= -DCMAKE_BUILD_TYPE=RelWithDebInfo
 
-.PHONY: help setup configure build fuzz-build fuzz test-asan demo test clean
+.PHONY: help setup configure build fuzz-build fuzz test-asan demo test clean bench-eval
 FUZZ_BUILD ?= $(BUILD)/fuzz
 FUZZ_SECONDS ?= 60
 FUZZ_TARGETS = python yaml shell runs
@@ -59,3 +59,6 @@ test: setup build ## Set up, build, and run the whole test suite through ctest
 
 clean: ## Remove the build folders
 	rm -rf $(BUILD) $(ASAN_BUILD)
+
+bench-eval: build ## Evaluation-stage scaling benchmark (500/1,000/2,000 modules)
+	bench/eval_scaling.sh $(BUILD)

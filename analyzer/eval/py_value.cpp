@@ -1,6 +1,13 @@
 #include "analyzer/eval/py_value.hpp"
 
+#include "analyzer/knowledge/knowledge.hpp"
+
 namespace trl {
+
+namespace {
+constexpr std::size_t kMaxAlternatives = 8;
+constexpr std::size_t kMaxChain = 8;
+}  // namespace
 
 const Member* PyValue::member(std::string_view name) const {
   const Member* found = nullptr;
@@ -24,41 +31,100 @@ ValueRef make_const(Scalar s, Span span) {
   return v;
 }
 
+ValueRef with_step(const ValueRef& v, Span span, std::string note) {
+  if (!v || v->kind == PyValue::Kind::Unknown || v->chain.size() >= kMaxChain) return v;
+  auto copy = std::make_shared<PyValue>(*v);
+  copy->chain.push_back({span, std::move(note)});
+  return copy;
+}
+
+namespace {
+
+bool same_const(const PyValue& a, const PyValue& b) {
+  return a.kind == PyValue::Kind::Const && b.kind == PyValue::Kind::Const && a.constant.kind == b.constant.kind &&
+         a.constant == b.constant;
+}
+
+// Alternatives of a OneOf, or the value itself.
+void alternatives(const ValueRef& v, std::vector<ValueRef>& out) {
+  if (v->kind == PyValue::Kind::OneOf) {
+    for (const auto& i : v->items) alternatives(i, out);
+  } else {
+    out.push_back(v);
+  }
+}
+
+ValueRef default_or_unknown(const PyValue& obj, const std::string& field, Span at) {
+  if (obj.cls && !obj.from_parser && obj.complete)
+    if (const FieldInfo* f = Knowledge::get().field(*obj.cls, field); f && f->has_default)
+      return make_const(f->default_value, at);
+  return make_unknown(at);
+}
+
+ValueRef merge_objects(const ValueRef& a, const ValueRef& b) {
+  auto out = std::make_shared<PyValue>(*a);
+  out->members.clear();
+  auto add = [&](const Member& m, const PyValue& other) {
+    if (out->member(m.name)) return;
+    const Member* om = other.member(m.name);
+    ValueRef ov = om ? om->value : default_or_unknown(other, m.name, m.set_at);
+    ValueRef merged = merge_values(m.value, ov);
+    out->members.push_back({m.name, merged, m.set_at});
+  };
+  for (const auto& m : a->members)
+    if (a->member(m.name) == &m) add(m, *b);
+  for (const auto& m : b->members)
+    if (b->member(m.name) == &m) add(m, *a);
+  out->complete = a->complete && b->complete;
+  out->from_parser = a->from_parser || b->from_parser;
+  return out;
+}
+
+}  // namespace
+
 ValueRef merge_values(const ValueRef& a, const ValueRef& b) {
   if (!a) return b;
   if (!b) return a;
   if (a == b) return a;
-  if (a->kind != b->kind) return make_unknown(a->span);
-  switch (a->kind) {
-    case PyValue::Kind::Const:
-      return a->constant == b->constant && a->constant.kind == b->constant.kind ? a : make_unknown(a->span);
-    case PyValue::Kind::Symbol: return a->qualified == b->qualified ? a : make_unknown(a->span);
-    case PyValue::Kind::Function:
-      return a->function == b->function && a->module == b->module ? a : make_unknown(a->span);
-    case PyValue::Kind::Object:
-    case PyValue::Kind::Dict: {
-      if (a->kind == PyValue::Kind::Object && (a->object_id != b->object_id || a->qualified != b->qualified))
+  if (a->kind == PyValue::Kind::Unknown || b->kind == PyValue::Kind::Unknown) return make_unknown(a->span);
+  if (same_const(*a, *b)) return a;
+  if (a->kind == b->kind) {
+    switch (a->kind) {
+      case PyValue::Kind::Symbol:
+      case PyValue::Kind::Module:
+      case PyValue::Kind::Path:
+        if (a->qualified == b->qualified && a->module_file == b->module_file) return a;
+        break;
+      case PyValue::Kind::Function:
+      case PyValue::Kind::Class:
+        if (a->function == b->function && a->module_file == b->module_file) return a;
+        break;
+      case PyValue::Kind::Object:
+        // The same object on both paths, or two constructions of the same class: field by field.
+        if (a->qualified == b->qualified && a->cls == b->cls) return merge_objects(a, b);
         return make_unknown(a->span);
-      // Field by field: what both paths agree on stays; the rest becomes unknown.
-      auto out = std::make_shared<PyValue>(*a);
-      out->members.clear();
-      for (const auto& m : a->members) {
-        const Member* other = b->member(m.name);
-        if (!other) {
-          out->members.push_back({m.name, make_unknown(m.set_at), m.set_at});
-          continue;
-        }
-        if (a->member(m.name) != &m) continue;  // only the last duplicate counts
-        ValueRef merged = merge_values(m.value, other->value);
-        out->members.push_back({m.name, merged, merged == m.value ? m.set_at : other->set_at});
-      }
-      for (const auto& m : b->members)
-        if (!a->member(m.name)) out->members.push_back({m.name, make_unknown(m.set_at), m.set_at});
-      out->complete = a->complete && b->complete;
-      return out;
+      case PyValue::Kind::Dict: return merge_objects(a, b);
+      default: break;
     }
-    default: return make_unknown(a->span);
   }
+  // Constants that differ: one of them.
+  std::vector<ValueRef> alts;
+  alternatives(a, alts);
+  alternatives(b, alts);
+  std::vector<ValueRef> unique;
+  for (const auto& v : alts) {
+    if (v->kind != PyValue::Kind::Const) return make_unknown(a->span);
+    bool seen = false;
+    for (const auto& u : unique) seen = seen || same_const(*u, *v);
+    if (!seen) unique.push_back(v);
+  }
+  if (unique.size() == 1) return unique.front();
+  if (unique.size() > kMaxAlternatives) return make_unknown(a->span);
+  auto one = std::make_shared<PyValue>();
+  one->kind = PyValue::Kind::OneOf;
+  one->items = std::move(unique);
+  one->span = a->span;
+  return one;
 }
 
 }  // namespace trl

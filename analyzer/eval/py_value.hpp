@@ -1,5 +1,6 @@
 // Abstract values of the Python evaluator: known constants, containers, config objects
-// under construction, names of library symbols, and Unknown. Immutable and shared.
+// under construction, project modules, user classes and functions, names of library symbols,
+// "one of several" values after a branch, and Unknown. Immutable and shared.
 #pragma once
 
 #include <memory>
@@ -16,7 +17,7 @@ struct ClassInfo;
 struct PyValue;
 using ValueRef = std::shared_ptr<const PyValue>;
 
-// One step a value took on its way: "returned from make_config()", "merged from **defaults".
+// One step a value took on its way: "returned by make_config()", "merged from **defaults".
 struct FlowStep {
   Span span;
   std::string note;
@@ -25,25 +26,30 @@ struct FlowStep {
 struct Member {
   std::string name;
   ValueRef value;
-  Span set_at;  // `packing=True`, `args.packing = True`, the dict key
+  Span set_at;  // `packing=True`, `args.packing = True`, the dict or YAML key
 };
 
 struct PyValue {
-  enum class Kind { Unknown, Const, List, Tuple, Dict, Object, Symbol, Function };
+  enum class Kind { Unknown, Const, List, Tuple, Dict, Object, Symbol, Function, Module, Class, OneOf, Path };
   Kind kind = Kind::Unknown;
-  Scalar constant;                       // Const
-  std::vector<ValueRef> items;           // List, Tuple
-  std::vector<Member> members;           // Dict entries (str keys) and Object fields set so far
-  bool complete = true;                  // Dict: false when an unknown mapping was merged in
-  std::string qualified;                 // Symbol: `trl.SFTConfig`; Object: its class's qualified name
-  const ClassInfo* cls = nullptr;        // Object and Symbol of a known class
-  bool from_parser = false;              // Object built by TrlParser/HfArgumentParser from argv/--config
-  int object_id = 0;                     // identity of an Object across attribute assignments
-  std::vector<ValueRef> parser_classes;  // Object of an arg parser: the dataclasses it parses
-  py::StmtId function = 0;               // Function: its FunctionDef statement
-  const void* module = nullptr;          // Function: the module it belongs to
-  Span span;                             // where the value was written
-  std::vector<FlowStep> chain;           // how it got here
+  Scalar constant;                         // Const
+  std::vector<ValueRef> items;             // List, Tuple, OneOf alternatives
+  std::vector<Member> members;             // Dict entries, Object fields set so far, Class attributes
+  bool complete = true;                    // Dict/Object: false when something unknown was merged in
+  std::string qualified;                   // Symbol/Module dotted name; Object/Class class name; Path text
+  const ClassInfo* cls = nullptr;          // Object/Symbol/Class of (or derived from) a known library class
+  bool from_parser = false;                // Object built by TrlParser/HfArgumentParser from argv/--config
+  int object_id = 0;                       // identity of an Object across attribute assignments
+  std::vector<ValueRef> parser_classes;    // Object of an arg parser: the dataclasses it parses
+  py::StmtId function = 0;                 // Function: FunctionDef; Class: ClassDef
+  FileId module_file = kNoFile;            // Function/Class/Module: the file that defines it
+  std::vector<ValueRef> bound_positional;  // Function: functools.partial arguments, bound self
+  std::vector<Member> bound_keywords;
+  ValueRef user_class;                        // Object: instance of this user Class
+  std::vector<std::string> dataclass_fields;  // Class: fields in declaration order
+  bool is_dataclass = false;
+  Span span;                    // where the value was written
+  std::vector<FlowStep> chain;  // how it got here
 
   const Member* member(std::string_view name) const;
   bool is_const() const { return kind == Kind::Const; }
@@ -51,8 +57,12 @@ struct PyValue {
 
 ValueRef make_unknown(Span span = {});
 ValueRef make_const(Scalar s, Span span);
+// The same value having taken one more step (capped length).
+ValueRef with_step(const ValueRef& v, Span span, std::string note);
 
-// Two possibilities of one variable (after an `if`): the value when they agree, Unknown otherwise.
+// Two possibilities of one variable (after an `if`): the value when they agree, a OneOf of
+// constants when they do not (at most 8 alternatives), field by field for the same object.
+// `default_of` gives a class default for a field one side never set (may be null).
 ValueRef merge_values(const ValueRef& a, const ValueRef& b);
 
 }  // namespace trl

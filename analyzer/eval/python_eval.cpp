@@ -1,9 +1,14 @@
 #include "analyzer/eval/python_eval.hpp"
 
+#include <algorithm>
+#include <filesystem>
 #include <map>
 #include <set>
 
 #include "analyzer/knowledge/knowledge.hpp"
+#include "analyzer/project/project.hpp"
+
+namespace fs = std::filesystem;
 
 namespace trl {
 
@@ -14,8 +19,10 @@ using py::ExprKind;
 using py::StmtId;
 using py::StmtKind;
 
-constexpr int kMaxCallDepth = 8;
-constexpr std::size_t kMaxSteps = 200000;  // statements executed per module, all calls included
+constexpr int kMaxCallDepth = 12;
+constexpr std::size_t kMaxSteps = 200000;  // statements executed per summary, all calls included
+constexpr int kLoopPasses = 3;             // a loop body is run until its effect is stable, at most this often
+constexpr int kMaxYamlDepth = 64;
 
 struct Scope {
   std::map<std::string, ValueRef, std::less<>> vars;
@@ -35,46 +42,235 @@ struct Frame {
   bool returned = false;  // an unconditional return was executed
 };
 
-class Interpreter {
- public:
-  Interpreter(const py::Module& m, const Knowledge& k) : m_(m), k_(k) {}
+struct ModuleEnv {
+  FileId file = kNoFile;
+  const py::Module* m = nullptr;
+  Scope globals;
+  enum class State { NotRun, Running, Done } state = State::NotRun;
+};
 
-  ScriptSummary run() {
+bool same_binding(const ValueRef& a, const ValueRef& b) {
+  if (a == b) return true;
+  if (!a || !b || a->kind != b->kind) return false;
+  if (a->kind == PyValue::Kind::Const) return a->constant.kind == b->constant.kind && a->constant == b->constant;
+  if (a->kind == PyValue::Kind::Unknown) return true;
+  return false;
+}
+
+bool same_scope(const Scope& a, const Scope& b) {
+  if (a.vars.size() != b.vars.size()) return false;
+  for (const auto& [name, v] : a.vars) {
+    auto it = b.vars.find(name);
+    if (it == b.vars.end() || !same_binding(v, it->second)) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+struct ProjectEvaluator::Impl {
+  const Project& project;
+  const Knowledge& k;
+  std::map<FileId, std::unique_ptr<ModuleEnv>> imported;
+  std::set<std::string> package_dirs;  // folders holding project Python files (namespace packages too)
+
+  // What the summary being computed has seen.
+  std::size_t steps = 0;
+  int next_object = 0;
+  std::map<int, ValueRef> objects;
+  std::map<int, ValueRef> live;
+  std::vector<TrainerUse> trainers;
+  std::vector<ValueRef> accelerator_pcs;
+  std::vector<ValueRef> parsers;
+  std::set<std::pair<FileId, StmtId>> executed;
+  std::set<std::pair<FileId, StmtId>> active;
+  std::map<std::string, std::pair<ValueRef, ValueRef>> memo;  // call -> (result, final self)
+  // Memo keys name argument values by address: keep those values alive while the memo is, so
+  // that no later value can reuse an address and hit an entry that is not its own (which
+  // would make results depend on the allocator, and so on the thread count).
+  std::vector<ValueRef> memo_args;
+
+  Impl(const Project& p, const Knowledge& know) : project(p), k(know) {
+    for (FileId id = 0; id < p.sources.size(); ++id) {
+      if (p.sources.get(id).kind != FileKind::Python) continue;
+      fs::path dir = fs::path(p.sources.get(id).abs_path).parent_path();
+      for (int i = 0; i < 64 && !dir.empty() && package_dirs.insert(dir.string()).second; ++i) {
+        if (dir == dir.parent_path()) break;
+        dir = dir.parent_path();
+      }
+    }
+  }
+
+  void reset() {
+    steps = 0;
+    objects.clear();
+    live.clear();
+    trainers.clear();
+    accelerator_pcs.clear();
+    parsers.clear();
+    executed.clear();
+    active.clear();
+    memo.clear();
+    memo_args.clear();
+    imported.clear();  // import-time effects belong to the script that imports the module
+  }
+
+  const py::Module* module_of(FileId id) const {
+    if (id == kNoFile || id >= project.facts.size() || !project.facts[id].loaded) return nullptr;
+    if (project.sources.get(id).kind != FileKind::Python) return nullptr;
+    return &project.facts[id].python;
+  }
+
+  std::vector<fs::path> search_roots(FileId from) const {
+    std::vector<fs::path> roots;
+    if (from != kNoFile) roots.push_back(fs::path(project.sources.get(from).abs_path).parent_path());
+    roots.push_back(fs::path(project.root));
+    roots.push_back(fs::path(project.root) / "src");
+    return roots;
+  }
+
+  // A module path (`a/b`) under one of the roots: a file, a package, or a namespace folder.
+  // Returns the file (kNoFile for a namespace folder) and whether anything was found.
+  std::pair<FileId, bool> find_module(const fs::path& rel, FileId from, int level) const {
+    std::vector<fs::path> roots;
+    if (level > 0) {
+      if (from == kNoFile) return {kNoFile, false};
+      fs::path base = fs::path(project.sources.get(from).abs_path).parent_path();
+      for (int i = 1; i < level; ++i) base = base.parent_path();
+      roots.push_back(base);
+    } else {
+      roots = search_roots(from);
+    }
+    for (const auto& root : roots) {
+      fs::path p = (root / rel).lexically_normal();
+      FileId f = project.sources.find_abs((p.string() + ".py"));
+      if (f != kNoFile) return {f, true};
+      f = project.sources.find_abs((p / "__init__.py").string());
+      if (f != kNoFile) return {f, true};
+      if (!rel.empty() && package_dirs.count(p.string())) return {kNoFile, true};
+    }
+    return {kNoFile, false};
+  }
+
+  ModuleEnv* import_module(FileId id);
+};
+
+namespace {
+
+std::string dotted_to_path(std::string_view dotted) {
+  std::string p(dotted);
+  for (auto& c : p)
+    if (c == '.') c = '/';
+  return p;
+}
+
+class Exec {
+ public:
+  Exec(ProjectEvaluator::Impl& ev, ModuleEnv& env, bool is_main) : ev_(ev), env_(env), m_(*env.m), main_(is_main) {}
+
+  void run_module() {
     Frame frame;
-    exec_block(m_.body, globals_, frame, 0);
-    record_live(globals_);
-    // Functions nobody called from the top level but that are referenced (entry points
-    // passed to fire/typer/hydra, or `main` itself): run them with unknown arguments.
+    exec_block(m_.body, env_.globals, frame, 0);
+    record_live(env_.globals);
+  }
+
+  // Runs functions nobody called from the top level but that are referenced (entry points
+  // handed to fire/typer/hydra, decorated ones, or `main` itself), with unknown arguments.
+  void run_uncalled_entry_points() {
     std::set<std::string> referenced;
     for (const auto& e : m_.exprs)
       if (e.kind == ExprKind::Name) referenced.insert(e.name);
     for (StmtId id : m_.body) {
       const auto& s = m_.stmt(id);
-      if (s.kind != StmtKind::FunctionDef || executed_.count(id)) continue;
+      if (s.kind != StmtKind::FunctionDef || ev_.executed.count({env_.file, id})) continue;
       if (s.name != "main" && !referenced.count(s.name) && s.decorators.empty()) continue;
-      call_function(id, {}, {}, s.span, 0);
+      call_function(id, {}, {}, s.span, 0, nullptr, true);
     }
-    ScriptSummary out;
-    out.trainers = trainers_;
-    out.accelerator_parallelism = accelerator_pcs_;
-    out.parsers = parsers_;
-    std::set<int> seen;
-    for (const auto& t : trainers_) {
-      if (t.args && t.args->kind == PyValue::Kind::Object && seen.insert(t.args->object_id).second)
-        out.trainer_configs.push_back(t.args);
+  }
+
+  // Calls a function of this module. `final_self` receives `self` as it ended (methods).
+  // `unknown_rest`: *args/**kwargs we could not expand were passed, so parameters not bound
+  // explicitly may hold anything (not their defaults).
+  ValueRef call_function(StmtId fid, std::vector<ValueRef> positional, std::vector<Member> keywords, Span site,
+                         int depth, ValueRef* final_self, bool unknown_rest = false) {
+    ev_.executed.insert({env_.file, fid});
+    // Every call counts as a step, even of an empty function: calls in default values and
+    // nested calls could otherwise multiply without executing a single statement.
+    if (depth > kMaxCallDepth || ev_.active.count({env_.file, fid}) || ++ev_.steps > kMaxSteps)
+      return make_unknown(site);
+    const py::Stmt& f = m_.stmt(fid);
+    // Summaries per call: the same function with the same argument values runs once.
+    std::string key = std::to_string(env_.file) + ":" + std::to_string(fid) + (unknown_rest ? "*" : "");
+    for (const auto& p : positional) key += "|" + fingerprint(p);
+    for (const auto& kw : keywords) key += "|" + kw.name + "=" + fingerprint(kw.value);
+    if (auto it = ev_.memo.find(key); it != ev_.memo.end()) {
+      if (final_self) *final_self = it->second.second;
+      return it->second.first;
     }
-    if (out.trainer_configs.empty()) {
-      for (const auto& [id, v] : live_) out.trainer_configs.push_back(v);
+    Scope local;
+    local.parent = &env_.globals;
+    std::size_t pi = 0;
+    for (const auto& p : f.params) {
+      if (p.kind == py::Param::Kind::Star) {
+        auto rest = std::make_shared<PyValue>();
+        rest->kind = PyValue::Kind::Tuple;
+        while (pi < positional.size()) rest->items.push_back(positional[pi++]);
+        local.vars[p.name] = rest;
+        continue;
+      }
+      if (p.kind == py::Param::Kind::DoubleStar) {
+        auto rest = std::make_shared<PyValue>();
+        rest->kind = PyValue::Kind::Dict;
+        for (const auto& kw : keywords) {
+          bool named = false;
+          for (const auto& q : f.params) named = named || (q.name == kw.name && q.kind == py::Param::Kind::Normal);
+          if (!named) rest->members.push_back(kw);
+        }
+        local.vars[p.name] = rest;
+        continue;
+      }
+      ValueRef v;
+      for (const auto& kw : keywords)
+        if (kw.name == p.name) v = kw.value;
+      if (!v && !p.keyword_only && pi < positional.size()) v = positional[pi++];
+      if (v) v = with_step(v, site, "passed to " + f.name + "() as `" + p.name + "`");
+      if (!v && unknown_rest) v = make_unknown(site);
+      if (!v && p.default_value != py::kNoExpr) v = eval(p.default_value, env_.globals, depth);
+      local.vars[p.name] = v ? v : make_unknown(f.span);
     }
-    out.is_entry = !trainers_.empty() || !out.trainer_configs.empty();
-    return out;
+    ev_.active.insert({env_.file, fid});
+    Frame frame;
+    exec_block(f.body, local, frame, depth);
+    ev_.active.erase({env_.file, fid});
+    record_live(local);
+    ValueRef result;
+    for (const auto& r : frame.returns) result = result ? merge_values(result, r) : r;
+    if (!frame.returned) result = result ? merge_values(result, make_const(Scalar::null(), site)) : nullptr;
+    if (!result)
+      result = make_const(Scalar::null(), site);
+    else
+      result = with_step(result, site, "returned by " + f.name + "()");
+    ValueRef self = local.lookup("self");
+    ev_.memo[key] = {result, self};
+    for (const auto& p : positional) ev_.memo_args.push_back(p);
+    for (const auto& kw : keywords) ev_.memo_args.push_back(kw.value);
+    if (final_self) *final_self = self;
+    return result;
   }
 
  private:
+  static std::string fingerprint(const ValueRef& v) {
+    if (!v) return "-";
+    if (v->kind == PyValue::Kind::Const)
+      return "c" + std::to_string(static_cast<int>(v->constant.kind)) + v->constant.repr();
+    if (v->kind == PyValue::Kind::Unknown) return "?";
+    return "p" + std::to_string(reinterpret_cast<std::uintptr_t>(v.get()));
+  }
+
   // ---- statements ----
   void exec_block(const std::vector<StmtId>& body, Scope& scope, Frame& frame, int depth) {
     for (StmtId id : body) {
-      if (frame.returned || ++steps_ > kMaxSteps) return;
+      if (frame.returned || ++ev_.steps > kMaxSteps) return;
       exec(id, scope, frame, depth);
     }
   }
@@ -84,6 +280,7 @@ class Interpreter {
     switch (s.kind) {
       case StmtKind::Expr: eval(s.value, scope, depth); break;
       case StmtKind::Assign: {
+        if (s.value == py::kNoExpr) break;  // annotation only
         ValueRef v = eval(s.value, scope, depth);
         for (ExprId t : s.targets) assign(t, v, scope, depth);
         break;
@@ -94,57 +291,70 @@ class Interpreter {
         ValueRef rhs = eval(s.value, scope, depth);
         std::string op = s.op;
         if (!op.empty() && op.back() == '=') op.pop_back();
-        assign(s.targets[0], binop(op, cur, rhs, m_.stmt(id).span), scope, depth);
+        assign(s.targets[0], binop(op, cur, rhs, s.span), scope, depth);
         break;
       }
       case StmtKind::Import:
         for (const auto& a : s.names) {
           if (!a.asname.empty()) {
-            scope.vars[a.asname] = symbol(a.name, a.span);
+            scope.vars[a.asname] = module_value(a.name, 0, a.span);
           } else {
             std::string root = a.name.substr(0, a.name.find('.'));
-            scope.vars[root] = symbol(root, a.span);
+            scope.vars[root] = module_value(root, 0, a.span);
           }
         }
         break;
-      case StmtKind::ImportFrom: {
-        std::string base = std::string(static_cast<std::size_t>(s.level), '.') + s.module;
-        for (const auto& a : s.names) {
-          std::string qualified = base.empty() || base.back() == '.' ? base + a.name : base + "." + a.name;
-          scope.vars[a.asname.empty() ? a.name : a.asname] = symbol(qualified, a.span);
-        }
-        break;
-      }
+      case StmtKind::ImportFrom: import_from(s, scope); break;
       case StmtKind::FunctionDef: {
         auto f = std::make_shared<PyValue>();
         f->kind = PyValue::Kind::Function;
         f->function = id;
-        f->module = &m_;
+        f->module_file = env_.file;
+        f->qualified = s.name;
         f->span = s.span;
         scope.vars[s.name] = f;
         break;
       }
-      case StmtKind::ClassDef: scope.vars[s.name] = symbol("<local>." + s.name, s.span); break;
+      case StmtKind::ClassDef: scope.vars[s.name] = class_def(id, scope, depth); break;
       case StmtKind::If: {
         ValueRef test = eval(s.value, scope, depth);
-        int truth = truth_of(test, s.value, scope);
-        if (truth == 1) {
+        int truth = truth_of(test, s.value);
+        if (truth == 1)
           exec_block(s.body, scope, frame, depth);
-        } else if (truth == 0) {
+        else if (truth == 0)
           exec_block(s.orelse, scope, frame, depth);
-        } else {
+        else
           branch(s.body, s.orelse, scope, frame, depth);
-        }
         break;
       }
       case StmtKind::For:
       case StmtKind::While: {
-        // The body may run zero or more times: run it once and merge with not running it.
-        if (s.kind == StmtKind::For && !s.targets.empty()) assign(s.targets[0], make_unknown(s.span), scope, depth);
-        branch(s.body, s.orelse, scope, frame, depth);
+        // The body runs zero or more times: merge "not run" with each pass until stable.
+        if (s.kind == StmtKind::For && !s.targets.empty()) {
+          ValueRef iter = eval(s.value, scope, depth);
+          ValueRef item = make_unknown(s.span);
+          if ((iter->kind == PyValue::Kind::List || iter->kind == PyValue::Kind::Tuple) && !iter->items.empty()) {
+            item = iter->items.front();
+            for (std::size_t i = 1; i < iter->items.size(); ++i) item = merge_values(item, iter->items[i]);
+          }
+          assign(s.targets[0], item, scope, depth);
+        }
+        for (int pass = 0; pass < kLoopPasses; ++pass) {
+          Scope before = scope;
+          std::vector<StmtId> none;
+          branch(s.body, none, scope, frame, depth);
+          if (same_scope(before, scope)) break;
+        }
+        exec_block(s.orelse, scope, frame, depth);
         break;
       }
-      case StmtKind::With: exec_block(s.body, scope, frame, depth); break;
+      case StmtKind::With:
+        for (std::size_t i = 0; i < s.bases.size(); ++i) {
+          ValueRef ctx = eval(s.bases[i], scope, depth);
+          if (i < s.targets.size() && s.targets[i] != py::kNoExpr) assign(s.targets[i], ctx, scope, depth);
+        }
+        exec_block(s.body, scope, frame, depth);
+        break;
       case StmtKind::Try: {
         exec_block(s.body, scope, frame, depth);
         for (const auto& h : s.handlers) {
@@ -163,11 +373,117 @@ class Interpreter {
     }
   }
 
+  void import_from(const py::Stmt& s, Scope& scope) {
+    if (s.module == "__future__") return;
+    const std::string dotted = s.module;
+    auto [file, found] = s.level > 0 || !dotted.empty() ? ev_.find_module(dotted_to_path(dotted), env_.file, s.level)
+                                                        : std::pair<FileId, bool>{kNoFile, false};
+    if (!found) {
+      if (s.level > 0) {
+        for (const auto& a : s.names) scope.vars[a.asname.empty() ? a.name : a.asname] = make_unknown(a.span);
+        return;
+      }
+      // A library: names are symbols, recognised later through the knowledge base.
+      for (const auto& a : s.names)
+        scope.vars[a.asname.empty() ? a.name : a.asname] = symbol(dotted + "." + a.name, a.span);
+      return;
+    }
+    ModuleEnv* mod = file != kNoFile ? ev_.import_module(file) : nullptr;
+    if (s.star) {
+      if (!mod) return;
+      // `__all__` when it is a known list of names, else every public name.
+      std::set<std::string> names;
+      if (ValueRef all = mod->globals.lookup("__all__");
+          all && (all->kind == PyValue::Kind::List || all->kind == PyValue::Kind::Tuple)) {
+        for (const auto& n : all->items)
+          if (n->kind == PyValue::Kind::Const && n->constant.kind == Scalar::Kind::Str) names.insert(n->constant.s);
+      } else {
+        for (const auto& [n, v] : mod->globals.vars)
+          if (!n.empty() && n[0] != '_') names.insert(n);
+      }
+      for (const auto& n : names)
+        if (ValueRef v = mod->globals.lookup(n)) scope.vars[n] = with_step(v, s.span, "imported from " + dotted);
+      return;
+    }
+    for (const auto& a : s.names) {
+      const std::string bind = a.asname.empty() ? a.name : a.asname;
+      ValueRef v = mod ? mod->globals.lookup(a.name) : nullptr;
+      if (!v) {
+        // `from pkg import submodule`
+        auto [sub, sub_found] =
+            ev_.find_module(dotted_to_path(dotted.empty() ? a.name : dotted + "/" + a.name), env_.file, s.level);
+        if (sub_found) v = module_ref(dotted.empty() ? a.name : dotted + "." + a.name, sub, a.span);
+      }
+      scope.vars[bind] =
+          v ? with_step(v, a.span, "imported from " + (dotted.empty() ? "." : dotted)) : make_unknown(a.span);
+    }
+  }
+
+  ValueRef module_ref(const std::string& dotted, FileId file, Span span) {
+    auto v = std::make_shared<PyValue>();
+    v->kind = PyValue::Kind::Module;
+    v->qualified = dotted;
+    v->module_file = file;
+    v->span = span;
+    return v;
+  }
+
+  // `import a.b`: a project module (file or namespace folder) or a library symbol.
+  ValueRef module_value(const std::string& dotted, int level, Span span) {
+    auto [file, found] = ev_.find_module(dotted_to_path(dotted), env_.file, level);
+    if (found) return module_ref(dotted, file, span);
+    return symbol(dotted, span);
+  }
+
+  ValueRef class_def(StmtId id, Scope& scope, int depth) {
+    const py::Stmt& s = m_.stmt(id);
+    auto c = std::make_shared<PyValue>();
+    c->kind = PyValue::Kind::Class;
+    c->function = id;
+    c->module_file = env_.file;
+    c->qualified = s.name;
+    c->span = s.span;
+    for (ExprId d : s.decorators) {
+      const py::Expr& e = m_.expr(d);
+      const py::Expr& target = e.kind == ExprKind::Call ? m_.expr(e.a) : e;
+      if ((target.kind == ExprKind::Name || target.kind == ExprKind::Attribute) && target.name == "dataclass")
+        c->is_dataclass = true;
+    }
+    // A class derived from a library config keeps that config's role and fields.
+    for (ExprId b : s.bases) {
+      ValueRef base = eval(b, scope, depth);
+      if (base->cls && !c->cls) c->cls = base->cls;
+      if (base->kind == PyValue::Kind::Class) {
+        if (!c->cls) c->cls = base->cls;
+        for (const auto& f : base->dataclass_fields) c->dataclass_fields.push_back(f);
+        for (const auto& m : base->members) c->members.push_back(m);
+      }
+    }
+    Scope body;
+    body.parent = &env_.globals;
+    Frame frame;
+    exec_block(s.body, body, frame, depth);
+    for (StmtId sid : s.body) {
+      const py::Stmt& st = m_.stmt(sid);
+      if (st.kind == StmtKind::Assign && st.annotation != py::kNoExpr && st.targets.size() == 1 &&
+          m_.expr(st.targets[0]).kind == ExprKind::Name) {
+        const std::string& name = m_.expr(st.targets[0]).name;
+        if (std::find(c->dataclass_fields.begin(), c->dataclass_fields.end(), name) == c->dataclass_fields.end())
+          c->dataclass_fields.push_back(name);
+      }
+    }
+    for (const auto& [name, v] : body.vars) {
+      std::erase_if(c->members, [&](const Member& m) { return m.name == name; });
+      c->members.push_back({name, v, v ? v->span : s.span});
+    }
+    return c;
+  }
+
   void branch(const std::vector<StmtId>& a, const std::vector<StmtId>& b, Scope& scope, Frame& frame, int depth) {
     // Copying and merging the scope costs work of its own: charge it to the step budget so a
     // generated file with thousands of variables and branches stays bounded.
-    steps_ += scope.vars.size() / 16;
-    if (steps_ > kMaxSteps) return;
+    ev_.steps += scope.vars.size() / 16;
+    if (ev_.steps > kMaxSteps) return;
     Scope left = scope, right = scope;
     Frame fa, fb;
     exec_block(a, left, fa, depth);
@@ -192,18 +508,25 @@ class Interpreter {
     for (const auto& [name, v] : right.vars)
       if (!merged.count(name)) merged[name] = v;
     scope.vars = std::move(merged);
+    for (const auto& [name, v] : scope.vars)
+      if (v && v->kind == PyValue::Kind::Object && ev_.objects.count(v->object_id)) ev_.objects[v->object_id] = v;
   }
 
-  // 1 true, 0 false, -1 unknown. `if __name__ == "__main__":` is true: the script is run.
-  int truth_of(const ValueRef& v, ExprId test, const Scope&) {
+  // 1 true, 0 false, -1 unknown. `if __name__ == "__main__":` follows how the module runs.
+  int truth_of(const ValueRef& v, ExprId test) {
     const py::Expr& e = m_.expr(test);
     if (e.kind == ExprKind::Compare && e.elts.size() == 2) {
       const auto& l = m_.expr(e.elts[0]);
       const auto& r = m_.expr(e.elts[1]);
-      if ((l.kind == ExprKind::Name && l.name == "__name__") || (r.kind == ExprKind::Name && r.name == "__name__"))
-        return 1;
+      if ((l.kind == ExprKind::Name && l.name == "__name__") || (r.kind == ExprKind::Name && r.name == "__name__")) {
+        const bool eq = !e.ops.empty() && e.ops[0] == "==";
+        return (main_ == eq) ? 1 : 0;
+      }
     }
     if (v && v->kind == PyValue::Kind::Const) return v->constant.truthy() ? 1 : 0;
+    if (v && (v->kind == PyValue::Kind::Object || v->kind == PyValue::Kind::Function ||
+              v->kind == PyValue::Kind::Class || v->kind == PyValue::Kind::Module))
+      return 1;
     return -1;
   }
 
@@ -224,7 +547,7 @@ class Interpreter {
         const py::Expr& obj = m_.expr(t.a);
         if (obj.kind != ExprKind::Name) break;
         ValueRef cur = scope.lookup(obj.name);
-        if (!cur || cur->kind != PyValue::Kind::Object) break;
+        if (!cur || (cur->kind != PyValue::Kind::Object && cur->kind != PyValue::Kind::Class)) break;
         rebind(obj.name, with_member(cur, t.name, v, t.span), scope);
         break;
       }
@@ -249,17 +572,19 @@ class Interpreter {
 
   // Rebinds a name where it lives (a local, or a global read from a function).
   void rebind(const std::string& name, ValueRef v, Scope& scope) {
-    for (Scope* s = &scope; s; s = s->parent) {
+    bool done = false;
+    for (Scope* s = &scope; s && !done; s = s->parent) {
       auto it = s->vars.find(name);
       if (it != s->vars.end()) {
         it->second = v;
-        break;
+        done = true;
       }
     }
-    if (v->kind == PyValue::Kind::Object && objects_.count(v->object_id)) objects_[v->object_id] = v;
+    if (!done) scope.vars[name] = v;
+    if (v->kind == PyValue::Kind::Object && ev_.objects.count(v->object_id)) ev_.objects[v->object_id] = v;
   }
 
-  ValueRef with_member(const ValueRef& obj, const std::string& name, const ValueRef& v, Span at) {
+  static ValueRef with_member(const ValueRef& obj, const std::string& name, const ValueRef& v, Span at) {
     auto copy = std::make_shared<PyValue>(*obj);
     std::erase_if(copy->members, [&](const Member& m) { return m.name == name; });
     copy->members.push_back({name, v, at});
@@ -269,7 +594,7 @@ class Interpreter {
   void record_live(const Scope& scope) {
     for (const auto& [name, v] : scope.vars) {
       if (v && v->kind == PyValue::Kind::Object && v->cls && v->cls->role == ClassRole::TrainerConfig)
-        live_[v->object_id] = v;
+        ev_.live[v->object_id] = v;
     }
   }
 
@@ -278,9 +603,46 @@ class Interpreter {
     auto v = std::make_shared<PyValue>();
     v->kind = PyValue::Kind::Symbol;
     v->qualified = std::move(qualified);
-    v->cls = k_.find_qualified(v->qualified);
+    v->cls = ev_.k.find_qualified(v->qualified);
     v->span = span;
     return v;
+  }
+
+  ValueRef attribute(const ValueRef& base, const std::string& name, Span span) {
+    switch (base->kind) {
+      case PyValue::Kind::Symbol: return symbol(base->qualified + "." + name, span);
+      case PyValue::Kind::Module: {
+        ModuleEnv* mod = base->module_file != kNoFile ? ev_.import_module(base->module_file) : nullptr;
+        if (mod)
+          if (ValueRef v = mod->globals.lookup(name)) return with_step(v, span, "read from module " + base->qualified);
+        auto [sub, found] = ev_.find_module(dotted_to_path(base->qualified + "." + name), env_.file, 0);
+        if (found) return module_ref(base->qualified + "." + name, sub, span);
+        return make_unknown(span);
+      }
+      case PyValue::Kind::Class:
+        if (const Member* m = base->member(name)) return m->value;
+        return make_unknown(span);
+      case PyValue::Kind::Object: {
+        if (const Member* m = base->member(name)) return m->value;
+        if (base->user_class) {
+          if (const Member* m = base->user_class->member(name)) {
+            if (m->value && m->value->kind == PyValue::Kind::Function) return bind_self(m->value, base);
+            return m->value;
+          }
+        }
+        if (!base->from_parser && base->complete && base->cls)
+          if (const FieldInfo* f = ev_.k.field(*base->cls, name); f && f->has_default)
+            return make_const(f->default_value, span);
+        return make_unknown(span);
+      }
+      default: return make_unknown(span);
+    }
+  }
+
+  static ValueRef bind_self(const ValueRef& fn, const ValueRef& self) {
+    auto b = std::make_shared<PyValue>(*fn);
+    b->bound_positional.insert(b->bound_positional.begin(), self);
+    return b;
   }
 
   ValueRef eval(ExprId id, Scope& scope, int depth) {
@@ -290,19 +652,12 @@ class Interpreter {
       case ExprKind::Constant: return make_const(e.constant, e.span);
       case ExprKind::Name: {
         if (ValueRef v = scope.lookup(e.name)) return v;
+        static const std::set<std::string, std::less<>> builtins = {
+            "dict", "int", "float", "str", "bool", "setattr", "getattr", "vars", "open", "len", "list", "tuple"};
+        if (builtins.count(e.name)) return symbol(e.name, e.span);
         return make_unknown(e.span);
       }
-      case ExprKind::Attribute: {
-        ValueRef base = eval(e.a, scope, depth);
-        if (base->kind == PyValue::Kind::Symbol) return symbol(base->qualified + "." + e.name, e.span);
-        if (base->kind == PyValue::Kind::Object) {
-          if (const Member* m = base->member(e.name)) return m->value;
-          if (!base->from_parser && base->cls)
-            if (const FieldInfo* f = k_.field(*base->cls, e.name); f && f->has_default)
-              return make_const(f->default_value, e.span);
-        }
-        return make_unknown(e.span);
-      }
+      case ExprKind::Attribute: return attribute(eval(e.a, scope, depth), e.name, e.span);
       case ExprKind::Call: return call(e, scope, depth);
       case ExprKind::Dict: {
         auto d = std::make_shared<PyValue>();
@@ -311,7 +666,7 @@ class Interpreter {
         for (std::size_t i = 0; i < e.elts.size(); ++i) {
           ValueRef val = eval(e.values[i], scope, depth);
           if (e.elts[i] == py::kNoExpr) {
-            merge_into(*d, val);
+            merge_into(*d, val, e.span);
             continue;
           }
           ValueRef key = eval(e.elts[i], scope, depth);
@@ -367,9 +722,11 @@ class Interpreter {
         if (op == "!=" || op == "is not") return make_const(Scalar::boolean(!(a->constant == b->constant)), e.span);
         double x, y;
         if (!number(a->constant, x) || !number(b->constant, y)) return make_unknown(e.span);
-        bool r = op == "<" ? x < y : op == "<=" ? x <= y : op == ">" ? x > y : op == ">=" ? x >= y : false;
-        if (op != "<" && op != "<=" && op != ">" && op != ">=") return make_unknown(e.span);
-        return make_const(Scalar::boolean(r), e.span);
+        if (op == "<") return make_const(Scalar::boolean(x < y), e.span);
+        if (op == "<=") return make_const(Scalar::boolean(x <= y), e.span);
+        if (op == ">") return make_const(Scalar::boolean(x > y), e.span);
+        if (op == ">=") return make_const(Scalar::boolean(x >= y), e.span);
+        return make_unknown(e.span);
       }
       case ExprKind::IfExp: {
         ValueRef test = eval(e.b, scope, depth);
@@ -408,8 +765,20 @@ class Interpreter {
     if (op == "|" && a->kind == PyValue::Kind::Dict && b->kind == PyValue::Kind::Dict) {
       auto d = std::make_shared<PyValue>(*a);
       d->span = span;
-      merge_into(*d, b);
+      merge_into(*d, b, span);
       return d;
+    }
+    if (op == "/" && (a->kind == PyValue::Kind::Path || a->kind == PyValue::Kind::Const) &&
+        b->kind == PyValue::Kind::Const && b->constant.kind == Scalar::Kind::Str) {
+      // pathlib: Path("configs") / "x.yaml"
+      std::string left = a->kind == PyValue::Kind::Path ? a->qualified : a->constant.s;
+      if (a->kind == PyValue::Kind::Path || a->constant.kind == Scalar::Kind::Str) {
+        auto p = std::make_shared<PyValue>();
+        p->kind = PyValue::Kind::Path;
+        p->qualified = left.empty() ? b->constant.s : left + "/" + b->constant.s;
+        p->span = span;
+        if (a->kind == PyValue::Kind::Path) return p;
+      }
     }
     if (a->kind != PyValue::Kind::Const || b->kind != PyValue::Kind::Const) return make_unknown(span);
     const Scalar &x = a->constant, &y = b->constant;
@@ -435,12 +804,12 @@ class Interpreter {
     return make_unknown(span);
   }
 
-  // `{**x}` / `dict.update(x)`: the entries of x join d; an unknown x makes d incomplete.
-  static void merge_into(PyValue& d, const ValueRef& x) {
-    if (x->kind == PyValue::Kind::Dict || (x->kind == PyValue::Kind::Object && false)) {
+  // `{**x}` / `dict.update(x)` / `x | y`: the entries of x join d; an unknown x makes d incomplete.
+  static void merge_into(PyValue& d, const ValueRef& x, Span at) {
+    if (x->kind == PyValue::Kind::Dict) {
       for (const auto& m : x->members) {
         std::erase_if(d.members, [&](const Member& o) { return o.name == m.name; });
-        d.members.push_back(m);
+        d.members.push_back({m.name, with_step(m.value, at, "merged into a dict"), m.set_at});
       }
       d.complete = d.complete && x->complete;
     } else {
@@ -469,7 +838,8 @@ class Interpreter {
           break;
         case py::Argument::Kind::DoubleStar:
           if (v->kind == PyValue::Kind::Dict) {
-            for (const auto& m : v->members) out.keywords.push_back(m);
+            for (const auto& m : v->members)
+              out.keywords.push_back({m.name, with_step(m.value, a.span, "passed as **kwargs"), m.set_at});
             if (!v->complete) out.unknown_spread = true;
           } else {
             out.unknown_spread = true;
@@ -488,23 +858,44 @@ class Interpreter {
       if (self->kind == PyValue::Kind::Object && self->cls && self->cls->role == ClassRole::ArgParser)
         return parser_method(*self, fn.name, e, scope, depth);
       if (self->kind == PyValue::Kind::Dict) return dict_method(self, fn, e, scope, depth);
+      if (self->kind == PyValue::Kind::Path && (fn.name == "read_text" || fn.name == "open")) return self;
+      if (self->kind == PyValue::Kind::Object && (fn.name == "to_dict" || fn.name == "__dict__")) {
+        eval_args(e, scope, depth);
+        return as_dict(self, e.span);
+      }
+      if (self->kind == PyValue::Kind::Object && self->user_class) {
+        ValueRef method = attribute(self, fn.name, fn.span);
+        if (method->kind == PyValue::Kind::Function) {
+          Args args = eval_args(e, scope, depth);
+          ValueRef final_self;
+          ValueRef result = call_value(*method, args, e.span, depth, &final_self);
+          // A method that changed `self`: the caller's name now holds the new version.
+          const py::Expr& recv = m_.expr(fn.a);
+          if (final_self && final_self != self && final_self->kind == PyValue::Kind::Object &&
+              recv.kind == ExprKind::Name)
+            rebind(recv.name, final_self, scope);
+          return result;
+        }
+      }
     }
     ValueRef callee = eval(e.a, scope, depth);
     if (callee->kind == PyValue::Kind::Function) {
       Args args = eval_args(e, scope, depth);
-      return call_function(callee->function, args.positional, args.keywords, e.span, depth + 1);
+      return call_value(*callee, args, e.span, depth, nullptr);
     }
+    if (callee->kind == PyValue::Kind::Class) return instantiate(callee, e, scope, depth);
     if (callee->kind != PyValue::Kind::Symbol) {
       eval_args(e, scope, depth);
       return make_unknown(e.span);
     }
     const std::string& q = callee->qualified;
+    if (callee->cls) return construct(*callee, e, scope, depth);
     if (q == "dict") {
       Args args = eval_args(e, scope, depth);
       auto d = std::make_shared<PyValue>();
       d->kind = PyValue::Kind::Dict;
       d->span = e.span;
-      if (!args.positional.empty()) merge_into(*d, args.positional[0]);
+      if (!args.positional.empty()) merge_into(*d, args.positional[0], e.span);
       for (auto& kw : args.keywords) {
         std::erase_if(d->members, [&](const Member& m) { return m.name == kw.name; });
         d->members.push_back(kw);
@@ -512,7 +903,6 @@ class Interpreter {
       if (args.unknown_spread) d->complete = false;
       return d;
     }
-    if (callee->cls) return construct(*callee, e, scope, depth);
     if (q == "setattr" && e.args.size() == 3) {
       const py::Expr& target = m_.expr(e.args[0].value);
       ValueRef name = eval(e.args[1].value, scope, depth);
@@ -523,13 +913,131 @@ class Interpreter {
         rebind(target.name, with_member(cur, name->constant.s, v, e.span), scope);
       return make_const(Scalar::null(), e.span);
     }
+    if (q == "getattr" && e.args.size() >= 2) {
+      ValueRef obj = eval(e.args[0].value, scope, depth);
+      ValueRef name = eval(e.args[1].value, scope, depth);
+      if (name->kind == PyValue::Kind::Const && name->constant.kind == Scalar::Kind::Str)
+        return attribute(obj, name->constant.s, e.span);
+      return make_unknown(e.span);
+    }
     if ((q == "int" || q == "float" || q == "str" || q == "bool") && e.args.size() == 1 &&
-        e.args[0].kind == py::Argument::Kind::Positional) {
-      ValueRef v = eval(e.args[0].value, scope, depth);
-      return convert(q, v, e.span);
+        e.args[0].kind == py::Argument::Kind::Positional)
+      return convert(q, eval(e.args[0].value, scope, depth), e.span);
+    if (q == "vars" || q == "dataclasses.asdict" || q == "asdict") {
+      Args args = eval_args(e, scope, depth);
+      return args.positional.empty() ? make_unknown(e.span) : as_dict(args.positional[0], e.span);
+    }
+    if (q == "functools.partial" || q == "partial") {
+      Args args = eval_args(e, scope, depth);
+      if (args.positional.empty() || args.positional[0]->kind != PyValue::Kind::Function) return make_unknown(e.span);
+      auto f = std::make_shared<PyValue>(*args.positional[0]);
+      for (std::size_t i = 1; i < args.positional.size(); ++i) f->bound_positional.push_back(args.positional[i]);
+      for (auto& kw : args.keywords) f->bound_keywords.push_back(kw);
+      return f;
+    }
+    if (q == "dataclasses.replace" || q == "replace") {
+      Args args = eval_args(e, scope, depth);
+      if (args.positional.empty() || args.positional[0]->kind != PyValue::Kind::Object) return make_unknown(e.span);
+      auto obj = std::make_shared<PyValue>(*args.positional[0]);
+      obj->object_id = ++ev_.next_object;
+      for (auto& kw : args.keywords) {
+        std::erase_if(obj->members, [&](const Member& m) { return m.name == kw.name; });
+        obj->members.push_back(kw);
+      }
+      if (args.unknown_spread) obj->complete = false;
+      if (obj->cls && obj->cls->role == ClassRole::TrainerConfig) ev_.objects[obj->object_id] = obj;
+      return obj;
+    }
+    if (q == "open" || q == "pathlib.Path" || q == "Path" || q == "pathlib.PurePath") {
+      Args args = eval_args(e, scope, depth);
+      if (args.positional.empty()) return make_unknown(e.span);
+      const ValueRef& p = args.positional[0];
+      auto out = std::make_shared<PyValue>();
+      out->kind = PyValue::Kind::Path;
+      out->span = e.span;
+      if (p->kind == PyValue::Kind::Path)
+        out->qualified = p->qualified;
+      else if (p->kind == PyValue::Kind::Const && p->constant.kind == Scalar::Kind::Str)
+        out->qualified = p->constant.s;
+      else
+        return make_unknown(e.span);
+      return out;
+    }
+    if (q == "yaml.safe_load" || q == "yaml.load" || q == "yaml.full_load" || q == "omegaconf.OmegaConf.load") {
+      Args args = eval_args(e, scope, depth);
+      if (args.positional.empty()) return make_unknown(e.span);
+      return load_yaml(args.positional[0], e.span, q == "omegaconf.OmegaConf.load");
     }
     eval_args(e, scope, depth);
     return make_unknown(e.span);
+  }
+
+  ValueRef call_value(const PyValue& fn, Args args, Span site, int depth, ValueRef* final_self) {
+    std::vector<ValueRef> positional = fn.bound_positional;
+    for (auto& p : args.positional) positional.push_back(p);
+    std::vector<Member> keywords = fn.bound_keywords;
+    for (auto& kw : args.keywords) keywords.push_back(kw);
+    if (fn.module_file == env_.file)
+      return call_function(fn.function, std::move(positional), std::move(keywords), site, depth + 1, final_self,
+                           args.unknown_spread);
+    ModuleEnv* other = ev_.import_module(fn.module_file);
+    if (!other) return make_unknown(site);
+    Exec ex(ev_, *other, false);
+    return ex.call_function(fn.function, std::move(positional), std::move(keywords), site, depth + 1, final_self,
+                            args.unknown_spread);
+  }
+
+  // A user class called: a dataclass gets its fields from the arguments; other classes run
+  // `__init__` with `self` bound. A class derived from a library config is that config.
+  ValueRef instantiate(const ValueRef& cls, const py::Expr& e, Scope& scope, int depth) {
+    Args args = eval_args(e, scope, depth);
+    auto obj = new_object(cls->cls, cls->qualified, e.span);
+    obj->user_class = cls;
+    obj->complete = !args.unknown_spread;
+    if (cls->is_dataclass) {
+      std::size_t pi = 0;
+      for (const auto& f : cls->dataclass_fields) {
+        ValueRef v;
+        Span at = e.span;
+        for (const auto& kw : args.keywords)
+          if (kw.name == f) v = kw.value, at = kw.set_at;
+        if (!v && pi < args.positional.size()) v = args.positional[pi++];
+        if (!v)
+          if (const Member* m = cls->member(f)) v = m->value;
+        if (v) obj->members.push_back({f, v, at});
+      }
+      // Keywords that are not our fields belong to the library base class.
+      for (const auto& kw : args.keywords)
+        if (!obj->member(kw.name)) obj->members.push_back(kw);
+    } else if (const Member* init = cls->member("__init__"); init && init->value->kind == PyValue::Kind::Function) {
+      ValueRef bound = bind_self(init->value, obj);
+      ValueRef final_self;
+      call_value(*bound, args, e.span, depth, &final_self);
+      if (final_self && final_self->kind == PyValue::Kind::Object) {
+        auto done = std::make_shared<PyValue>(*final_self);
+        return register_object(done);
+      }
+    } else {
+      for (const auto& kw : args.keywords) obj->members.push_back(kw);
+    }
+    return register_object(obj);
+  }
+
+  ValueRef register_object(const std::shared_ptr<PyValue>& obj) {
+    if (obj->cls && obj->cls->role == ClassRole::TrainerConfig) ev_.objects[obj->object_id] = obj;
+    return obj;
+  }
+
+  ValueRef as_dict(const ValueRef& obj, Span span) {
+    if (obj->kind == PyValue::Kind::Dict) return obj;
+    if (obj->kind != PyValue::Kind::Object) return make_unknown(span);
+    auto d = std::make_shared<PyValue>();
+    d->kind = PyValue::Kind::Dict;
+    d->span = span;
+    d->members = obj->members;
+    // The dict also holds every field never set explicitly, whose values we do not track here.
+    d->complete = false;
+    return d;
   }
 
   ValueRef convert(const std::string& type, const ValueRef& v, Span span) {
@@ -569,9 +1077,16 @@ class Interpreter {
       if (!self->complete) return make_unknown(e.span);
       return args.positional.size() > 1 ? args.positional[1] : make_const(Scalar::null(), e.span);
     }
-    if (fn.name == "update" && m_.expr(fn.a).kind == ExprKind::Name) {
+    if ((fn.name == "update" || fn.name == "setdefault") && m_.expr(fn.a).kind == ExprKind::Name) {
       auto d = std::make_shared<PyValue>(*self);
-      if (!args.positional.empty()) merge_into(*d, args.positional[0]);
+      if (fn.name == "setdefault") {
+        if (args.positional.size() == 2 && args.positional[0]->kind == PyValue::Kind::Const &&
+            !self->member(args.positional[0]->constant.s))
+          d->members.push_back({args.positional[0]->constant.s, args.positional[1], e.span});
+        rebind(m_.expr(fn.a).name, d, scope);
+        return make_unknown(e.span);
+      }
+      if (!args.positional.empty()) merge_into(*d, args.positional[0], e.span);
       for (auto& kw : args.keywords) {
         std::erase_if(d->members, [&](const Member& m) { return m.name == kw.name; });
         d->members.push_back(kw);
@@ -580,6 +1095,7 @@ class Interpreter {
       rebind(m_.expr(fn.a).name, d, scope);
       return make_const(Scalar::null(), e.span);
     }
+    if (fn.name == "copy") return self;
     return make_unknown(e.span);
   }
 
@@ -588,7 +1104,7 @@ class Interpreter {
     obj->kind = PyValue::Kind::Object;
     obj->cls = cls;
     obj->qualified = qualified;
-    obj->object_id = ++next_object_;
+    obj->object_id = ++ev_.next_object;
     obj->span = span;
     return obj;
   }
@@ -603,7 +1119,7 @@ class Interpreter {
     }
     obj->complete = !args.unknown_spread;
     switch (cls.role) {
-      case ClassRole::TrainerConfig: objects_[obj->object_id] = obj; break;
+      case ClassRole::TrainerConfig: ev_.objects[obj->object_id] = obj; break;
       case ClassRole::Trainer: {
         TrainerUse use;
         use.trainer = &cls;
@@ -612,13 +1128,11 @@ class Interpreter {
           use.args = a->value;
         else if (args.positional.size() > 1)
           use.args = args.positional[1];
-        if (use.args && use.args->kind == PyValue::Kind::Object && objects_.count(use.args->object_id))
-          use.args = objects_[use.args->object_id];
-        trainers_.push_back(use);
+        ev_.trainers.push_back(use);
         break;
       }
       case ClassRole::Accelerator:
-        if (const Member* pc = obj->member("parallelism_config")) accelerator_pcs_.push_back(pc->value);
+        if (const Member* pc = obj->member("parallelism_config")) ev_.accelerator_pcs.push_back(pc->value);
         break;
       case ClassRole::ArgParser: {
         // TrlParser((ScriptArguments, SFTConfig, ModelConfig)) or HfArgumentParser(SFTConfig)
@@ -628,7 +1142,7 @@ class Interpreter {
           obj->parser_classes = types->items;
         else if (types)
           obj->parser_classes.push_back(types);
-        parsers_.push_back(obj);
+        ev_.parsers.push_back(obj);
         break;
       }
       default: break;
@@ -636,18 +1150,42 @@ class Interpreter {
     return obj;
   }
 
+  // HfArgumentParser.parse_args_into_dataclasses / TrlParser.parse_args_and_config read argv and
+  // --config; parse_yaml_file reads a YAML file we can see (values passed unchanged:
+  // transformers hf_argparser.py parse_dict, no type conversion).
   ValueRef parser_method(const PyValue& parser, const std::string& method, const py::Expr& e, Scope& scope, int depth) {
     Args args = eval_args(e, scope, depth);
-    if (method != "parse_args_and_config" && method != "parse_args_into_dataclasses") return make_unknown(e.span);
+    const bool from_argv = method == "parse_args_and_config" || method == "parse_args_into_dataclasses";
+    const bool from_file = method == "parse_yaml_file" || method == "parse_dict";
+    if (!from_argv && !from_file) return make_unknown(e.span);
+    ValueRef data;
+    if (from_file) {
+      ValueRef arg = args.positional.empty() ? nullptr : args.positional[0];
+      if (!arg) return make_unknown(e.span);
+      data = method == "parse_dict" ? arg : load_yaml(arg, e.span, true);
+      if (data->kind != PyValue::Kind::Dict) return make_unknown(e.span);
+    }
     auto tuple = std::make_shared<PyValue>();
     tuple->kind = PyValue::Kind::Tuple;
     tuple->span = e.span;
     for (const auto& c : parser.parser_classes) {
-      if (c->kind == PyValue::Kind::Symbol && c->cls) {
-        auto obj = new_object(c->cls, c->qualified, e.span);
-        obj->from_parser = true;
-        if (c->cls->role == ClassRole::TrainerConfig) objects_[obj->object_id] = obj;
-        tuple->items.push_back(obj);
+      const ClassInfo* info = c->cls;
+      if ((c->kind == PyValue::Kind::Symbol || c->kind == PyValue::Kind::Class) && (info || c->is_dataclass)) {
+        auto obj = new_object(info, c->qualified, e.span);
+        if (c->kind == PyValue::Kind::Class) obj->user_class = c;
+        if (from_argv) {
+          obj->from_parser = true;
+        } else {
+          for (const auto& m : data->members) {
+            bool mine =
+                (info && ev_.k.field(*info, m.name)) ||
+                (c->kind == PyValue::Kind::Class && std::find(c->dataclass_fields.begin(), c->dataclass_fields.end(),
+                                                              m.name) != c->dataclass_fields.end());
+            if (mine) obj->members.push_back(m);
+          }
+          obj->complete = data->complete;
+        }
+        tuple->items.push_back(register_object(obj));
       } else {
         tuple->items.push_back(make_unknown(e.span));
       }
@@ -655,76 +1193,134 @@ class Interpreter {
     for (const auto& kw : args.keywords)
       if (kw.name == "return_remaining_strings" && !(kw.value->is_const() && !kw.value->constant.truthy()))
         tuple->items.push_back(make_unknown(e.span));
-    if (parser.parser_classes.size() == 1 && tuple->items.size() == 1) return tuple;
     return tuple;
   }
 
-  ValueRef call_function(StmtId fid, const std::vector<ValueRef>& positional, const std::vector<Member>& keywords,
-                         Span site, int depth) {
-    executed_.insert(fid);
-    // Every call counts as a step, even of an empty function: calls in default values and
-    // nested calls could otherwise multiply without executing a single statement.
-    if (depth > kMaxCallDepth || active_.count(fid) || ++steps_ > kMaxSteps) return make_unknown(site);
-    const py::Stmt& f = m_.stmt(fid);
-    Scope local;
-    local.parent = &globals_;
-    std::size_t pi = 0;
-    for (const auto& p : f.params) {
-      if (p.kind == py::Param::Kind::Star) {
-        auto rest = std::make_shared<PyValue>();
-        rest->kind = PyValue::Kind::Tuple;
-        while (pi < positional.size()) rest->items.push_back(positional[pi++]);
-        local.vars[p.name] = rest;
-        continue;
-      }
-      if (p.kind == py::Param::Kind::DoubleStar) {
-        auto rest = std::make_shared<PyValue>();
-        rest->kind = PyValue::Kind::Dict;
-        for (const auto& kw : keywords) {
-          bool named = false;
-          for (const auto& q : f.params) named = named || q.name == kw.name;
-          if (!named) rest->members.push_back(kw);
-        }
-        local.vars[p.name] = rest;
-        continue;
-      }
-      ValueRef v;
-      for (const auto& kw : keywords)
-        if (kw.name == p.name) v = kw.value;
-      if (!v && !p.keyword_only && pi < positional.size()) v = positional[pi++];
-      if (!v && p.default_value != py::kNoExpr) v = eval(p.default_value, globals_, depth);
-      local.vars[p.name] = v ? v : make_unknown(f.span);
-    }
-    active_.insert(fid);
-    Frame frame;
-    exec_block(f.body, local, frame, depth);
-    active_.erase(fid);
-    record_live(local);
-    ValueRef result;
-    for (const auto& r : frame.returns) result = result ? merge_values(result, r) : r;
-    if (!frame.returned) result = result ? merge_values(result, make_const(Scalar::null(), site)) : nullptr;
-    return result ? result : make_const(Scalar::null(), site);
+  // yaml.safe_load(open("x.yaml")) and friends: the YAML file's values, with spans into it.
+  // `source` is a Path (or open file); `path_string` also accepts a plain string as the path
+  // (OmegaConf.load, parse_yaml_file take file names; yaml.safe_load would parse a string itself).
+  ValueRef load_yaml(const ValueRef& source, Span site, bool path_string = false) {
+    std::string path;
+    if (source->kind == PyValue::Kind::Path)
+      path = source->qualified;
+    else if (path_string && source->kind == PyValue::Kind::Const && source->constant.kind == Scalar::Kind::Str)
+      path = source->constant.s;
+    if (path.empty()) return make_unknown(site);
+    std::vector<std::string> bases{ev_.project.root,
+                                   fs::path(ev_.project.sources.get(env_.file).abs_path).parent_path().string()};
+    std::error_code ec;
+    bases.push_back(fs::current_path(ec).string());
+    FileId id = ev_.project.resolve(path, bases);
+    if (id == kNoFile || ev_.project.facts[id].yaml.empty() || !ev_.project.facts[id].yaml.front().root)
+      return make_unknown(site);
+    std::size_t budget = 10000;
+    ValueRef v = from_yaml(*ev_.project.facts[id].yaml.front().root, 0, budget);
+    return with_step(v, site, "loaded from " + ev_.project.sources.get(id).path);
   }
 
+  static ValueRef from_yaml(const YamlNode& n, int depth, std::size_t& budget) {
+    if (depth > kMaxYamlDepth || budget == 0) return make_unknown(n.span);
+    --budget;
+    switch (n.kind) {
+      case YamlNode::Kind::Scalar: return make_const(n.scalar, n.span);
+      case YamlNode::Kind::Mapping: {
+        auto d = std::make_shared<PyValue>();
+        d->kind = PyValue::Kind::Dict;
+        d->span = n.span;
+        for (const auto& e : n.entries) {
+          std::erase_if(d->members, [&](const Member& m) { return m.name == e.key; });
+          d->members.push_back({e.key, from_yaml(*e.value, depth + 1, budget), e.key_span});
+        }
+        return d;
+      }
+      case YamlNode::Kind::Sequence: {
+        auto l = std::make_shared<PyValue>();
+        l->kind = PyValue::Kind::List;
+        l->span = n.span;
+        for (const auto& i : n.items) l->items.push_back(from_yaml(*i, depth + 1, budget));
+        return l;
+      }
+      default: return make_unknown(n.span);
+    }
+  }
+
+  ProjectEvaluator::Impl& ev_;
+  ModuleEnv& env_;
   const py::Module& m_;
-  const Knowledge& k_;
-  Scope globals_;
-  std::size_t steps_ = 0;
-  int next_object_ = 0;
-  std::map<int, ValueRef> objects_;
-  std::map<int, ValueRef> live_;
-  std::vector<TrainerUse> trainers_;
-  std::vector<ValueRef> accelerator_pcs_;
-  std::vector<ValueRef> parsers_;
-  std::set<StmtId> executed_;
-  std::set<StmtId> active_;
+  bool main_;
 };
 
 }  // namespace
 
+ModuleEnv* ProjectEvaluator::Impl::import_module(FileId id) {
+  const py::Module* m = module_of(id);
+  if (!m) return nullptr;
+  auto& slot = imported[id];
+  if (!slot) {
+    slot = std::make_unique<ModuleEnv>();
+    slot->file = id;
+    slot->m = m;
+  }
+  // A module being imported (a cycle) is seen with the names it has bound so far, as in Python.
+  if (slot->state == ModuleEnv::State::NotRun) {
+    slot->state = ModuleEnv::State::Running;
+    Exec(*this, *slot, false).run_module();
+    slot->state = ModuleEnv::State::Done;
+  }
+  return slot.get();
+}
+
+ProjectEvaluator::ProjectEvaluator(const Project& project, const Knowledge& knowledge)
+    : impl_(std::make_unique<Impl>(project, knowledge)) {}
+
+ProjectEvaluator::~ProjectEvaluator() = default;
+
+FileId ProjectEvaluator::resolve_import(std::string_view dotted, int level, FileId from) const {
+  return impl_->find_module(dotted_to_path(dotted), from, level).first;
+}
+
+ScriptSummary ProjectEvaluator::summarize(FileId file) {
+  Impl& ev = *impl_;
+  ev.reset();
+  ScriptSummary out;
+  const py::Module* m = ev.module_of(file);
+  if (!m) return out;
+  ModuleEnv main;
+  main.file = file;
+  main.m = m;
+  main.state = ModuleEnv::State::Running;
+  Exec ex(ev, main, true);
+  ex.run_module();
+  ex.run_uncalled_entry_points();
+  out.trainers = ev.trainers;
+  out.accelerator_parallelism = ev.accelerator_pcs;
+  out.parsers = ev.parsers;
+  std::set<int> seen;
+  for (const auto& t : ev.trainers) {
+    if (t.args && t.args->kind == PyValue::Kind::Object && seen.insert(t.args->object_id).second)
+      out.trainer_configs.push_back(t.args);
+  }
+  if (out.trainer_configs.empty()) {
+    for (const auto& [id, v] : ev.live) out.trainer_configs.push_back(v);
+  }
+  out.is_entry = !ev.trainers.empty() || !out.trainer_configs.empty();
+  return out;
+}
+
 ScriptSummary evaluate_module(const py::Module& module, const Knowledge& knowledge) {
-  Interpreter interp(module, knowledge);
-  return interp.run();
+  Project project;
+  project.root = "/nonexistent-trl-lint-root";
+  auto file = std::make_unique<SourceFile>();
+  file->path = "__main__.py";
+  file->abs_path = project.root + "/__main__.py";
+  file->kind = FileKind::Python;
+  file->index_lines();
+  project.sources.add(std::move(file));
+  project.facts.resize(1);
+  project.facts[0].python = module;
+  project.facts[0].loaded = true;
+  ProjectEvaluator ev(project, knowledge);
+  return ev.summarize(0);
 }
 
 }  // namespace trl

@@ -1,8 +1,12 @@
-// Abstract interpretation of one Python module: which trainer configs it builds (with every
-// field's value and where it was set), which trainers it starts, which ParallelismConfig
-// reaches an Accelerator, and whether it reads its config through TrlParser/HfArgumentParser.
+// Abstract interpretation of the project's Python: runs an entry script as `__main__`,
+// following imports into project modules, calls into functions (arguments bound, returns
+// merged), classes, dicts and `**kwargs`, attribute assignments, branches and loops, and YAML
+// files the code loads itself. It reports which trainer configs the script builds (every field
+// with where it was set and how it flowed), which trainers it starts, which ParallelismConfig
+// reaches an Accelerator, and which argument parsers read its config from argv/--config.
 #pragma once
 
+#include <memory>
 #include <vector>
 
 #include "analyzer/eval/py_value.hpp"
@@ -11,6 +15,7 @@
 namespace trl {
 
 class Knowledge;
+struct Project;
 
 struct TrainerUse {
   const ClassInfo* trainer = nullptr;
@@ -26,6 +31,27 @@ struct ScriptSummary {
   bool is_entry = false;                          // builds a trainer or a trainer config: a training script
 };
 
+class ProjectEvaluator {
+ public:
+  ProjectEvaluator(const Project& project, const Knowledge& knowledge);
+  ~ProjectEvaluator();
+  ProjectEvaluator(const ProjectEvaluator&) = delete;
+  ProjectEvaluator& operator=(const ProjectEvaluator&) = delete;
+
+  // Runs `file` as the main script and summarises what it configures.
+  ScriptSummary summarize(FileId file);
+
+  // The project file a dotted import names, seen from `from` (`level` leading dots);
+  // kNoFile when it is not part of the project (a library, or missing).
+  FileId resolve_import(std::string_view dotted, int level, FileId from) const;
+
+  struct Impl;  // the interpreter state (python_eval.cpp)
+
+ private:
+  std::unique_ptr<Impl> impl_;
+};
+
+// One module on its own (no imports resolved): for tests and quick checks.
 ScriptSummary evaluate_module(const py::Module& module, const Knowledge& knowledge);
 
 }  // namespace trl

@@ -72,8 +72,21 @@ Setting from_yaml_node(const YamlNode& node, Span key_span, const FieldInfo* fie
 }
 
 Setting from_value(const ValueRef& v, Span at, const std::string& origin) {
-  if (v && v->kind == PyValue::Kind::Const) return Setting::known_value(v->constant, at, origin);
-  return Setting::unknown(at, origin);
+  Setting s;
+  if (v && v->kind == PyValue::Kind::Const) {
+    s = Setting::known_value(v->constant, at, origin);
+  } else if (v && v->kind == PyValue::Kind::OneOf) {
+    s.state = Setting::State::OneOf;
+    s.span = at;
+    s.origin = origin;
+    for (const auto& alt : v->items) s.alternatives.push_back(alt->constant);
+    s.value = s.alternatives.front();
+  } else {
+    return Setting::unknown(at, origin);
+  }
+  s.value_span = v->span;
+  for (const auto& step : v->chain) s.chain.push_back({step.span, step.note});
+  return s;
 }
 
 Setting from_word(const Word& w, Span span, const std::string& origin, const FieldInfo* field) {
@@ -104,13 +117,16 @@ bool imports_training_library(const py::Module& m) {
 
 class Builder {
  public:
-  Builder(const Project& p, const Knowledge& k) : p_(p), k_(k) {}
+  Builder(const Project& p, const Knowledge& k) : p_(p), k_(k), evaluator_(p, k) {}
 
   std::vector<TrainingRun> build() {
+    // Scripts that import a training library directly may be run on their own; others are
+    // evaluated when a launch names them or when an entry script imports them.
+    std::vector<FileId> candidates;
     for (FileId id = 0; id < p_.sources.size(); ++id) {
       const auto& f = p_.sources.get(id);
       if (f.kind == FileKind::Python && p_.facts[id].loaded && imports_training_library(p_.facts[id].python))
-        summaries_[id] = evaluate_module(p_.facts[id].python, k_);
+        candidates.push_back(id);
     }
     std::vector<TrainingRun> runs;
     std::set<FileId> launched;
@@ -125,8 +141,8 @@ class Builder {
         }
       }
     }
-    for (const auto& [id, summary] : summaries_) {
-      if (launched.count(id) || !summary.is_entry) continue;
+    for (FileId id : candidates) {
+      if (launched.count(id) || !summary(id).is_entry) continue;
       auto built = for_script(id, nullptr, kNoFile);
       for (auto& r : built) runs.push_back(std::move(r));
     }
@@ -199,6 +215,7 @@ class Builder {
       if (run.config_class) classes.push_back(run.config_class);
       for (auto name : {"ScriptArguments", "ModelConfig", "DatasetMixtureConfig"})
         if (auto* c = k_.find(name)) classes.push_back(c);
+      run.parser_classes = classes;
       EnvMap yaml_env;
       apply_parser_inputs(run, classes, yaml_env);
       compute_topology(run, nullptr, yaml_env);
@@ -206,19 +223,16 @@ class Builder {
       return out;
     }
 
-    auto it = summaries_.find(script);
-    if (script == kNoFile || it == summaries_.end() || it->second.trainer_configs.empty()) {
+    const ScriptSummary* found = script != kNoFile ? &summary(script) : nullptr;
+    if (!found || found->trainer_configs.empty()) {
       TrainingRun run = base;
       EnvMap none;
-      if (it != summaries_.end())
-        compute_topology(run, &it->second, none);
-      else
-        compute_topology(run, nullptr, none);
+      compute_topology(run, found, none);
       run.args_fully_known = false;
       out.push_back(std::move(run));
       return out;
     }
-    const ScriptSummary& summary = it->second;
+    const ScriptSummary& summary = *found;
     for (const ValueRef& config : summary.trainer_configs) {
       TrainingRun run = base;
       run.config_class = config->cls;
@@ -230,9 +244,15 @@ class Builder {
         run.args_from_parser = true;
         std::vector<const ClassInfo*> classes;
         for (const auto& parser : summary.parsers)
-          for (const auto& c : parser->parser_classes)
+          for (const auto& c : parser->parser_classes) {
             if (c->cls) classes.push_back(c->cls);
+            if (c->kind == PyValue::Kind::Class)
+              for (const auto& f : c->dataclass_fields) run.user_fields.push_back(f);
+            else if (!c->cls)
+              run.parser_classes_complete = false;
+          }
         if (classes.empty() && config->cls) classes.push_back(config->cls);
+        run.parser_classes = classes;
         if (launch)
           apply_parser_inputs(run, classes, yaml_env);
         else
@@ -413,8 +433,15 @@ class Builder {
     env["PARALLELISM_CONFIG_SP_SIZE"] = size("sp_size");
   }
 
+  const ScriptSummary& summary(FileId script) {
+    auto it = summaries_.find(script);
+    if (it == summaries_.end()) it = summaries_.emplace(script, evaluator_.summarize(script)).first;
+    return it->second;
+  }
+
   const Project& p_;
   const Knowledge& k_;
+  ProjectEvaluator evaluator_;
   std::map<FileId, ScriptSummary> summaries_;
 };
 

@@ -14,6 +14,39 @@ std::optional<std::int64_t> Setting::as_int() const {
   return std::nullopt;
 }
 
+std::optional<std::int64_t> Setting::min_int() const {
+  auto to_int = [](const Scalar& v) -> std::optional<std::int64_t> {
+    if (v.kind == Scalar::Kind::Int) return v.i;
+    if (v.kind == Scalar::Kind::Float && std::floor(v.f) == v.f) return static_cast<std::int64_t>(v.f);
+    return std::nullopt;
+  };
+  if (state == State::Known) return to_int(value);
+  if (state != State::OneOf || alternatives.empty()) return std::nullopt;
+  std::optional<std::int64_t> lo;
+  for (const auto& a : alternatives) {
+    auto i = to_int(a);
+    if (!i) return std::nullopt;
+    lo = lo ? std::min(*lo, *i) : *i;
+  }
+  return lo;
+}
+
+std::string Setting::describe() const {
+  if (state == State::Known) return value.yaml();
+  if (state == State::OneOf) {
+    std::string out;
+    for (std::size_t i = 0; i < alternatives.size(); ++i) out += (i ? " or " : "") + alternatives[i].yaml();
+    return out;
+  }
+  return state == State::Unknown ? "unknown" : "unset";
+}
+
+Span Setting::primary_span() const {
+  if (value_span.valid() && span.valid() && (value_span.file != span.file || value_span.start.line != span.start.line))
+    return value_span;
+  return span.valid() ? span : value_span;
+}
+
 Setting Setting::unknown(Span span, std::string origin) {
   Setting s;
   s.state = State::Unknown;

@@ -92,6 +92,7 @@ struct Stmt {
   Span span;
   std::vector<ExprId> targets;  // Assign (a = b = v has two), AugAssign, For target, With `as`
   ExprId value = kNoExpr;       // Assign/AugAssign/Return/Expr value; If/While test; For iterable
+  ExprId annotation = kNoExpr;  // Assign: `x: int = 1` or annotation only (`x: int`, value kNoExpr)
   std::string op;               // AugAssign operator
   std::string module;           // ImportFrom module (dots stripped)
   int level = 0;                // ImportFrom leading dots
@@ -99,7 +100,7 @@ struct Stmt {
   std::vector<ImportAlias> names;
   std::string name;  // FunctionDef/ClassDef
   std::vector<Param> params;
-  std::vector<ExprId> bases;
+  std::vector<ExprId> bases;     // ClassDef bases; With: the context expressions (targets holds `as`, or kNoExpr)
   std::vector<ExprId> decorators;
   std::vector<StmtId> body;
   std::vector<StmtId> orelse;

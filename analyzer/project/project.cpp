@@ -171,4 +171,23 @@ Project load_project(const LoadOptions& options) {
   return project;
 }
 
+Project make_project(const std::string& root, const std::vector<std::pair<std::string, std::string>>& files) {
+  Project project;
+  project.root = root;
+  for (const auto& [rel, text] : files) {
+    auto sf = std::make_unique<SourceFile>();
+    sf->path = rel;
+    sf->abs_path = (fs::path(root) / rel).lexically_normal().string();
+    sf->kind = classify(fs::path(rel).filename().string(), text.substr(0, 256));
+    project.sources.add(std::move(sf));
+  }
+  project.facts.resize(project.sources.size());
+  for (FileId id = 0; id < project.sources.size(); ++id) {
+    // The same checks as a file read from disk (NUL bytes, UTF-8, BOM).
+    accept_text(project.sources.get_mut(id), project.facts[id], files[id].second);
+    if (project.facts[id].loaded) extract_file(project, id);
+  }
+  return project;
+}
+
 }  // namespace trl

@@ -54,4 +54,7 @@ void accept_text(SourceFile& file, FileFacts& facts, std::string text);
 // as if it had been read from disk (unit tests and fuzzing build projects in memory).
 FileId add_file_from_text(Project& project, const std::string& path, std::string text, FileKind kind);
 
+// A project from in-memory files (path relative to `root` -> text): tests, fuzzing, benchmarks.
+Project make_project(const std::string& root, const std::vector<std::pair<std::string, std::string>>& files);
+
 }  // namespace trl

@@ -455,6 +455,29 @@ class Converter {
       Stmt s;
       s.kind = StmtKind::With;
       s.span = span(n);
+      // with_clause > with_item(value: as_pattern(expr, alias: as_pattern_target) | expr)
+      for (TSNode clause : ts::named_children(n)) {
+        if (ts::type(clause) != "with_clause") continue;
+        for (TSNode item : ts::named_children(clause)) {
+          if (ts::type(item) != "with_item") continue;
+          TSNode v = ts::field(item, "value");
+          if (ts_node_is_null(v)) continue;
+          if (ts::type(v) == "as_pattern") {
+            auto kids = ts::named_children(v);
+            s.bases.push_back(kids.empty() ? unknown(v) : expr(kids.front(), depth + 1));
+            ExprId target = kNoExpr;
+            for (TSNode k : kids) {
+              if (ts::type(k) != "as_pattern_target") continue;
+              auto inner = ts::named_children(k);
+              target = expr(inner.empty() ? k : inner.front(), depth + 1);
+            }
+            s.targets.push_back(target);
+          } else {
+            s.bases.push_back(expr(v, depth + 1));
+            s.targets.push_back(kNoExpr);
+          }
+        }
+      }
       s.body = block_of(ts::field(n, "body"), depth);
       out.push_back(add(std::move(s)));
       return;
@@ -551,14 +574,20 @@ class Converter {
     s.kind = StmtKind::Assign;
     s.span = span(n);
     s.targets.push_back(expr(ts::field(n, "left"), depth + 1));
+    TSNode type = ts::field(n, "type");
+    if (!ts_node_is_null(type)) {
+      auto kids = ts::named_children(type);
+      s.annotation = expr(kids.empty() ? type : kids.front(), depth + 1);
+    }
     TSNode right = ts::field(n, "right");
     // a = b = value: the right side is itself an assignment.
     while (!ts_node_is_null(right) && ts::type(right) == "assignment") {
       s.targets.push_back(expr(ts::field(right, "left"), depth + 1));
       right = ts::field(right, "right");
     }
-    if (ts_node_is_null(right)) return;  // annotation only: `x: int`
-    s.value = expr(right, depth + 1);
+    // `x: int` alone declares a (dataclass) field without a value.
+    if (!ts_node_is_null(right)) s.value = expr(right, depth + 1);
+    if (ts_node_is_null(right) && s.annotation == kNoExpr) return;
     out.push_back(add(std::move(s)));
   }
 

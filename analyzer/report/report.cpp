@@ -161,6 +161,7 @@ std::string value_text(const Setting& s) {
     case Setting::State::Unset: return "(unset)";
     case Setting::State::Unknown: return "(unknown)";
     case Setting::State::Known: return s.value.yaml();
+    case Setting::State::OneOf: return "one of: " + s.describe();
   }
   return "";
 }

@@ -75,26 +75,36 @@ class PackingWithContextParallelism final : public Rule {
 
   void check_run(const TrainingRun& run, const Project&, std::vector<Diagnostic>& out) const override {
     if (!run.is_sft_family()) return;
-    const auto cp = run.cp_size.as_int();
+    // Every path must have cp > 1 (a OneOf counts only when all of its values do).
+    const auto cp = run.cp_size.min_int();
     if (!cp || *cp <= 1) return;
+    const std::string cp_text = run.cp_size.describe();
     for (const char* field : {"packing", "eval_packing"}) {
       const Setting on = run.arg(field);
-      if (!on.known_true() || !on.span.valid()) continue;
-      Diagnostic d =
-          make(on.span, "`" + std::string(field) + "` with context parallelism (cp_size=" + std::to_string(*cp) +
-                            ") breaks document isolation");
+      if (!on.definitely_true() || !on.primary_span().valid()) continue;
+      Diagnostic d = make(on.primary_span(), "`" + std::string(field) + "` with context parallelism (cp_size=" +
+                                                 cp_text + ") breaks document isolation");
       d.label = std::string(field) + " enabled here (" + where(on) + ")";
-      if (run.cp_size.span.valid())
-        d.related.push_back({run.cp_size.span, "context parallelism enabled here (cp_size=" + std::to_string(*cp) +
-                                                   ", " + where(run.cp_size) + ")"});
+      if (on.primary_span() != on.span && on.span.valid())
+        d.related.push_back({on.span, "passed as `" + std::string(field) + "` here"});
+      for (const auto& step : on.chain) d.related.push_back({step.span, "flows through: " + step.message});
+      if (run.cp_size.primary_span().valid())
+        d.related.push_back({run.cp_size.primary_span(),
+                             "context parallelism enabled here (cp_size=" + cp_text + ", " + where(run.cp_size) + ")"});
       if (run.launch) d.related.push_back({run.launch->span, "both meet in this launch"});
       d.notes.push_back(
           "context parallelism replaces each layer's attention mask with plain causal attention, so every packed "
           "document attends to the documents before it in the row; TRL after v1.9.0 raises at SFTTrainer init, "
           "older TRL trains silently on the contaminated sequences");
-      d.help = "set `" + std::string(field) + ": false`" +
-               (std::string(field) == "packing" ? " (and `eval_packing: false`)" : "") +
-               ", or turn context parallelism off (cp_size: 1)";
+      const std::string f(field);
+      if (on.origin == "Python")
+        d.help = "pass `" + f + "=False`" + (f == "packing" ? " (and `eval_packing=False`)" : "") +
+                 ", or turn context parallelism off (`cp_size=1`)";
+      else if (on.origin == "command line")
+        d.help = "drop `--" + f + "` (or pass `--" + f + " false`), or turn context parallelism off (cp_size 1)";
+      else
+        d.help = "set `" + f + ": false`" + (f == "packing" ? " (and `eval_packing: false`)" : "") +
+                 ", or turn context parallelism off (`parallelism_config_cp_size: 1`)";
       out.push_back(std::move(d));
     }
   }
