@@ -35,7 +35,9 @@ std::string read_head(const fs::path& p, std::size_t n) {
 
 std::string display(const fs::path& abs) {
   std::error_code ec;
-  fs::path rel = fs::relative(abs, fs::current_path(ec), ec);
+  // Lexically: fs::relative would resolve symlinks, showing a link by its target's path.
+  fs::path cwd = fs::current_path(ec);
+  fs::path rel = ec ? fs::path() : abs.lexically_relative(cwd);
   std::string s = (ec || rel.empty()) ? abs.generic_string() : rel.generic_string();
   return s;
 }

@@ -7,6 +7,8 @@
 #include <condition_variable>
 #include <list>
 #include <mutex>
+#include <optional>
+#include <string>
 #include <thread>
 
 namespace trl::ts {
@@ -74,9 +76,49 @@ class Watchdog {
   bool started_ = false;
 };
 
+// tree-sitter 0.20.7 (Debian 12) corrupts its heap when one run of "extras" (comments, line
+// continuations) reaches 65,535 tokens (tree-sitter issue #2134, fixed in 0.20.8). All three
+// grammars write comments with `#`; a run is the comment-only, continuation-only and blank
+// lines between two lines of code. Runs that long are blanked (bytes become spaces, so every
+// offset, line and column stays the same): a 60,000-line comment holds nothing trl-lint reads.
+constexpr std::size_t kMaxExtrasRun = 60000;
+
+std::optional<std::string> without_long_extra_runs(std::string_view text) {
+  std::optional<std::string> copy;
+  std::size_t run_start = 0, run_extras = 0, pos = 0;
+  auto close_run = [&](std::size_t end) {
+    if (run_extras >= kMaxExtrasRun) {
+      if (!copy) copy.emplace(text);
+      for (std::size_t i = run_start; i < end; ++i)
+        if ((*copy)[i] != '\n' && (*copy)[i] != '\r') (*copy)[i] = ' ';
+    }
+    run_extras = 0;
+  };
+  while (pos < text.size()) {
+    std::size_t nl = text.find('\n', pos);
+    std::size_t end = nl == std::string_view::npos ? text.size() : nl;
+    std::string_view line = text.substr(pos, end - pos);
+    std::size_t a = line.find_first_not_of(" \t\r\f\v");
+    const bool blank = a == std::string_view::npos;
+    const bool extra =
+        !blank && (line[a] == '#' || line.substr(a).find_first_not_of("\\ \t\r") == std::string_view::npos);
+    if (blank || extra) {
+      if (run_extras == 0) run_start = pos;
+      if (extra) ++run_extras;
+    } else {
+      close_run(pos);
+    }
+    pos = end + 1;
+  }
+  close_run(text.size());
+  return copy;
+}
+
 }  // namespace
 
 Tree parse(const TSLanguage* language, std::string_view text) {
+  std::optional<std::string> safe = without_long_extra_runs(text);
+  if (safe) text = *safe;
   // One parser per thread and language would save a little; parsers are cheap next to parsing.
   std::unique_ptr<TSParser, ParserDeleter> parser(ts_parser_new());
   if (!ts_parser_set_language(parser.get(), language)) return nullptr;

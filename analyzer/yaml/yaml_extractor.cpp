@@ -1,5 +1,6 @@
 #include "analyzer/yaml/yaml_extractor.hpp"
 
+#include <algorithm>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -11,6 +12,7 @@ namespace trl::yaml {
 namespace {
 
 constexpr int kMaxDepth = 200;
+constexpr std::size_t kMaxYamlLines = 32767;
 
 using NodePtr = std::shared_ptr<const YamlNode>;
 
@@ -369,6 +371,16 @@ bool first_error(TSNode root, TSNode& out) {
 
 YamlFacts extract(std::string_view text, FileId file) {
   YamlFacts facts;
+  // tree-sitter-yaml's scanner keeps rows in 16-bit integers: past line 32,768 its parse is
+  // wrong (every key becomes an error). Say so instead of reporting false syntax errors.
+  const std::size_t lines = static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n')) + 1;
+  if (lines > kMaxYamlLines) {
+    facts.problems.push_back({"TRL905",
+                              "YAML file has " + std::to_string(lines) + " lines, more than the " +
+                                  std::to_string(kMaxYamlLines) + " the YAML parser supports; skipped",
+                              Span{file}});
+    return facts;
+  }
   ts::Tree tree = ts::parse(tree_sitter_yaml(), text);
   if (!tree) {
     facts.problems.push_back({"TRL903",

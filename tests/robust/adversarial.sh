@@ -69,14 +69,15 @@ for i in range(1, 20000): print(f'elif x == {i}:\n    y = {i}')" > p/elif.py
   max-file-size-option)
     # The limit is configurable: a 2 MB YAML is skipped at 1 MB and read at the default.
     mkdir p && trl101_project p/proj
-    { cat p/proj/recipes/qwen2.5-0.5b/sft_long.yaml; yes '# padding comment' | head -c 2097152; echo; } > p/proj/big.yaml
+    { cat p/proj/recipes/qwen2.5-0.5b/sft_long.yaml; python3 -c "print(('# ' + 'padding ' * 128 + '\\n') * 2048, end='')"; } > p/proj/big.yaml
     mv p/proj/big.yaml p/proj/recipes/qwen2.5-0.5b/sft_long.yaml
     lint p --max-file-size 1; expect_status 1
     expect "sft_long.yaml:1:1: TRL905 file is 2 MB, over the 1 MB limit (--max-file-size); skipped"
     grep -q TRL101 "$work/out" && fail "TRL101 from a skipped file"
     lint p; expect_status 1
     expect "sft_long.yaml:15:1: TRL101"
-    lint p --max-file-size 5000; [ "$status" -eq 2 ] || fail "--max-file-size 5000 accepted"
+    "$bin" --max-file-size 5000 p > out 2>&1; [ $? -eq 2 ] || fail "--max-file-size 5000 (over 4 GB) accepted"
+    expect "--max-file-size: Value 5000 not in range 0 to 4095"
     ;;
   binary)
     mkdir p && head -c 65536 /dev/urandom > p/model.py && head -c 4096 /dev/urandom > p/weights.yaml
@@ -166,7 +167,7 @@ for i in range(1, 20000): print(f'elif x == {i}:\n    y = {i}')" > p/elif.py
     ;;
   odd-names)
     # Spaces and non-ASCII in folder and file names, quoted in the launch script.
-    trl101_project "p/my pröject"
+    mkdir p && trl101_project "p/my pröject"
     cd "p/my pröject" || fail cd
     mv recipes/qwen2.5-0.5b "recipes/qwen ünïcode"
     mv recipes/qwen\ ünïcode/sft_long.yaml "recipes/qwen ünïcode/sft long 日本.yaml"
@@ -179,6 +180,25 @@ SH
     cd "$work" || fail cd
     lint "p/my pröject"; expect_status 1
     expect "p/my pröject/recipes/qwen ünïcode/sft long 日本.yaml:15:1: TRL101"
+    ;;
+  comment-run)
+    # 70,000 comment lines in a row crash tree-sitter 0.20.7 (issue #2134); trl-lint blanks such
+    # runs before parsing. The code after the comments is still analysed.
+    trl101_project p
+    { yes '# generated comment' | head -n 70000; cat p/scripts/sft.py; } > p/scripts/sft2.py && mv p/scripts/sft2.py p/scripts/sft.py
+    { head -n 3 p/launch.sh; yes '# comment' | head -n 70000; tail -n +4 p/launch.sh; } > p/l2.sh && mv p/l2.sh p/launch.sh
+    lint p; expect_status 1
+    expect "p/recipes/qwen2.5-0.5b/sft_long.yaml:15:1: TRL101"
+    [ "$(grep -c . out)" -eq 1 ] || fail "unexpected diagnostics"
+    ;;
+  long-yaml)
+    # tree-sitter-yaml counts rows in 16 bits: a YAML file over 32,767 lines is skipped with a
+    # diagnostic, not reported as a syntax error.
+    mkdir p && python3 -c "print(''.join(f'key{i}: {i}\\n' for i in range(40000)), end='')" > p/big.yaml
+    python3 -c "print(''.join(f'key{i}: {i}\\n' for i in range(30000)), end='')" > p/ok.yaml
+    lint p; expect_status 1
+    expect "p/big.yaml:1:1: TRL905 YAML file has 40001 lines, more than the 32767 the YAML parser supports; skipped"
+    grep -q "ok.yaml" out && fail "a 30,000-line YAML file was not parsed"
     ;;
   empty-repo)
     # An empty repository: nothing to read, exit 0 (also with only a .git folder).
