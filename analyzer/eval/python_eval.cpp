@@ -472,7 +472,8 @@ class Exec {
           c->dataclass_fields.push_back(name);
       }
     }
-    for (const auto& [name, v] : body.vars) {
+    for (const auto& [var, v] : body.vars) {
+      const std::string& name = var;  // clang 14 cannot capture a structured binding
       std::erase_if(c->members, [&](const Member& m) { return m.name == name; });
       c->members.push_back({name, v, v ? v->span : s.span});
     }
