@@ -67,7 +67,7 @@ case $mode in
       echo "Fix the analyzer, then add the input to tests/fuzz/regressions/$target/."
       exit 1
     fi
-    grep -E '^#[0-9]+ *DONE' "$work/log" || tail -n 2 "$work/log"
+    grep -E '^Done [0-9]+ runs' "$work/log" || tail -n 2 "$work/log"
     ;;
   *) echo "usage: $0 replay|smoke|fuzz ..."; exit 2 ;;
 esac
