@@ -55,7 +55,15 @@ void make_workspace(const fs::path& root) {
   write(root / "recipe.yaml", "model_name_or_path: Qwen/Qwen2.5-0.5B\npacking: true\nmax_length: 4096\n");
   for (int i = 0; i < 996; ++i) {
     const fs::path dir = root / ("pkg" + std::to_string(i / 50));
-    if (i % 3 == 0)
+    if (i % 50 == 1) {
+      // Other runs (20): a launch line and a small training script of their own.
+      write(dir / ("launch" + std::to_string(i) + ".sh"),
+            "accelerate launch --num_processes 2 " + (dir / ("train" + std::to_string(i) + ".py")).string() + "\n");
+      ++i;
+      write(dir / ("train" + std::to_string(i - 1) + ".py"),
+            "from trl import SFTConfig, SFTTrainer\n\nargs = SFTConfig(output_dir='out', packing=True)\n"
+            "SFTTrainer(model='m', args=args, train_dataset=None).train()\n");
+    } else if (i % 3 == 0)
       write(dir / ("conf" + std::to_string(i) + ".yaml"), "learning_rate: 1.0e-05\nnum_train_epochs: 1\n");
     else
       write(dir / ("mod" + std::to_string(i) + ".py"),
@@ -168,7 +176,7 @@ int main(int argc, char** argv) {
   fs::remove_all(root);
   std::sort(ms.begin(), ms.end());
   auto pct = [&](double p) { return ms[std::min(ms.size() - 1, static_cast<std::size_t>(p * ms.size()))]; };
-  std::printf("workspace: 1000 files, 3000-line script; initialize %.1f ms\n", init_ms);
+  std::printf("workspace: 1000 files (21 runs), 3000-line script; initialize %.1f ms\n", init_ms);
   std::printf("edit-to-diagnostics over %d edits: p50 %.1f ms, p95 %.1f ms, max %.1f ms\n", edits, pct(0.5), pct(0.95),
               ms.back());
   return 0;

@@ -254,6 +254,7 @@ int main(int argc, char** argv) {
       if (config_options.config_file)  // the server works in the workspace folder
         config_options.config_file = std::filesystem::absolute(*config_options.config_file).string();
       trl::lsp::ServerOptions server_options{config_options, log_timing};
+      std::ios::sync_with_stdio(false);  // before any use of std::cin / std::cout
       return trl::lsp::run_server(std::cin, std::cout, server_options);
     }
     trl::Configuration config(config_options);

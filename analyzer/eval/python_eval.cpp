@@ -1340,6 +1340,8 @@ ScriptSummary ProjectEvaluator::summarize(FileId file) {
     for (const auto& [id, v] : ev.live) out.trainer_configs.push_back(v);
   }
   out.is_entry = !ev.trainers.empty() || !out.trainer_configs.empty();
+  for (const auto& [id, env] : ev.imported)
+    if (id != file) out.modules.push_back(id);
   return out;
 }
 

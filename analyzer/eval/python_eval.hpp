@@ -38,6 +38,7 @@ struct ScriptSummary {
   std::vector<ValueRef> parsers;                  // TrlParser/HfArgumentParser objects
   std::vector<ModelLoad> model_loads;
   bool is_entry = false;  // builds a trainer or a trainer config: a training script
+  std::vector<FileId> modules;  // the project modules the script imported (transitively), in id order
 };
 
 class ProjectEvaluator {

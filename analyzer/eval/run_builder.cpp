@@ -139,44 +139,62 @@ class Builder {
  public:
   Builder(const Project& p, const Knowledge& k) : p_(p), k_(k), evaluator_(p, k) {}
 
-  std::vector<TrainingRun> build(const std::vector<DeclaredRun>& declared) {
+  // Everything, or the part `scope` names.
+  std::vector<TrainingRun> build(const std::vector<DeclaredRun>& declared, const RunScope* scope = nullptr) {
     // Scripts that import a training library directly may be run on their own; others are
     // evaluated when a launch names them or when an entry script imports them. Python blocks
     // of Markdown pages and notebook cells count as scripts too.
     std::vector<FileId> candidates;
-    for (FileId id = 0; id < p_.sources.size(); ++id) {
+    auto consider = [&](FileId id) {
       const auto& f = p_.sources.get(id);
       const bool python = f.kind == FileKind::Python || f.kind == FileKind::Markdown || f.kind == FileKind::Notebook;
       if (python && p_.facts[id].loaded && imports_training_library(p_.facts[id].python)) candidates.push_back(id);
+    };
+    if (scope) {
+      for (FileId id : scope->scripts)
+        if (id < p_.sources.size()) consider(id);
+    } else {
+      for (FileId id = 0; id < p_.sources.size(); ++id) consider(id);
     }
     std::vector<TrainingRun> runs;
-    std::set<FileId> launched;
-    for (FileId id = 0; id < p_.sources.size(); ++id) {
-      for (const auto& cmd : p_.facts[id].commands) {
-        auto launch = parse_launch(cmd, k_);
-        if (!launch) continue;
-        auto built = from_launch(*launch, id);
-        for (auto& r : built) {
-          if (r.script != kNoFile) launched.insert(r.script);
-          runs.push_back(std::move(r));
-        }
+    std::set<FileId> launched = scope ? scope->launched : std::set<FileId>{};
+    auto add = [&](std::vector<TrainingRun>& built, RunOrigin origin) {
+      for (auto& r : built) {
+        if (r.script != kNoFile) launched.insert(r.script);
+        r.origin = origin;
+        runs.push_back(std::move(r));
       }
+    };
+    auto launch_at = [&](FileId id, std::size_t i) {
+      auto launch = parse_launch(p_.facts[id].commands[i], k_);
+      if (!launch) return;
+      auto built = from_launch(*launch, id);
+      add(built, RunOrigin{RunOrigin::Kind::Launch, id, i});
+    };
+    if (scope) {
+      for (auto [id, i] : scope->launches)
+        if (id < p_.sources.size() && i < p_.facts[id].commands.size()) launch_at(id, i);
+    } else {
+      for (FileId id = 0; id < p_.sources.size(); ++id)
+        for (std::size_t i = 0; i < p_.facts[id].commands.size(); ++i) launch_at(id, i);
     }
-    for (const DeclaredRun& d : declared) {
-      if (d.file == kNoFile) continue;
+    for (std::size_t i = 0; i < declared.size(); ++i) {
+      const DeclaredRun& d = declared[i];
+      if (d.file == kNoFile || (scope && !scope->declared.count(i))) continue;
       auto built = from_launch(d.launch, d.file);
       for (auto& r : built) {
         r.explicit_run = true;
         if (!d.name.empty()) r.name = d.name;
-        if (r.script != kNoFile) launched.insert(r.script);
-        runs.push_back(std::move(r));
       }
+      add(built, RunOrigin{RunOrigin::Kind::Declared, kNoFile, i});
     }
     for (FileId id : candidates) {
       if (launched.count(id) || !summary(id).is_entry) continue;
       auto built = for_script(id, nullptr, kNoFile);
-      for (auto& r : built) runs.push_back(std::move(r));
+      add(built, RunOrigin{RunOrigin::Kind::Script, id, 0});
     }
+    for (auto& r : runs)
+      if (r.script != kNoFile) r.modules = summary(r.script).modules;
     return runs;
   }
 
@@ -868,6 +886,41 @@ void apply_cli_args(const std::vector<Word>& args, const std::vector<const Class
 std::vector<TrainingRun> build_runs(const Project& project, const Knowledge& knowledge,
                                     const std::vector<DeclaredRun>& declared) {
   return Builder(project, knowledge).build(declared);
+}
+
+std::vector<TrainingRun> build_runs(const Project& project, const Knowledge& knowledge,
+                                    const std::vector<DeclaredRun>& declared, const RunScope& scope) {
+  return Builder(project, knowledge).build(declared, &scope);
+}
+
+namespace {
+void add_setting_files(const Setting& s, std::set<FileId>& out) {
+  for (const Span& sp : {s.span, s.value_span})
+    if (sp.valid()) out.insert(sp.file);
+  for (const auto& r : s.chain)
+    if (r.span.valid()) out.insert(r.span.file);
+}
+}  // namespace
+
+std::set<FileId> run_files(const TrainingRun& run) {
+  std::set<FileId> out;
+  for (FileId id : {run.launch_file, run.script, run.trainer_yaml, run.accelerate_yaml})
+    if (id != kNoFile) out.insert(id);
+  out.insert(run.modules.begin(), run.modules.end());
+  for (const auto& ref : run.references)
+    if (ref.file != kNoFile) out.insert(ref.file);
+  if (run.launch && run.launch->span.valid()) out.insert(run.launch->span.file);
+  for (const auto& [name, s] : run.args) add_setting_files(s, out);
+  for (const Setting* s : {&run.cp_size, &run.sp_size, &run.num_processes, &run.num_machines, &run.world_size,
+                           &run.dp_replicate_size, &run.dp_shard_size, &run.tp_size, &run.sp_backend,
+                           &run.attn_implementation, &run.accelerate.distributed_type, &run.accelerate.fsdp_version,
+                           &run.accelerate.fsdp_activation_checkpointing, &run.accelerate.mixed_precision,
+                           &run.accelerate.deepspeed_config_file, &run.accelerate.num_processes,
+                           &run.accelerate.num_machines})
+    add_setting_files(*s, out);
+  for (const auto& [key, span] : run.accelerate.deepspeed_file_conflicts)
+    if (span.valid()) out.insert(span.file);
+  return out;
 }
 
 }  // namespace trl

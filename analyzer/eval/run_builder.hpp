@@ -2,6 +2,7 @@
 // configuration of each training run.
 #pragma once
 
+#include <set>
 #include <vector>
 
 #include "analyzer/eval/training_run.hpp"
@@ -23,6 +24,22 @@ struct DeclaredRun {
 // declared run starts is not also analysed as a bare entry script.
 std::vector<TrainingRun> build_runs(const Project& project, const Knowledge& knowledge,
                                     const std::vector<DeclaredRun>& declared = {});
+
+// A part of what build_runs builds (the runs an edit touches): the runs of the launch commands
+// and declared runs listed, and the runs of the scripts listed that are entry scripts no launch
+// starts. Launches outside the part start the scripts of `launched`.
+struct RunScope {
+  std::set<std::pair<FileId, std::size_t>> launches;  // (file, index of the command in its facts)
+  std::set<std::size_t> declared;                     // indices into `declared`
+  std::set<FileId> scripts;
+  std::set<FileId> launched;
+};
+std::vector<TrainingRun> build_runs(const Project& project, const Knowledge& knowledge,
+                                    const std::vector<DeclaredRun>& declared, const RunScope& scope);
+
+// Every file a run reads: launch file, script and the modules it imports, config files,
+// referenced files, and the files its settings were written in.
+std::set<FileId> run_files(const TrainingRun& run);
 
 // Parses a script's own arguments (`--packing`, `--max_length=2048`, `--packing false`) into
 // settings, using the field types of `classes`. `--config` is skipped.

@@ -86,6 +86,16 @@ struct AccelerateSettings {
   Setting num_machines;
 };
 
+// Where a run comes from: what build_runs built it from, so that an editor can rebuild only
+// the runs an edit touches.
+struct RunOrigin {
+  enum class Kind { Launch, Declared, Script };
+  Kind kind = Kind::Script;
+  FileId file = kNoFile;  // Launch: the file of the command; Script: the script; Declared: none
+  std::size_t index = 0;  // Launch: the command's index in its file's facts; Declared: the declared run's
+  auto operator<=>(const RunOrigin&) const = default;
+};
+
 struct TrainingRun {
   std::string name;                     // "launch.sh:3" or "train.py"
   std::optional<LaunchCommand> launch;  // none for a script no launch names
@@ -100,6 +110,8 @@ struct TrainingRun {
   std::size_t accelerate_yaml_doc = 0;
   std::string accelerate_profile;  // a TRL bundled profile by name (`--accelerate_config zero3`)
   std::vector<FileReference> references;
+  std::vector<FileId> modules;    // project modules the script imports (evaluated with it)
+  RunOrigin origin;
   bool explicit_run = false;      // from the project config's `runs:`
   bool args_from_parser = false;  // trainer args come from argv and --config
   // With args_from_parser: the dataclasses the parser fills. Known library classes, the field

@@ -89,12 +89,26 @@ bool DocumentStore::close(const std::string& uri) {
   return docs_.erase(uri) > 0;
 }
 
-void DocumentStore::apply_change(std::string& doc, std::uint32_t start_line, std::uint32_t start_char,
-                                 std::uint32_t end_line, std::uint32_t end_char, std::string_view text) {
+DocumentStore::ByteEdit DocumentStore::apply_change(std::string& doc, std::uint32_t start_line,
+                                                    std::uint32_t start_char, std::uint32_t end_line,
+                                                    std::uint32_t end_char, std::string_view text) {
   std::size_t a = offset_of(doc, start_line, start_char);
   std::size_t b = offset_of(doc, end_line, end_char);
   if (b < a) std::swap(a, b);
   doc.replace(a, b - a, text);
+  return {a, b, a + text.size()};
+}
+
+LineColumn line_column(std::string_view text, std::size_t offset) {
+  offset = std::min(offset, text.size());
+  LineColumn out;
+  std::size_t line_start = 0;
+  for (std::size_t nl = text.find('\n'); nl != std::string_view::npos && nl < offset; nl = text.find('\n', nl + 1)) {
+    ++out.line;
+    line_start = nl + 1;
+  }
+  out.column = static_cast<std::uint32_t>(offset - line_start);
+  return out;
 }
 
 namespace {

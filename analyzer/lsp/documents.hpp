@@ -18,6 +18,12 @@ std::uint32_t byte_column(std::string_view line, std::uint32_t character);
 // character past the line's end gives the line's end (before its `\r\n` or `\n`).
 std::size_t offset_of(std::string_view text, std::uint32_t line, std::uint32_t character);
 
+// The (line, byte column) of byte `offset` of `text` (clamped to its end).
+struct LineColumn {
+  std::uint32_t line = 0, column = 0;
+};
+LineColumn line_column(std::string_view text, std::size_t offset);
+
 // Line `line` of `text` without its terminator (empty past the end).
 std::string_view line_of(std::string_view text, std::uint32_t line);
 
@@ -36,7 +42,11 @@ class DocumentStore {
   const std::map<std::string, Document>& all() const { return docs_; }
 
   // Replaces [start, end) (LSP positions, clamped; end before start is swapped) by `text`.
-  static void apply_change(std::string& doc, std::uint32_t start_line, std::uint32_t start_char, std::uint32_t end_line,
+  // Returns the bytes replaced: [start, old_end) of the old text is [start, new_end) now.
+  struct ByteEdit {
+    std::size_t start = 0, old_end = 0, new_end = 0;
+  };
+  static ByteEdit apply_change(std::string& doc, std::uint32_t start_line, std::uint32_t start_char, std::uint32_t end_line,
                            std::uint32_t end_char, std::string_view text);
 
  private:

@@ -16,6 +16,7 @@
 #include "analyzer/knowledge/knowledge.hpp"
 #include "analyzer/lsp/documents.hpp"
 #include "analyzer/lsp/framing.hpp"
+#include "analyzer/parse/tree_sitter.hpp"
 #include "analyzer/report/report.hpp"
 #include "analyzer/report/suppression.hpp"
 #include "rules/registry.hpp"
@@ -97,9 +98,19 @@ class Server {
   std::string root_;
   std::unique_ptr<Configuration> config_;
   std::optional<Project> project_;
-  std::vector<Diagnostic> diags_;
-  std::set<std::string> published_;
+  std::vector<DeclaredRun> declared_;
+  Selection selection_;
+  // The runs, ordered by origin as build_runs orders them, with the files each reads and its
+  // findings (before selection, settings and suppressions).
+  std::vector<TrainingRun> runs_;
+  std::vector<std::set<FileId>> run_files_;
+  std::vector<std::vector<Diagnostic>> run_diags_;
+  std::vector<Diagnostic> diags_;          // the findings shown
+  std::map<std::string, json> published_;  // uri -> the diagnostics last published (non-empty only)
   DocumentStore docs_;
+  std::map<std::string, ts::Tree> trees_;  // uri -> the open document's last syntax tree
+  ServerStats own_stats_;
+  ServerStats& stats_ = options_.stats ? *options_.stats : own_stats_;
 
   // --- output ---
   void send(const json& j) { write_frame(out_, j.dump(-1, ' ', false, json::error_handler_t::replace)); }
@@ -139,7 +150,10 @@ class Server {
         notification(method, params);
       }
     } catch (const RpcError& e) {
-      if (is_request) send_error(id, e.code, e.message);
+      if (is_request)
+        send_error(id, e.code, e.message);
+      else
+        show(1, method + ": " + e.message);
     } catch (const json::exception& e) {
       if (is_request)
         send_error(id, kInvalidParams, std::string("invalid params: ") + e.what());
@@ -189,6 +203,7 @@ class Server {
         !params["workspaceFolders"].empty())
       root = uri_to_path(params["workspaceFolders"][0].value("uri", ""));
     if (root.empty() && params.contains("rootPath") && params["rootPath"].is_string()) root = params["rootPath"];
+    if (!options_.fixed_root.empty()) root = options_.fixed_root;
     std::error_code ec;
     if (!root.empty() && fs::is_directory(root, ec)) {
       root_ = fs::weakly_canonical(root, ec).string();
@@ -236,26 +251,139 @@ class Server {
     if (publish_after) publish();
   }
 
+  // Builds every run and judges it.
   void analyse() {
+    runs_.clear();
+    run_files_.clear();
+    run_diags_.clear();
     diags_.clear();
     if (!project_) return;
     const auto t0 = std::chrono::steady_clock::now();
     try {
-      auto declared = declared_runs(*project_, *config_);
-      auto runs = build_runs(*project_, Knowledge::get(), declared);
-      apply_target_versions(runs, *project_, *config_);
-      Selection selection{{}, disabled_everywhere(*config_)};
-      diags_ = collect_diagnostics(*project_, runs, selection);
-      apply_settings(diags_, *project_, *config_);
-      apply_suppressions(*project_, diags_, selection);
+      declared_ = declared_runs(*project_, *config_);
+      selection_ = Selection{{}, disabled_everywhere(*config_)};
+      add_runs(build_runs(*project_, Knowledge::get(), declared_));
+      finish();
+      ++stats_.full_analyses;
+      stats_.runs_total = runs_.size();
     } catch (const ConfigError& e) {
       diags_.clear();
       show(1, e.what());
     }
-    if (options_.log_timing) {
-      const auto ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-      std::cerr << "trl-lint server: analysed " << project_->sources.size() << " files in " << ms << " ms\n";
+    log_timing("analysed", runs_.size(), t0);
+  }
+
+  // File `changed` has new facts: rebuilds and judges again only the runs it takes part in
+  // (and those it now starts), then republishes every file of those runs.
+  void reanalyse(FileId changed) {
+    if (!project_) return;
+    const auto t0 = std::chrono::steady_clock::now();
+    std::set<FileId> touched{changed};
+    RunScope scope;
+    scope.scripts.insert(changed);
+    for (std::size_t i = 0; i < project_->facts[changed].commands.size(); ++i) scope.launches.insert({changed, i});
+    std::vector<bool> affected(runs_.size(), false);
+    for (std::size_t i = 0; i < runs_.size(); ++i) {
+      const RunOrigin& o = runs_[i].origin;
+      affected[i] = run_files_[i].count(changed) || (o.kind != RunOrigin::Kind::Declared && o.file == changed);
+      if (!affected[i]) continue;
+      touched.insert(run_files_[i].begin(), run_files_[i].end());
+      if (o.kind == RunOrigin::Kind::Launch && o.file != changed) scope.launches.insert({o.file, o.index});
+      if (o.kind == RunOrigin::Kind::Declared) scope.declared.insert(o.index);
+      if (o.kind == RunOrigin::Kind::Script) scope.scripts.insert(o.file);
+      // A script an affected launch started may now run on its own.
+      if (runs_[i].script != kNoFile) scope.scripts.insert(runs_[i].script);
     }
+    for (std::size_t i = 0; i < runs_.size(); ++i)
+      if (!affected[i] && runs_[i].origin.kind != RunOrigin::Kind::Script && runs_[i].script != kNoFile)
+        scope.launched.insert(runs_[i].script);
+    std::size_t rebuilt = 0;
+    try {
+      std::vector<TrainingRun> fresh = build_runs(*project_, Knowledge::get(), declared_, scope);
+      rebuilt = fresh.size();
+      // Scripts the new launches start no longer run on their own.
+      std::set<FileId> now_launched;
+      for (const auto& r : fresh)
+        if (r.origin.kind != RunOrigin::Kind::Script && r.script != kNoFile) now_launched.insert(r.script);
+      for (std::size_t i = 0; i < runs_.size(); ++i)
+        if (runs_[i].origin.kind == RunOrigin::Kind::Script && now_launched.count(runs_[i].origin.file)) {
+          affected[i] = true;
+          touched.insert(run_files_[i].begin(), run_files_[i].end());
+        }
+      std::size_t kept = 0;
+      for (std::size_t i = 0; i < runs_.size(); ++i) {
+        if (affected[i]) continue;
+        if (kept != i) {
+          runs_[kept] = std::move(runs_[i]);
+          run_files_[kept] = std::move(run_files_[i]);
+          run_diags_[kept] = std::move(run_diags_[i]);
+        }
+        ++kept;
+      }
+      runs_.resize(kept);
+      run_files_.resize(kept);
+      run_diags_.resize(kept);
+      const std::size_t first_new = runs_.size();
+      add_runs(std::move(fresh));
+      for (std::size_t i = first_new; i < runs_.size(); ++i) touched.insert(run_files_[i].begin(), run_files_[i].end());
+      order_runs();
+      finish();
+      stats_.runs_rebuilt = rebuilt;
+      stats_.runs_total = runs_.size();
+    } catch (const ConfigError& e) {
+      show(1, e.what());
+    }
+    log_timing("re-evaluated " + std::to_string(rebuilt) + " runs of", runs_.size(), t0);
+    publish(touched);
+  }
+
+  void log_timing(const std::string& what, std::size_t runs, std::chrono::steady_clock::time_point t0) const {
+    if (!options_.log_timing) return;
+    const auto ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    std::cerr << "trl-lint server: " << what << " " << runs << " runs (" << project_->sources.size() << " files) in "
+              << ms << " ms\n";
+  }
+
+  void add_runs(std::vector<TrainingRun> fresh) {
+    apply_target_versions(fresh, *project_, *config_);
+    for (auto& r : fresh) {
+      run_files_.push_back(run_files(r));
+      run_diags_.emplace_back();
+      run_diagnostics(*project_, r, selection_, run_diags_.back());
+      runs_.push_back(std::move(r));
+    }
+  }
+
+  // The order of a full build (launches by file and command, declared runs, scripts), so that
+  // a finding reached through several runs keeps the same one of its copies.
+  void order_runs() {
+    std::vector<std::size_t> order(runs_.size());
+    for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+    std::stable_sort(order.begin(), order.end(),
+                     [&](std::size_t a, std::size_t b) { return runs_[a].origin < runs_[b].origin; });
+    std::vector<TrainingRun> runs;
+    std::vector<std::set<FileId>> files;
+    std::vector<std::vector<Diagnostic>> diags;
+    for (std::size_t i : order) {
+      runs.push_back(std::move(runs_[i]));
+      files.push_back(std::move(run_files_[i]));
+      diags.push_back(std::move(run_diags_[i]));
+    }
+    runs_ = std::move(runs);
+    run_files_ = std::move(files);
+    run_diags_ = std::move(diags);
+  }
+
+  // The findings shown: file problems, every run's, the project rules'; then the selection,
+  // the settings of each file's configuration and the `noqa` comments.
+  void finish() {
+    diags_.clear();
+    file_problem_diagnostics(*project_, diags_);
+    for (const auto& d : run_diags_) diags_.insert(diags_.end(), d.begin(), d.end());
+    project_diagnostics(*project_, runs_, selection_, diags_);
+    finish_diagnostics(*project_, selection_, diags_);
+    apply_settings(diags_, *project_, *config_);
+    apply_suppressions(*project_, diags_, selection_);
   }
 
   FileId file_of_path(const std::string& path) const {
@@ -275,9 +403,23 @@ class Server {
       reload_workspace();
       return;
     }
-    replace_file_text(*project_, id, d.text);
-    analyse();
-    publish();
+    // Re-parse from the previous tree when the document has one (its edits already applied).
+    ts::Reparse reparse;
+    reparse.language = ts::language_of(project_->sources.get(id).kind);
+    reparse.text = d.text;
+    auto tree = trees_.find(d.uri);
+    if (tree != trees_.end()) reparse.old = tree->second.get();
+    {
+      ts::ReparseScope scope(reparse);
+      replace_file_text(*project_, id, d.text);
+    }
+    if (reparse.tree) {
+      ++(reparse.used_old ? stats_.incremental_parses : stats_.full_parses);
+      trees_[d.uri] = std::move(reparse.tree);
+    } else {
+      trees_.erase(d.uri);
+    }
+    reanalyse(id);
   }
 
   // --- conversions ---
@@ -288,6 +430,8 @@ class Server {
     const SourceFile& f = project_->sources.get(s.file);
     return {{"start", position(f, s.start)}, {"end", position(f, s.stop)}};
   }
+  // A walk problem of discovery (a FIFO, an unreadable folder), not a file.
+  bool skipped(FileId id) const { return project_->sources.get(id).abs_path.rfind("<skipped>/", 0) == 0; }
   std::string uri(FileId id) const { return path_to_uri(project_->sources.get(id).abs_path); }
 
   json to_lsp(const Diagnostic& d) const {
@@ -312,25 +456,38 @@ class Server {
     return items;
   }
 
-  void publish() {
+  // Publishes the diagnostics of every file in `touched`, of every open document, and of every
+  // file whose diagnostics changed (an empty list clears a file that has none any more).
+  void publish(const std::set<FileId>& touched = {}) {
     std::map<std::string, json> by_uri;
     if (project_)
       for (const auto& d : diags_) {
-        if (!d.span.valid() || d.span.file >= project_->sources.size()) continue;
+        if (!d.span.valid() || d.span.file >= project_->sources.size() || skipped(d.span.file)) continue;
         auto& items = by_uri[uri(d.span.file)];
         if (items.is_null()) items = json::array();
         items.push_back(to_lsp(d));
       }
-    for (const auto& u : published_)
-      if (!by_uri.count(u)) by_uri[u] = json::array();
-    for (const auto& [u, d] : docs_.all())  // open documents always get an answer, even empty
-      if (!by_uri.count(u)) by_uri[u] = json::array();
-    published_.clear();
-    for (auto& [u, items] : by_uri) {
+    std::set<std::string> send;
+    if (project_)
+      for (FileId id : touched)
+        if (id < project_->sources.size() && !skipped(id)) send.insert(uri(id));
+    for (const auto& [u, items] : by_uri) {
+      auto it = published_.find(u);
+      if (it == published_.end() || it->second != items) send.insert(u);
+    }
+    for (const auto& [u, items] : published_)
+      if (!by_uri.count(u)) send.insert(u);
+    for (const auto& [u, d] : docs_.all()) send.insert(u);
+    for (const auto& u : send) {
+      auto it = by_uri.find(u);
+      json items = it == by_uri.end() ? json::array() : it->second;
       json params = {{"uri", u}, {"diagnostics", items}};
       if (const Document* d = docs_.find(u)) params["version"] = d->version;
       notify("textDocument/publishDiagnostics", params);
-      if (!items.empty()) published_.insert(u);
+      if (items.empty())
+        published_.erase(u);
+      else
+        published_[u] = std::move(items);
     }
   }
 
@@ -342,7 +499,9 @@ class Server {
     const std::string u = td.at("uri").get<std::string>();
     const std::string path = uri_to_path(u);
     if (path.empty()) return;  // untitled buffers and other schemes: nothing on disk to relate to
+    if (!options_.fixed_root.empty() && path.rfind(root_ + "/", 0) != 0) return;
     Document& d = docs_.open(u, path, td.at("text").get<std::string>(), td.value("version", 0));
+    trees_.erase(u);
     document_changed(d);
   }
 
@@ -353,18 +512,84 @@ class Server {
       show(2, "didChange for a document that is not open: " + u);
       return;
     }
+    // Every change is checked before any is applied: a bad one leaves the document as it was.
+    struct Change {
+      bool whole = false;
+      std::uint32_t sl = 0, sc = 0, el = 0, ec = 0;
+      std::string text;
+    };
+    std::vector<Change> changes;
     for (const json& c : params.at("contentChanges")) {
-      if (c.contains("range")) {
+      Change ch;
+      ch.text = c.at("text").get<std::string>();
+      ch.whole = !c.contains("range");
+      if (!ch.whole) {
         const json& r = c.at("range");
-        DocumentStore::apply_change(d->text, r.at("start").at("line"), r.at("start").at("character"),
-                                    r.at("end").at("line"), r.at("end").at("character"),
-                                    c.at("text").get<std::string>());
-      } else {
-        d->text = c.at("text").get<std::string>();
+        ch.sl = position_number(r.at("start").at("line"));
+        ch.sc = position_number(r.at("start").at("character"));
+        ch.el = position_number(r.at("end").at("line"));
+        ch.ec = position_number(r.at("end").at("character"));
       }
+      changes.push_back(std::move(ch));
+    }
+    auto tree = trees_.find(u);
+    for (const Change& c : changes) {
+      if (c.whole) {
+        d->text = c.text;
+        if (tree != trees_.end()) trees_.erase(tree);
+        tree = trees_.end();
+        continue;
+      }
+      if (!in_range(d->text, c.sl, c.sc) || !in_range(d->text, c.el, c.ec))
+        notify("window/logMessage",
+               {{"type", 2},
+                {"message", "trl-lint: an edit of " + u + " is out of range of the document (" +
+                                std::to_string(c.sl) + ":" + std::to_string(c.sc) + "-" + std::to_string(c.el) + ":" +
+                                std::to_string(c.ec) + "); clamped to it"}});
+      // Where the edit falls, for the syntax tree: byte offsets and (row, byte column) points.
+      std::size_t a = offset_of(d->text, c.sl, c.sc), b = offset_of(d->text, c.el, c.ec);
+      if (b < a) std::swap(a, b);
+      const LineColumn start = line_column(d->text, a), old_end = line_column(d->text, b);
+      DocumentStore::apply_change(d->text, c.sl, c.sc, c.el, c.ec, c.text);
+      if (tree == trees_.end()) continue;
+      LineColumn new_end = start;
+      for (char ch : c.text) {
+        if (ch == '\n') {
+          ++new_end.line;
+          new_end.column = 0;
+        } else {
+          ++new_end.column;
+        }
+      }
+      TSInputEdit edit{static_cast<std::uint32_t>(a),
+                       static_cast<std::uint32_t>(b),
+                       static_cast<std::uint32_t>(a + c.text.size()),
+                       {start.line, start.column},
+                       {old_end.line, old_end.column},
+                       {new_end.line, new_end.column}};
+      ts_tree_edit(tree->second.get(), &edit);
     }
     if (params.at("textDocument").contains("version")) d->version = params["textDocument"].value("version", 0);
     document_changed(*d);
+  }
+
+  // A line or character number of a position: a non-negative integer.
+  static std::uint32_t position_number(const json& j) {
+    if (!j.is_number_unsigned() || j.get<std::uint64_t>() > 0xffffffffu)
+      throw RpcError{kInvalidParams, "invalid params: a position must hold non-negative integers"};
+    return j.get<std::uint32_t>();
+  }
+
+  // Whether a position is inside the text: an existing line (or the empty one after a final
+  // newline), a character at most the line's length in UTF-16 units.
+  static bool in_range(std::string_view text, std::uint32_t line, std::uint32_t character) {
+    std::size_t start = 0;
+    for (std::uint32_t l = 0; l < line; ++l) {
+      const std::size_t nl = text.find('\n', start);
+      if (nl == std::string_view::npos) return false;
+      start = nl + 1;
+    }
+    return character <= utf16_column(line_of(text, line), 0xffffffffu);
   }
 
   static bool is_config_file(const std::string& path) {
@@ -380,13 +605,13 @@ class Server {
   void did_close(const json& params) {
     const std::string u = text_uri(params);
     if (!docs_.close(u)) return;
+    trees_.erase(u);
     const std::string path = uri_to_path(u);
     std::error_code ec;
     FileId id = file_of_path(path);
     if (id != kNoFile && fs::is_regular_file(path, ec)) {
       reload_file(*project_, id);  // the disk's text counts again
-      analyse();
-      publish();
+      reanalyse(id);
     } else {
       reload_workspace();  // an unsaved buffer: drop it
     }
@@ -527,7 +752,6 @@ class Server {
 }  // namespace
 
 int run_server(std::istream& in, std::ostream& out, const ServerOptions& options) {
-  std::ios::sync_with_stdio(false);
   Server server(in, out, options);
   return server.run();
 }

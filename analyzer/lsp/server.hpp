@@ -4,6 +4,7 @@
 // file that has or had findings, open or not.
 #pragma once
 
+#include <cstddef>
 #include <istream>
 #include <ostream>
 
@@ -11,9 +12,21 @@
 
 namespace trl::lsp {
 
+// What the server did, for tests and the benchmark.
+struct ServerStats {
+  std::size_t full_parses = 0;         // open documents parsed from scratch
+  std::size_t incremental_parses = 0;  // open documents re-parsed from their previous tree
+  std::size_t full_analyses = 0;       // every run built and judged
+  std::size_t runs_rebuilt = 0;        // runs rebuilt by the last edit (its file takes part in them)
+  std::size_t runs_total = 0;          // runs after the last analysis
+};
+
 struct ServerOptions {
   ConfigOptions config;     // --select / --ignore / --config / --isolated of the command line
   bool log_timing = false;  // each analysis's duration on stderr
+  ServerStats* stats = nullptr;
+  // When set, the workspace root whatever the client says (the fuzz target keeps to its folder).
+  std::string fixed_root;
 };
 
 // Serves until `exit` or end of input. Returns the process exit code (0 after shutdown+exit).

@@ -116,18 +116,49 @@ std::optional<std::string> without_long_extra_runs(std::string_view text) {
 
 }  // namespace
 
+namespace {
+thread_local Reparse* current_reparse = nullptr;
+}  // namespace
+
+ReparseScope::ReparseScope(Reparse& reparse) : previous_(current_reparse) {
+  current_reparse = &reparse;
+}
+ReparseScope::~ReparseScope() {
+  current_reparse = previous_;
+}
+
+const TSLanguage* language_of(FileKind kind) {
+  switch (kind) {
+    case FileKind::Python: return tree_sitter_python();
+    case FileKind::Yaml: return tree_sitter_yaml();
+    case FileKind::Shell: return tree_sitter_bash();
+    default: return nullptr;
+  }
+}
+
 Tree parse(const TSLanguage* language, std::string_view text) {
+  Reparse* reparse = current_reparse;
+  if (reparse && (reparse->consumed || reparse->language != language || reparse->text != text)) reparse = nullptr;
+  if (reparse) reparse->consumed = true;
   std::optional<std::string> safe = without_long_extra_runs(text);
-  if (safe) text = *safe;
+  if (safe) {
+    text = *safe;
+    reparse = nullptr;  // the tree of a rewritten text would not match the document
+  }
   // One parser per thread and language would save a little; parsers are cheap next to parsing.
   std::unique_ptr<TSParser, ParserDeleter> parser(ts_parser_new());
   if (!ts_parser_set_language(parser.get(), language)) return nullptr;
   Watchdog& dog = Watchdog::get();
   auto entry = dog.enter(kParseCpuBudgetSeconds);
   ts_parser_set_cancellation_flag(parser.get(), &entry->flag);
-  Tree tree(ts_parser_parse_string(parser.get(), nullptr, text.data(), static_cast<uint32_t>(text.size())));
+  const TSTree* old = reparse ? reparse->old : nullptr;
+  Tree tree(ts_parser_parse_string(parser.get(), old, text.data(), static_cast<uint32_t>(text.size())));
   ts_parser_set_cancellation_flag(parser.get(), nullptr);
   dog.leave(entry);
+  if (reparse && tree) {
+    reparse->tree = Tree(ts_tree_copy(tree.get()));
+    reparse->used_old = old != nullptr;
+  }
   return tree;
 }
 

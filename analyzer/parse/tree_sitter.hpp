@@ -1,5 +1,6 @@
 // Thin RAII wrappers over the tree-sitter C API and the three grammars we compile in.
-// Only extractors include this header: after extraction nothing touches a syntax tree.
+// Extractors include this header (after extraction nothing touches a syntax tree), and the LSP
+// server, which keeps each open document's last tree for incremental re-parsing.
 #pragma once
 
 #include <tree_sitter/api.h>
@@ -30,6 +31,32 @@ inline constexpr double kParseCpuBudgetSeconds = 20.0;
 
 // Parses `text` with `language`; returns null when the parse used up its CPU budget.
 Tree parse(const TSLanguage* language, std::string_view text);
+
+// Incremental re-parsing of an edited document (the LSP server). While a ReparseScope is alive,
+// the first parse on its thread of exactly `text` with `language` starts from `old` (the
+// document's previous tree, already told of every edit with ts_tree_edit; null: a full parse)
+// and keeps a copy of its result in `tree`, for the next edit. Other parses (a Markdown page's
+// Python blocks, a `bash -c` string) are not affected.
+struct Reparse {
+  const TSLanguage* language = nullptr;
+  std::string_view text;
+  const TSTree* old = nullptr;
+  Tree tree;              // out: the new tree; null when no parse of `text` happened
+  bool used_old = false;  // out: the parse started from `old`
+  bool consumed = false;
+};
+class ReparseScope {
+ public:
+  explicit ReparseScope(Reparse& reparse);
+  ~ReparseScope();
+  ReparseScope(const ReparseScope&) = delete;
+  ReparseScope& operator=(const ReparseScope&) = delete;
+
+ private:
+  Reparse* previous_;
+};
+// The grammar of a file kind, or null (Markdown, notebooks and Makefiles parse parts of a file).
+const TSLanguage* language_of(FileKind kind);
 
 inline std::string_view text(TSNode node, std::string_view source) {
   uint32_t b = ts_node_start_byte(node), e = ts_node_end_byte(node);

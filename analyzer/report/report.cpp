@@ -20,9 +20,7 @@ bool Selection::enabled(const std::string& code) const {
   return !matches(ignore);
 }
 
-std::vector<Diagnostic> collect_diagnostics(const Project& project, const std::vector<TrainingRun>& runs,
-                                            const Selection& selection) {
-  std::vector<Diagnostic> out;
+void file_problem_diagnostics(const Project& project, std::vector<Diagnostic>& out) {
   for (FileId id = 0; id < project.facts.size(); ++id) {
     for (const auto& p : project.facts[id].problems) {
       const RuleInfo* info = file_problem_info(p.code);
@@ -36,13 +34,35 @@ std::vector<Diagnostic> collect_diagnostics(const Project& project, const std::v
       out.push_back(std::move(d));
     }
   }
+}
+
+void run_diagnostics(const Project& project, const TrainingRun& run, const Selection& selection,
+                     std::vector<Diagnostic>& out) {
+  for (const auto& rule : all_rules())
+    if (selection.enabled(rule->info().code)) rule->check_run(run, project, out);
+}
+
+void project_diagnostics(const Project& project, const std::vector<TrainingRun>& runs, const Selection& selection,
+                         std::vector<Diagnostic>& out) {
+  for (const auto& rule : all_rules())
+    if (selection.enabled(rule->info().code)) rule->check_project(project, runs, out);
+}
+
+void finish_diagnostics(const Project& project, const Selection& selection, std::vector<Diagnostic>& diags) {
+  std::erase_if(diags, [&](const Diagnostic& d) { return !selection.enabled(d.code); });
+  sort_diagnostics(project, diags);
+}
+
+std::vector<Diagnostic> collect_diagnostics(const Project& project, const std::vector<TrainingRun>& runs,
+                                            const Selection& selection) {
+  std::vector<Diagnostic> out;
+  file_problem_diagnostics(project, out);
   for (const auto& rule : all_rules()) {
     if (!selection.enabled(rule->info().code)) continue;
     for (const auto& run : runs) rule->check_run(run, project, out);
     rule->check_project(project, runs, out);
   }
-  std::erase_if(out, [&](const Diagnostic& d) { return !selection.enabled(d.code); });
-  sort_diagnostics(project, out);
+  finish_diagnostics(project, selection, out);
   return out;
 }
 

@@ -22,6 +22,17 @@ struct Selection {
 std::vector<Diagnostic> collect_diagnostics(const Project& project, const std::vector<TrainingRun>& runs,
                                             const Selection& selection);
 
+// The parts of collect_diagnostics, for a caller that keeps each run's findings (the LSP server
+// re-judges only the runs an edit touches). None filters by selection or sorts: finish with
+// finish_diagnostics.
+void file_problem_diagnostics(const Project& project, std::vector<Diagnostic>& out);
+void run_diagnostics(const Project& project, const TrainingRun& run, const Selection& selection,
+                     std::vector<Diagnostic>& out);
+void project_diagnostics(const Project& project, const std::vector<TrainingRun>& runs, const Selection& selection,
+                         std::vector<Diagnostic>& out);
+// Drops what `selection` disables, then sorts and de-duplicates.
+void finish_diagnostics(const Project& project, const Selection& selection, std::vector<Diagnostic>& diags);
+
 // Orders findings by (path, line, column, code, message) and drops exact repeats.
 void sort_diagnostics(const Project& project, std::vector<Diagnostic>& diags);
 

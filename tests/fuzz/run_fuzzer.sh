@@ -25,8 +25,11 @@ seeds() {
     yaml) pattern='*.y*ml' ;;
     shell) pattern='*.sh' ;;
     runs) pattern='' ;;
+    lsp) pattern='-' ;;  # recorded sessions only (seeds/lsp/)
   esac
-  if [ -n "$pattern" ]; then
+  if [ "$pattern" = - ]; then
+    cp "$here/seeds/$target"/* "$out"/
+  elif [ -n "$pattern" ]; then
     while IFS= read -r -d '' f; do
       n=$((n + 1)); cp "$f" "$out/seed-$n"
     done < <(find "$root/fixtures" -type f -name "$pattern" -print0 | sort -z)

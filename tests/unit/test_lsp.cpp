@@ -5,13 +5,16 @@
 
 #include <catch2/catch.hpp>
 #include <filesystem>
+#include <functional>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <sstream>
 
 #include "analyzer/lsp/documents.hpp"
 #include "analyzer/lsp/framing.hpp"
 #include "analyzer/lsp/server.hpp"
+#include "analyzer/parse/tree_sitter.hpp"
 
 using namespace trl::lsp;
 using json = nlohmann::json;
@@ -48,13 +51,16 @@ struct Session {
   std::string input;
   std::vector<json> out;
   int code = -1;
+  ServerStats stats;
   void add(const json& j) { input += frame(j); }
   void add_raw(const std::string& s) { input += s; }
   void run() {
     const fs::path cwd = fs::current_path();
     std::istringstream in(input);
     std::ostringstream os;
-    code = run_server(in, os, ServerOptions{});
+    ServerOptions options;
+    options.stats = &stats;
+    code = run_server(in, os, options);
     fs::current_path(cwd);
     out = replies(os.str());
   }
@@ -63,12 +69,32 @@ struct Session {
       if (j.contains("id") && j["id"] == id) return &j;
     return nullptr;
   }
-  // The last publishDiagnostics of `uri` before the response to request `before_id` (0: any).
+  // Every publishDiagnostics of `uri`, in order.
   std::vector<json> published(const std::string& uri) const {
     std::vector<json> all;
     for (const auto& j : out)
       if (j.value("method", "") == "textDocument/publishDiagnostics" && j["params"]["uri"] == uri)
         all.push_back(j["params"]["diagnostics"]);
+    return all;
+  }
+  // The uris published after the response to request `id` (and before the next response).
+  std::set<std::string> published_after(int id) const {
+    std::set<std::string> uris;
+    bool after = false;
+    for (const auto& j : out) {
+      if (j.contains("id") && (j.contains("result") || j.contains("error"))) {
+        if (after) break;
+        after = j["id"] == id;
+        continue;
+      }
+      if (after && j.value("method", "") == "textDocument/publishDiagnostics") uris.insert(j["params"]["uri"]);
+    }
+    return uris;
+  }
+  std::vector<json> notifications(const std::string& method) const {
+    std::vector<json> all;
+    for (const auto& j : out)
+      if (j.value("method", "") == method && !j.contains("id")) all.push_back(j["params"]);
     return all;
   }
 };
@@ -79,11 +105,15 @@ json init_params(const std::string& root) {
 
 struct Copy {
   fs::path root;
-  explicit Copy(const std::string& fixture) {
+  // A copy of fixtures/<fixture>; with `subfolders`, one copy in each of them.
+  explicit Copy(const std::string& fixture, const std::vector<std::string>& subfolders = {""}) {
     static int n = 0;
     root = fs::temp_directory_path() / ("trl-lint-lsp-" + std::to_string(::getpid()) + "-" + std::to_string(n++));
     fs::remove_all(root);
-    fs::copy(fs::path(TRL_LINT_SOURCE_DIR) / "fixtures" / fixture, root, fs::copy_options::recursive);
+    for (const auto& sub : subfolders) {
+      fs::create_directories(root / sub);
+      fs::copy(fs::path(TRL_LINT_SOURCE_DIR) / "fixtures" / fixture, root / sub, fs::copy_options::recursive);
+    }
     root = fs::canonical(root);
   }
   ~Copy() {
@@ -197,40 +227,179 @@ TEST_CASE("lsp uris: percent-encoding both ways") {
   CHECK(path_to_uri("/tmp/a b/c\xC3\xA9.yaml") == "file:///tmp/a%20b/c%C3%A9.yaml");
 }
 
-TEST_CASE("lsp server: malformed input gets JSON-RPC errors and the server keeps serving") {
+// Every robustness case ends with a request that must still be answered, and a clean exit.
+Session robust_session(const std::function<void(Session&)>& middle) {
   Session s;
-  s.add_raw(frame(std::string("{not json")));
-  s.add_raw("Content-Length: nope\r\n\r\n");
-  s.add_raw(frame(std::string("[1,2]")));
-  s.add(request(1, "textDocument/hover"));  // before initialize
+  s.add(request(1, "initialize", {{"processId", nullptr}, {"rootUri", nullptr}, {"capabilities", json::object()}}));
+  middle(s);
+  s.add(request(90, "shutdown"));
+  s.add(notification("exit"));
+  s.run();
+  return s;
+}
+int count_errors(const Session& s, int code) {
+  int n = 0;
+  for (const auto& j : s.out)
+    if (j.contains("error") && j["error"]["code"] == code) ++n;
+  return n;
+}
+void check_still_serving(const Session& s) {
+  CHECK(s.code == 0);
+  REQUIRE(s.response(90));
+  CHECK((*s.response(90))["result"].is_null());
+}
+
+TEST_CASE("lsp robust: malformed JSON and non-object messages get errors with a null id") {
+  Session s = robust_session([](Session& s) {
+    s.add_raw(frame(std::string("{not json")));
+    s.add_raw(frame(std::string("\xff\xfe")));
+    s.add_raw(frame(std::string("[1,2]")));
+    s.add_raw(frame(std::string("{\"jsonrpc\":\"2.0\",\"id\":{\"x\":1},\"method\":\"shutdown\"}")));
+  });
+  CHECK(count_errors(s, -32700) == 2);
+  CHECK(count_errors(s, -32600) == 2);  // an array, an object id
+  for (const auto& j : s.out)
+    if (j.contains("error")) CHECK(j["id"].is_null());
+  check_still_serving(s);
+}
+
+TEST_CASE("lsp robust: wrong Content-Length (not a number, missing, too short, too long)") {
+  Session s = robust_session([](Session& s) {
+    s.add_raw("Content-Length: nope\r\n\r\n");
+    s.add_raw("Content-Type: x\r\n\r\n");
+    // Too short: the body is cut, which is invalid JSON; the rest is skipped up to the next header.
+    const std::string body = request(5, "shutdown").dump();
+    s.add_raw("Content-Length: 10\r\n\r\n" + body);
+    s.add(request(6, "textDocument/hover", {{"textDocument", {{"uri", "file:///x.yaml"}}},
+                                            {"position", {{"line", 0}, {"character", 0}}}}));
+  });
+  CHECK(count_errors(s, -32700) == 3);
+  CHECK(!s.response(5));  // the cut message was not taken as a request
+  REQUIRE(s.response(6));
+  CHECK((*s.response(6))["result"].is_null());
+  check_still_serving(s);
+  // Too long: the message runs into the next one; the server answers what it can and ends
+  // at the end of input without hanging.
+  Session t;
+  t.add_raw("Content-Length: 500\r\n\r\n" + request(7, "shutdown").dump() + frame(request(8, "shutdown")));
+  t.run();
+  CHECK(t.code == 1);
+  CHECK(count_errors(t, -32700) == 1);
+}
+
+TEST_CASE("lsp robust: unknown methods: requests get MethodNotFound, notifications are ignored") {
+  Session s = robust_session([](Session& s) {
+    s.add(request(2, "no/such/method"));
+    s.add(request(3, "$/trl-lint/whatever"));
+    s.add(notification("no/such/notification"));
+    s.add(notification("$/cancelRequest", {{"id", 2}}));
+  });
+  REQUIRE(s.response(2));
+  CHECK((*s.response(2))["error"]["code"] == -32601);
+  REQUIRE(s.response(3));
+  CHECK((*s.response(3))["error"]["code"] == -32601);
+  CHECK(count_errors(s, -32601) == 2);
+  check_still_serving(s);
+}
+
+TEST_CASE("lsp robust: requests before initialize, after shutdown, and with invalid params") {
+  Session s;
+  s.add(request(1, "textDocument/hover"));
   s.add(request(2, "initialize", {{"processId", nullptr}, {"rootUri", nullptr}, {"capabilities", json::object()}}));
-  s.add(request(3, "no/such/method"));
-  s.add(notification("no/such/notification"));
-  s.add(notification("textDocument/didChange",
-                     {{"textDocument", {{"uri", "file:///nowhere.yaml"}}}, {"contentChanges", json::array()}}));
+  s.add(request(3, "initialize", {{"processId", nullptr}}));
   s.add(request(4, "textDocument/hover", {{"bad", 1}}));
-  s.add(request(5, "shutdown"));
-  s.add(request(6, "textDocument/hover"));  // after shutdown
+  s.add(request(5, "textDocument/codeAction", {{"textDocument", {{"uri", 7}}}}));
+  s.add(request(6, "shutdown"));
+  s.add(request(7, "textDocument/hover"));
   s.add(notification("exit"));
   s.run();
   CHECK(s.code == 0);
-  int parse_errors = 0;
-  for (const auto& j : s.out)
-    if (j.contains("error") && j["error"]["code"] == -32700) ++parse_errors;
-  CHECK(parse_errors == 2);
-  REQUIRE(s.response(1));
   CHECK((*s.response(1))["error"]["code"] == -32002);
-  REQUIRE(s.response(2));
   CHECK((*s.response(2))["result"]["capabilities"]["diagnosticProvider"]["interFileDependencies"] == true);
   CHECK((*s.response(2))["result"]["capabilities"]["textDocumentSync"]["change"] == 2);
-  REQUIRE(s.response(3));
-  CHECK((*s.response(3))["error"]["code"] == -32601);
-  REQUIRE(s.response(4));
+  CHECK((*s.response(3))["error"]["code"] == -32600);
   CHECK((*s.response(4))["error"]["code"] == -32602);
-  REQUIRE(s.response(5));
+  CHECK((*s.response(5))["error"]["code"] == -32602);
+  CHECK((*s.response(6))["result"].is_null());
+  CHECK((*s.response(7))["error"]["code"] == -32600);
+}
+
+TEST_CASE("lsp robust: notifications and requests for documents the server does not know") {
+  Copy p("trl101/yaml_packing_accel_yaml_cp");
+  Session s;
+  s.add(request(1, "initialize", init_params(p.root.string())));
+  const std::string ghost = p.uri("no/such/file.yaml");
+  s.add(notification("textDocument/didChange",
+                     {{"textDocument", {{"uri", ghost}, {"version", 2}}}, {"contentChanges", {{{"text", "x: 1"}}}}}));
+  s.add(notification("textDocument/didClose", {{"textDocument", {{"uri", ghost}}}}));
+  s.add(notification("textDocument/didSave", {{"textDocument", {{"uri", ghost}}}}));
+  s.add(notification("textDocument/didOpen",
+                     {{"textDocument", {{"uri", "untitled:Untitled-1"}, {"version", 1}, {"text", "x"}}}}));
+  s.add(request(2, "textDocument/diagnostic", {{"textDocument", {{"uri", ghost}}}}));
+  s.add(request(3, "textDocument/hover",
+                {{"textDocument", {{"uri", ghost}}}, {"position", {{"line", 0}, {"character", 0}}}}));
+  json pos = {{"line", 0}, {"character", 0}};
+  s.add(request(4, "textDocument/codeAction", {{"textDocument", {{"uri", ghost}}},
+                                               {"range", {{"start", pos}, {"end", pos}}},
+                                               {"context", {{"diagnostics", json::array()}}}}));
+  s.add(request(5, "shutdown"));
+  s.add(notification("exit"));
+  s.run();
+  CHECK(s.code == 0);
+  // The change of a document that is not open is reported to the user, not applied.
+  auto shown = s.notifications("window/showMessage");
+  REQUIRE(shown.size() == 1);
+  CHECK(shown[0]["type"] == 2);
+  CHECK(shown[0]["message"].get<std::string>().find("not open") != std::string::npos);
+  CHECK((*s.response(2))["result"]["items"].empty());
+  CHECK((*s.response(3))["result"].is_null());
+  CHECK((*s.response(4))["result"].empty());
   CHECK((*s.response(5))["result"].is_null());
-  REQUIRE(s.response(6));
-  CHECK((*s.response(6))["error"]["code"] == -32600);
+}
+
+TEST_CASE("lsp robust: edits out of range are clamped, reported in the log, and serving goes on") {
+  Copy p("trl101/yaml_packing_accel_yaml_cp");
+  const std::string recipe = "recipes/qwen2.5-0.5b/sft_long.yaml";
+  Session s;
+  s.add(request(1, "initialize", init_params(p.root.string())));
+  s.add(notification(
+      "textDocument/didOpen",
+      {{"textDocument", {{"uri", p.uri(recipe)}, {"languageId", "yaml"}, {"version", 1}, {"text", p.read(recipe)}}}}));
+  auto edit = [&](int version, json start, json end, const std::string& text) {
+    s.add(notification("textDocument/didChange",
+                       {{"textDocument", {{"uri", p.uri(recipe)}, {"version", version}}},
+                        {"contentChanges", {{{"range", {{"start", start}, {"end", end}}}, {"text", text}}}}}));
+  };
+  // A line far past the end: appended at the end of the document.
+  edit(2, {{"line", 900}, {"character", 0}}, {{"line", 901}, {"character", 5}}, "extra_key: 1\n");
+  // A character past the line's end: the end of the line ("packing: true" + "  # tail").
+  edit(3, {{"line", 14}, {"character", 400}}, {{"line", 14}, {"character", 500}}, "  # tail");
+  // Negative and non-numeric positions are invalid params of a notification: shown, not applied.
+  edit(4, {{"line", -1}, {"character", 0}}, {{"line", 0}, {"character", 0}}, "bad");
+  edit(5, {{"line", "x"}, {"character", 0}}, {{"line", 0}, {"character", 0}}, "bad");
+  s.add(request(2, "textDocument/diagnostic", {{"textDocument", {{"uri", p.uri(recipe)}}}}));
+  s.add(request(3, "textDocument/hover",
+                {{"textDocument", {{"uri", p.uri(recipe)}}}, {"position", {{"line", 5000}, {"character", 5000}}}}));
+  s.add(request(4, "shutdown"));
+  s.add(notification("exit"));
+  s.run();
+  CHECK(s.code == 0);
+  auto logs = s.notifications("window/logMessage");
+  int clamped = 0;
+  for (const auto& l : logs)
+    if (l["message"].get<std::string>().find("out of range") != std::string::npos) ++clamped;
+  CHECK(clamped == 2);
+  auto shown = s.notifications("window/showMessage");
+  int invalid = 0;
+  for (const auto& m : shown)
+    if (m["message"].get<std::string>().find("invalid params") != std::string::npos) ++invalid;
+  CHECK(invalid == 2);
+  // The document is as the two clamped edits made it: TRL101 still on line 15 (packing: true).
+  REQUIRE(s.response(2));
+  const json& items = (*s.response(2))["result"]["items"];
+  CHECK(has_code(items, "TRL101"));
+  REQUIRE(s.response(3));
+  CHECK(!s.response(3)->contains("error"));
 }
 
 TEST_CASE("lsp server: exit without shutdown, and end of input, exit 1") {
@@ -408,4 +577,192 @@ TEST_CASE("lsp server: the rule's fix as a quickfix, and fix-all of the document
   CHECK(fixed.find("packing: false\n") != std::string::npos);
   CHECK(fixed.find("TRL101") == std::string::npos);
   CHECK(fixed.find("# noqa: E501") != std::string::npos);
+}
+
+TEST_CASE("lsp server: an edit re-judges only the runs its file takes part in, and republishes their files") {
+  // Two independent copies of a cross-file project: a/ and b/, one run each.
+  Copy p("trl101/yaml_packing_accel_yaml_cp", {"a", "b"});
+  const std::string recipe = "/recipes/qwen2.5-0.5b/sft_long.yaml";
+  const std::string accel = "/recipes/accelerate_configs/context_parallel_2gpu.yaml";
+  Session s;
+  s.add(request(1, "initialize", init_params(p.root.string())));
+  s.add(notification("textDocument/didOpen", {{"textDocument",
+                                               {{"uri", p.uri("a" + recipe)},
+                                                {"languageId", "yaml"},
+                                                {"version", 1},
+                                                {"text", p.read("a" + recipe)}}}}));
+  s.add(request(2, "textDocument/diagnostic", {{"textDocument", {{"uri", p.uri("b" + recipe)}}}}));
+  // a's recipe: `packing: true` -> `packing: false` fixes a's TRL101.
+  json change = {{"range", {{"start", {{"line", 14}, {"character", 9}}}, {"end", {{"line", 14}, {"character", 13}}}}},
+                 {"text", "false"}};
+  s.add(notification("textDocument/didChange",
+                     {{"textDocument", {{"uri", p.uri("a" + recipe)}, {"version", 2}}}, {"contentChanges", {change}}}));
+  s.add(request(3, "textDocument/diagnostic", {{"textDocument", {{"uri", p.uri("a" + accel)}}}}));
+  s.add(request(4, "shutdown"));
+  s.add(notification("exit"));
+  s.run();
+  CHECK(s.code == 0);
+  CHECK(s.stats.full_analyses == 1);  // on initialize; the open and the edit were incremental
+  CHECK(s.stats.runs_total == 2);
+  CHECK(s.stats.runs_rebuilt == 1);
+  // After the edit (between responses 2 and 3): every file of a's run, open or not, and none of b's.
+  const std::set<std::string> after = s.published_after(2);
+  for (const char* f : {"/launch.sh", "/scripts/sft.py", "/recipes/qwen2.5-0.5b/sft_long.yaml",
+                        "/recipes/accelerate_configs/context_parallel_2gpu.yaml"}) {
+    CHECK(after.count(p.uri(std::string("a") + f)) == 1);
+    CHECK(after.count(p.uri(std::string("b") + f)) == 0);
+  }
+  // a's files no longer have TRL101 (cleared with an empty list where nothing is left); b's keep it.
+  CHECK(!has_code(s.published(p.uri("a" + recipe)).back(), "TRL101"));
+  CHECK(has_code(s.published(p.uri("b" + recipe)).back(), "TRL101"));
+  REQUIRE(s.response(2));
+  CHECK(has_code((*s.response(2))["result"]["items"], "TRL101"));
+  REQUIRE(s.response(3));
+  CHECK(!has_code((*s.response(3))["result"]["items"], "TRL101"));
+  // The first publication (on open) covered both projects' files with findings.
+  CHECK(!s.published(p.uri("b" + recipe)).empty());
+}
+
+TEST_CASE("lsp server: a launch edited to start another script moves the run; the old script's findings go") {
+  Copy p("trl101/yaml_packing_accel_yaml_cp");
+  const std::string launch = "launch.sh";
+  const std::string recipe = "recipes/qwen2.5-0.5b/sft_long.yaml";
+  std::string text = p.read(launch);
+  Session s;
+  s.add(request(1, "initialize", init_params(p.root.string())));
+  s.add(notification(
+      "textDocument/didOpen",
+      {{"textDocument", {{"uri", p.uri(launch)}, {"languageId", "sh"}, {"version", 1}, {"text", text}}}}));
+  // The launch no longer names the recipe: TRL101 (packing with cp) goes from the recipe.
+  std::string edited = text;
+  edited.replace(edited.find(" \\\n    --config recipes"), std::string::npos, "\n");
+  s.add(notification("textDocument/didChange", {{"textDocument", {{"uri", p.uri(launch)}, {"version", 2}}},
+                                                {"contentChanges", {{{"text", edited}}}}}));
+  s.add(request(2, "textDocument/diagnostic", {{"textDocument", {{"uri", p.uri(recipe)}}}}));
+  s.add(notification("textDocument/didChange", {{"textDocument", {{"uri", p.uri(launch)}, {"version", 3}}},
+                                                {"contentChanges", {{{"text", text}}}}}));
+  s.add(request(3, "textDocument/diagnostic", {{"textDocument", {{"uri", p.uri(recipe)}}}}));
+  s.add(request(4, "shutdown"));
+  s.add(notification("exit"));
+  s.run();
+  REQUIRE(s.response(2));
+  CHECK(!has_code((*s.response(2))["result"]["items"], "TRL101"));
+  auto pub = s.published(p.uri(recipe));
+  REQUIRE(pub.size() >= 3);
+  CHECK(has_code(pub[0], "TRL101"));
+  CHECK(!has_code(pub[1], "TRL101"));
+  CHECK(has_code(pub.back(), "TRL101"));
+  REQUIRE(s.response(3));
+  CHECK(has_code((*s.response(3))["result"]["items"], "TRL101"));
+  CHECK(s.stats.full_analyses == 1);
+}
+
+namespace {
+// Every diagnostic published last for each uri, as one sorted text (for comparing sessions).
+std::string final_diagnostics(const Session& s) {
+  std::map<std::string, json> last;
+  for (const auto& j : s.out)
+    if (j.value("method", "") == "textDocument/publishDiagnostics")
+      last[j["params"]["uri"]] = j["params"]["diagnostics"];
+  std::string out;
+  for (const auto& [uri, d] : last)
+    if (!d.empty()) out += uri + " " + d.dump() + "\n";
+  return out;
+}
+}  // namespace
+
+TEST_CASE("lsp server: many incremental edits (tree-sitter re-parse, partial re-judging) agree with a fresh start") {
+  Copy p("trl101/yaml_packing_accel_yaml_cp");
+  const std::string recipe = "recipes/qwen2.5-0.5b/sft_long.yaml";
+  const std::string script = "scripts/sft.py";
+  std::string yaml = p.read(recipe), py = p.read(script);
+  Session s;
+  s.add(request(1, "initialize", init_params(p.root.string())));
+  for (const auto& [rel, text] : {std::pair{recipe, yaml}, std::pair{script, py}})
+    s.add(notification("textDocument/didOpen", {{"textDocument", {{"uri", p.uri(rel)}, {"version", 1}, {"text", text}}}}));
+  // Deterministic pseudo-random edits of both files, with non-ASCII text: insertions, deletions,
+  // replacements across lines. The server's copy must follow, and its results match a server
+  // that opens the final texts.
+  std::uint32_t seed = 12345;
+  auto next = [&](std::uint32_t n) {
+    seed = seed * 1103515245u + 12345u;
+    return (seed >> 8) % n;
+  };
+  const char* inserts[] = {"x", "\n", "# \xC3\xA9\xF0\x9F\x98\x80\n", "packing: true\n", "  ", "", "cp_size: 2\n"};
+  int edits = 0;
+  for (int i = 0; i < 40; ++i) {
+    const bool on_yaml = i % 2 == 0;
+    std::string& text = on_yaml ? yaml : py;
+    const std::string uri = p.uri(on_yaml ? recipe : script);
+    const std::uint32_t lines = static_cast<std::uint32_t>(std::count(text.begin(), text.end(), '\n'));
+    const std::uint32_t l1 = next(lines), l2 = std::min(lines, l1 + next(3));
+    const std::uint32_t c1 = next(6), c2 = l2 == l1 ? c1 + next(4) : next(6);
+    const std::string ins = inserts[next(7)];
+    DocumentStore::apply_change(text, l1, c1, l2, c2, ins);
+    s.add(notification("textDocument/didChange",
+                       {{"textDocument", {{"uri", uri}, {"version", i + 2}}},
+                        {"contentChanges",
+                         {{{"range", {{"start", {{"line", l1}, {"character", c1}}}, {"end", {{"line", l2}, {"character", c2}}}}},
+                           {"text", ins}}}}}));
+    ++edits;
+  }
+  s.add(request(2, "shutdown"));
+  s.add(notification("exit"));
+  s.run();
+  CHECK(s.stats.full_analyses == 1);
+  CHECK(s.stats.full_parses == 2);  // each document once, on open
+  CHECK(s.stats.incremental_parses == static_cast<std::size_t>(edits));
+
+  Session fresh;
+  fresh.add(request(1, "initialize", init_params(p.root.string())));
+  for (const auto& [rel, text] : {std::pair{recipe, yaml}, std::pair{script, py}})
+    fresh.add(
+        notification("textDocument/didOpen", {{"textDocument", {{"uri", p.uri(rel)}, {"version", 1}, {"text", text}}}}));
+  fresh.add(request(2, "shutdown"));
+  fresh.add(notification("exit"));
+  fresh.run();
+  const std::string a = final_diagnostics(s), b = final_diagnostics(fresh);
+  CHECK(!b.empty());
+  CHECK(a == b);
+}
+
+TEST_CASE("tree-sitter re-parse: the edited old tree re-parsed equals a full parse; other texts unaffected") {
+  std::string text = "import trl\n\nargs = SFTConfig(packing=True, max_length=1024)\n";
+  trl::ts::Tree old = trl::ts::parse(tree_sitter_python(), text);
+  REQUIRE(old);
+  // Replace `True` (bytes 34..38 of line 2) by `False` and tell the old tree.
+  const std::size_t at = text.find("True");
+  text.replace(at, 4, "False");
+  const std::uint32_t col = static_cast<std::uint32_t>(at - text.find("args"));
+  TSInputEdit edit{static_cast<std::uint32_t>(at), static_cast<std::uint32_t>(at + 4),
+                   static_cast<std::uint32_t>(at + 5), {2, col}, {2, col + 4}, {2, col + 5}};
+  ts_tree_edit(old.get(), &edit);
+  trl::ts::Reparse r;
+  r.language = tree_sitter_python();
+  r.text = text;
+  r.old = old.get();
+  trl::ts::Tree inner, tree;
+  {
+    trl::ts::ReparseScope scope(r);
+    inner = trl::ts::parse(tree_sitter_python(), "x = 1\n");  // another text: a plain parse
+    CHECK(!r.consumed);
+    tree = trl::ts::parse(tree_sitter_python(), text);
+    CHECK(r.consumed);
+  }
+  CHECK(r.used_old);
+  REQUIRE(r.tree);
+  trl::ts::Tree full = trl::ts::parse(tree_sitter_python(), text);
+  auto str = [](const trl::ts::Tree& t) {
+    char* s = ts_node_string(ts_tree_root_node(t.get()));
+    std::string out(s);
+    free(s);
+    return out;
+  };
+  CHECK(str(tree) == str(full));
+  CHECK(str(r.tree) == str(full));
+  CHECK(str(full).find("false") != std::string::npos);
+  CHECK(ts_node_end_byte(ts_tree_root_node(inner.get())) == 6);
+  // Outside a scope nothing is reused.
+  trl::ts::Reparse unused;
+  CHECK(!unused.consumed);
 }
