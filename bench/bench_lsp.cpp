@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -88,7 +89,10 @@ Child spawn(const std::string& exe, const fs::path& cwd) {
     close(in[1]);
     close(out[0]);
     fs::current_path(cwd);
-    execl(exe.c_str(), exe.c_str(), "server", static_cast<char*>(nullptr));
+    if (std::getenv("TRL_LINT_BENCH_LOG"))
+      execl(exe.c_str(), exe.c_str(), "server", "--log-timing", static_cast<char*>(nullptr));
+    else
+      execl(exe.c_str(), exe.c_str(), "server", static_cast<char*>(nullptr));
     _exit(127);
   }
   close(in[0]);

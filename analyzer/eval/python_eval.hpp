@@ -37,7 +37,7 @@ struct ScriptSummary {
   std::vector<ValueRef> accelerator_parallelism;  // ParallelismConfig objects given to Accelerator(...)
   std::vector<ValueRef> parsers;                  // TrlParser/HfArgumentParser objects
   std::vector<ModelLoad> model_loads;
-  bool is_entry = false;  // builds a trainer or a trainer config: a training script
+  bool is_entry = false;        // builds a trainer or a trainer config: a training script
   std::vector<FileId> modules;  // the project modules the script imported (transitively), in id order
 };
 

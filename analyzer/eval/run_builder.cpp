@@ -911,12 +911,11 @@ std::set<FileId> run_files(const TrainingRun& run) {
     if (ref.file != kNoFile) out.insert(ref.file);
   if (run.launch && run.launch->span.valid()) out.insert(run.launch->span.file);
   for (const auto& [name, s] : run.args) add_setting_files(s, out);
-  for (const Setting* s : {&run.cp_size, &run.sp_size, &run.num_processes, &run.num_machines, &run.world_size,
-                           &run.dp_replicate_size, &run.dp_shard_size, &run.tp_size, &run.sp_backend,
-                           &run.attn_implementation, &run.accelerate.distributed_type, &run.accelerate.fsdp_version,
-                           &run.accelerate.fsdp_activation_checkpointing, &run.accelerate.mixed_precision,
-                           &run.accelerate.deepspeed_config_file, &run.accelerate.num_processes,
-                           &run.accelerate.num_machines})
+  for (const Setting* s :
+       {&run.cp_size, &run.sp_size, &run.num_processes, &run.num_machines, &run.world_size, &run.dp_replicate_size,
+        &run.dp_shard_size, &run.tp_size, &run.sp_backend, &run.attn_implementation, &run.accelerate.distributed_type,
+        &run.accelerate.fsdp_version, &run.accelerate.fsdp_activation_checkpointing, &run.accelerate.mixed_precision,
+        &run.accelerate.deepspeed_config_file, &run.accelerate.num_processes, &run.accelerate.num_machines})
     add_setting_files(*s, out);
   for (const auto& [key, span] : run.accelerate.deepspeed_file_conflicts)
     if (span.valid()) out.insert(span.file);

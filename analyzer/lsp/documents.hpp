@@ -46,8 +46,8 @@ class DocumentStore {
   struct ByteEdit {
     std::size_t start = 0, old_end = 0, new_end = 0;
   };
-  static ByteEdit apply_change(std::string& doc, std::uint32_t start_line, std::uint32_t start_char, std::uint32_t end_line,
-                           std::uint32_t end_char, std::string_view text);
+  static ByteEdit apply_change(std::string& doc, std::uint32_t start_line, std::uint32_t start_char,
+                               std::uint32_t end_line, std::uint32_t end_char, std::string_view text);
 
  private:
   std::map<std::string, Document> docs_;

@@ -186,7 +186,8 @@ class Server {
     if (method == "textDocument/didChange") return did_change(params);
     if (method == "textDocument/didSave") return did_save(params);
     if (method == "textDocument/didClose") return did_close(params);
-    if (method == "workspace/didChangeWatchedFiles" || method == "workspace/didChangeConfiguration") {
+    if (method == "workspace/didChangeWatchedFiles") return watched_files_changed(params);
+    if (method == "workspace/didChangeConfiguration") {
       reload_workspace();
       return;
     }
@@ -334,7 +335,11 @@ class Server {
       show(1, e.what());
     }
     log_timing("re-evaluated " + std::to_string(rebuilt) + " runs of", runs_.size(), t0);
+    const auto t1 = std::chrono::steady_clock::now();
     publish(touched);
+    if (options_.log_timing)
+      std::cerr << "trl-lint server: published in "
+                << std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t1).count() << " ms\n";
   }
 
   void log_timing(const std::string& what, std::size_t runs, std::chrono::steady_clock::time_point t0) const {
@@ -409,10 +414,15 @@ class Server {
     reparse.text = d.text;
     auto tree = trees_.find(d.uri);
     if (tree != trees_.end()) reparse.old = tree->second.get();
+    const auto t0 = std::chrono::steady_clock::now();
     {
       ts::ReparseScope scope(reparse);
       replace_file_text(*project_, id, d.text);
     }
+    if (options_.log_timing)
+      std::cerr << "trl-lint server: " << (reparse.used_old ? "re-parsed" : "parsed") << " and extracted "
+                << project_->sources.get(id).path << " in "
+                << std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count() << " ms\n";
     if (reparse.tree) {
       ++(reparse.used_old ? stats_.incremental_parses : stats_.full_parses);
       trees_[d.uri] = std::move(reparse.tree);
@@ -543,9 +553,9 @@ class Server {
       if (!in_range(d->text, c.sl, c.sc) || !in_range(d->text, c.el, c.ec))
         notify("window/logMessage",
                {{"type", 2},
-                {"message", "trl-lint: an edit of " + u + " is out of range of the document (" +
-                                std::to_string(c.sl) + ":" + std::to_string(c.sc) + "-" + std::to_string(c.el) + ":" +
-                                std::to_string(c.ec) + "); clamped to it"}});
+                {"message", "trl-lint: an edit of " + u + " is out of range of the document (" + std::to_string(c.sl) +
+                                ":" + std::to_string(c.sc) + "-" + std::to_string(c.el) + ":" + std::to_string(c.ec) +
+                                "); clamped to it"}});
       // Where the edit falls, for the syntax tree: byte offsets and (row, byte column) points.
       std::size_t a = offset_of(d->text, c.sl, c.sc), b = offset_of(d->text, c.el, c.ec);
       if (b < a) std::swap(a, b);
@@ -561,12 +571,9 @@ class Server {
           ++new_end.column;
         }
       }
-      TSInputEdit edit{static_cast<std::uint32_t>(a),
-                       static_cast<std::uint32_t>(b),
-                       static_cast<std::uint32_t>(a + c.text.size()),
-                       {start.line, start.column},
-                       {old_end.line, old_end.column},
-                       {new_end.line, new_end.column}};
+      TSInputEdit edit{
+          static_cast<std::uint32_t>(a), static_cast<std::uint32_t>(b),  static_cast<std::uint32_t>(a + c.text.size()),
+          {start.line, start.column},    {old_end.line, old_end.column}, {new_end.line, new_end.column}};
       ts_tree_edit(tree->second.get(), &edit);
     }
     if (params.at("textDocument").contains("version")) d->version = params["textDocument"].value("version", 0);
@@ -600,6 +607,33 @@ class Server {
   void did_save(const json& params) {
     const std::string path = uri_to_path(text_uri(params));
     if (is_config_file(path)) reload_workspace();
+  }
+
+  // Files changed on disk: a changed file the project holds (not open, not a configuration) is
+  // read again and only its runs re-judged; a created or deleted file, or a configuration,
+  // reloads the workspace (discovery and configuration may differ).
+  void watched_files_changed(const json& params) {
+    std::vector<FileId> changed;
+    bool reload = !project_;
+    for (const json& c : params.at("changes")) {
+      const std::string u = c.at("uri").get<std::string>();
+      const int type = c.at("type").get<int>();  // 1 created, 2 changed, 3 deleted
+      if (docs_.find(u)) continue;               // the editor's text counts, not the disk's
+      const std::string path = uri_to_path(u);
+      const FileId id = file_of_path(path);
+      if (type != 2 || id == kNoFile || is_config_file(path))
+        reload = true;
+      else
+        changed.push_back(id);
+    }
+    if (reload) {
+      reload_workspace();
+      return;
+    }
+    for (FileId id : changed) {
+      reload_file(*project_, id);
+      reanalyse(id);
+    }
   }
 
   void did_close(const json& params) {

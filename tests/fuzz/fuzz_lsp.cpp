@@ -7,10 +7,9 @@
 
 #include <filesystem>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
-
-#include <nlohmann/json.hpp>
 
 #include "analyzer/lsp/framing.hpp"
 #include "analyzer/lsp/server.hpp"

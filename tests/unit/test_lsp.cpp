@@ -5,8 +5,8 @@
 
 #include <catch2/catch.hpp>
 #include <filesystem>
-#include <functional>
 #include <fstream>
+#include <functional>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
@@ -47,16 +47,52 @@ std::vector<json> replies(const std::string& out) {
   return all;
 }
 
+// An input stream of parts; before the reader gets the first byte of a part, that part's action
+// runs (a file changed on disk in the middle of a session).
+class PartsBuf : public std::streambuf {
+ public:
+  struct Part {
+    std::function<void()> action;
+    std::string text;
+  };
+  explicit PartsBuf(std::vector<Part> parts) : parts_(std::move(parts)) {}
+
+ protected:
+  int_type underflow() override {
+    while (next_ < parts_.size()) {
+      Part& p = parts_[next_++];
+      if (p.action) p.action();
+      if (p.text.empty()) continue;
+      setg(p.text.data(), p.text.data(), p.text.data() + p.text.size());
+      return traits_type::to_int_type(*gptr());
+    }
+    return traits_type::eof();
+  }
+
+ private:
+  std::vector<Part> parts_;
+  std::size_t next_ = 0;
+};
+
 struct Session {
   std::string input;
+  std::vector<PartsBuf::Part> parts;  // with `then`: the input in parts
   std::vector<json> out;
   int code = -1;
   ServerStats stats;
   void add(const json& j) { input += frame(j); }
   void add_raw(const std::string& s) { input += s; }
+  // What follows is read only after `action` ran.
+  void then(std::function<void()> action) {
+    parts.push_back({nullptr, input});
+    input.clear();
+    parts.push_back({std::move(action), ""});
+  }
   void run() {
     const fs::path cwd = fs::current_path();
-    std::istringstream in(input);
+    parts.push_back({nullptr, input});
+    PartsBuf buf(parts);
+    std::istream in(&buf);
     std::ostringstream os;
     ServerOptions options;
     options.stats = &stats;
@@ -270,8 +306,8 @@ TEST_CASE("lsp robust: wrong Content-Length (not a number, missing, too short, t
     // Too short: the body is cut, which is invalid JSON; the rest is skipped up to the next header.
     const std::string body = request(5, "shutdown").dump();
     s.add_raw("Content-Length: 10\r\n\r\n" + body);
-    s.add(request(6, "textDocument/hover", {{"textDocument", {{"uri", "file:///x.yaml"}}},
-                                            {"position", {{"line", 0}, {"character", 0}}}}));
+    s.add(request(6, "textDocument/hover",
+                  {{"textDocument", {{"uri", "file:///x.yaml"}}}, {"position", {{"line", 0}, {"character", 0}}}}));
   });
   CHECK(count_errors(s, -32700) == 3);
   CHECK(!s.response(5));  // the cut message was not taken as a request
@@ -339,9 +375,10 @@ TEST_CASE("lsp robust: notifications and requests for documents the server does 
   s.add(request(3, "textDocument/hover",
                 {{"textDocument", {{"uri", ghost}}}, {"position", {{"line", 0}, {"character", 0}}}}));
   json pos = {{"line", 0}, {"character", 0}};
-  s.add(request(4, "textDocument/codeAction", {{"textDocument", {{"uri", ghost}}},
-                                               {"range", {{"start", pos}, {"end", pos}}},
-                                               {"context", {{"diagnostics", json::array()}}}}));
+  s.add(request(4, "textDocument/codeAction",
+                {{"textDocument", {{"uri", ghost}}},
+                 {"range", {{"start", pos}, {"end", pos}}},
+                 {"context", {{"diagnostics", json::array()}}}}));
   s.add(request(5, "shutdown"));
   s.add(notification("exit"));
   s.run();
@@ -586,11 +623,10 @@ TEST_CASE("lsp server: an edit re-judges only the runs its file takes part in, a
   const std::string accel = "/recipes/accelerate_configs/context_parallel_2gpu.yaml";
   Session s;
   s.add(request(1, "initialize", init_params(p.root.string())));
-  s.add(notification("textDocument/didOpen", {{"textDocument",
-                                               {{"uri", p.uri("a" + recipe)},
-                                                {"languageId", "yaml"},
-                                                {"version", 1},
-                                                {"text", p.read("a" + recipe)}}}}));
+  s.add(notification(
+      "textDocument/didOpen",
+      {{"textDocument",
+        {{"uri", p.uri("a" + recipe)}, {"languageId", "yaml"}, {"version", 1}, {"text", p.read("a" + recipe)}}}}));
   s.add(request(2, "textDocument/diagnostic", {{"textDocument", {{"uri", p.uri("b" + recipe)}}}}));
   // a's recipe: `packing: true` -> `packing: false` fixes a's TRL101.
   json change = {{"range", {{"start", {{"line", 14}, {"character", 9}}}, {"end", {{"line", 14}, {"character", 13}}}}},
@@ -630,9 +666,9 @@ TEST_CASE("lsp server: a launch edited to start another script moves the run; th
   std::string text = p.read(launch);
   Session s;
   s.add(request(1, "initialize", init_params(p.root.string())));
-  s.add(notification(
-      "textDocument/didOpen",
-      {{"textDocument", {{"uri", p.uri(launch)}, {"languageId", "sh"}, {"version", 1}, {"text", text}}}}));
+  s.add(
+      notification("textDocument/didOpen",
+                   {{"textDocument", {{"uri", p.uri(launch)}, {"languageId", "sh"}, {"version", 1}, {"text", text}}}}));
   // The launch no longer names the recipe: TRL101 (packing with cp) goes from the recipe.
   std::string edited = text;
   edited.replace(edited.find(" \\\n    --config recipes"), std::string::npos, "\n");
@@ -679,7 +715,8 @@ TEST_CASE("lsp server: many incremental edits (tree-sitter re-parse, partial re-
   Session s;
   s.add(request(1, "initialize", init_params(p.root.string())));
   for (const auto& [rel, text] : {std::pair{recipe, yaml}, std::pair{script, py}})
-    s.add(notification("textDocument/didOpen", {{"textDocument", {{"uri", p.uri(rel)}, {"version", 1}, {"text", text}}}}));
+    s.add(notification("textDocument/didOpen",
+                       {{"textDocument", {{"uri", p.uri(rel)}, {"version", 1}, {"text", text}}}}));
   // Deterministic pseudo-random edits of both files, with non-ASCII text: insertions, deletions,
   // replacements across lines. The server's copy must follow, and its results match a server
   // that opens the final texts.
@@ -699,11 +736,12 @@ TEST_CASE("lsp server: many incremental edits (tree-sitter re-parse, partial re-
     const std::uint32_t c1 = next(6), c2 = l2 == l1 ? c1 + next(4) : next(6);
     const std::string ins = inserts[next(7)];
     DocumentStore::apply_change(text, l1, c1, l2, c2, ins);
-    s.add(notification("textDocument/didChange",
-                       {{"textDocument", {{"uri", uri}, {"version", i + 2}}},
-                        {"contentChanges",
-                         {{{"range", {{"start", {{"line", l1}, {"character", c1}}}, {"end", {{"line", l2}, {"character", c2}}}}},
-                           {"text", ins}}}}}));
+    s.add(notification(
+        "textDocument/didChange",
+        {{"textDocument", {{"uri", uri}, {"version", i + 2}}},
+         {"contentChanges",
+          {{{"range", {{"start", {{"line", l1}, {"character", c1}}}, {"end", {{"line", l2}, {"character", c2}}}}},
+            {"text", ins}}}}}));
     ++edits;
   }
   s.add(request(2, "shutdown"));
@@ -716,8 +754,8 @@ TEST_CASE("lsp server: many incremental edits (tree-sitter re-parse, partial re-
   Session fresh;
   fresh.add(request(1, "initialize", init_params(p.root.string())));
   for (const auto& [rel, text] : {std::pair{recipe, yaml}, std::pair{script, py}})
-    fresh.add(
-        notification("textDocument/didOpen", {{"textDocument", {{"uri", p.uri(rel)}, {"version", 1}, {"text", text}}}}));
+    fresh.add(notification("textDocument/didOpen",
+                           {{"textDocument", {{"uri", p.uri(rel)}, {"version", 1}, {"text", text}}}}));
   fresh.add(request(2, "shutdown"));
   fresh.add(notification("exit"));
   fresh.run();
@@ -734,8 +772,12 @@ TEST_CASE("tree-sitter re-parse: the edited old tree re-parsed equals a full par
   const std::size_t at = text.find("True");
   text.replace(at, 4, "False");
   const std::uint32_t col = static_cast<std::uint32_t>(at - text.find("args"));
-  TSInputEdit edit{static_cast<std::uint32_t>(at), static_cast<std::uint32_t>(at + 4),
-                   static_cast<std::uint32_t>(at + 5), {2, col}, {2, col + 4}, {2, col + 5}};
+  TSInputEdit edit{static_cast<std::uint32_t>(at),
+                   static_cast<std::uint32_t>(at + 4),
+                   static_cast<std::uint32_t>(at + 5),
+                   {2, col},
+                   {2, col + 4},
+                   {2, col + 5}};
   ts_tree_edit(old.get(), &edit);
   trl::ts::Reparse r;
   r.language = tree_sitter_python();
@@ -765,4 +807,34 @@ TEST_CASE("tree-sitter re-parse: the edited old tree re-parsed equals a full par
   // Outside a scope nothing is reused.
   trl::ts::Reparse unused;
   CHECK(!unused.consumed);
+}
+
+TEST_CASE("lsp server: a watched file changed on disk re-judges its runs; a created file reloads everything") {
+  Copy p("trl101/yaml_packing_accel_yaml_cp");
+  const std::string recipe = "recipes/qwen2.5-0.5b/sft_long.yaml";
+  const std::string accel = "recipes/accelerate_configs/context_parallel_2gpu.yaml";
+  std::string text = p.read(accel);
+  text.replace(text.find("parallelism_config_cp_size: 2"), 29, "parallelism_config_cp_size: 1");
+  Session s;
+  s.add(request(1, "initialize", init_params(p.root.string())));
+  s.add(request(4, "textDocument/diagnostic", {{"textDocument", {{"uri", p.uri(recipe)}}}}));
+  s.then([&] { std::ofstream(p.root / accel) << text; });
+  s.add(notification("workspace/didChangeWatchedFiles", {{"changes", {{{"uri", p.uri(accel)}, {"type", 2}}}}}));
+  s.add(request(2, "textDocument/diagnostic", {{"textDocument", {{"uri", p.uri(recipe)}}}}));
+  s.add(notification("workspace/didChangeWatchedFiles",
+                     {{"changes", {{{"uri", p.uri("recipes/new.yaml")}, {"type", 1}}}}}));
+  s.add(request(3, "shutdown"));
+  s.add(notification("exit"));
+  s.run();
+  CHECK(s.code == 0);
+  REQUIRE(s.response(4));
+  CHECK(has_code((*s.response(4))["result"]["items"], "TRL101"));
+  REQUIRE(s.response(2));
+  CHECK(!has_code((*s.response(2))["result"]["items"], "TRL101"));
+  CHECK(s.stats.runs_rebuilt == 1);
+  CHECK(s.stats.full_analyses == 2);  // initialize, and the created file
+  // The recipe (never opened) was told its TRL101 is gone.
+  auto pub = s.published(p.uri(recipe));
+  REQUIRE(!pub.empty());
+  CHECK(!has_code(pub.back(), "TRL101"));
 }
