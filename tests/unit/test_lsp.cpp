@@ -659,7 +659,7 @@ TEST_CASE("lsp server: an edit re-judges only the runs its file takes part in, a
   CHECK(!s.published(p.uri("b" + recipe)).empty());
 }
 
-TEST_CASE("lsp server: a launch edited to start another script moves the run; the old script's findings go") {
+TEST_CASE("lsp server: a launch line edited to drop the recipe takes its finding away; the undo brings it back") {
   Copy p("trl101/yaml_packing_accel_yaml_cp");
   const std::string launch = "launch.sh";
   const std::string recipe = "recipes/qwen2.5-0.5b/sft_long.yaml";
