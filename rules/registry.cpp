@@ -3,12 +3,26 @@
 namespace trl {
 
 // One line per rule; each factory lives in the rule's own file.
+std::unique_ptr<Rule> make_unknown_config_key();
+std::unique_ptr<Rule> make_yaml_float_read_as_string();
+std::unique_ptr<Rule> make_yaml_word_read_as_boolean();
+std::unique_ptr<Rule> make_invalid_choice();
 std::unique_ptr<Rule> make_packing_with_context_parallelism();
+std::unique_ptr<Rule> make_renamed_argument();
+std::unique_ptr<Rule> make_removed_argument();
+std::unique_ptr<Rule> make_renamed_value();
 
 const std::vector<std::unique_ptr<Rule>>& all_rules() {
   static const std::vector<std::unique_ptr<Rule>> rules = [] {
     std::vector<std::unique_ptr<Rule>> r;
+    r.push_back(make_unknown_config_key());
+    r.push_back(make_yaml_float_read_as_string());
+    r.push_back(make_yaml_word_read_as_boolean());
+    r.push_back(make_invalid_choice());
     r.push_back(make_packing_with_context_parallelism());
+    r.push_back(make_renamed_argument());
+    r.push_back(make_removed_argument());
+    r.push_back(make_renamed_value());
     return r;
   }();
   return rules;

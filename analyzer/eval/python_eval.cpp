@@ -3,6 +3,7 @@
 #include <map>
 #include <set>
 
+#include "analyzer/facts/yaml_node.hpp"
 #include "analyzer/knowledge/knowledge.hpp"
 
 namespace trl {
@@ -37,7 +38,7 @@ struct Frame {
 
 class Interpreter {
  public:
-  Interpreter(const py::Module& m, const Knowledge& k) : m_(m), k_(k) {}
+  Interpreter(const py::Module& m, const Knowledge& k, const YamlLoader& yaml) : m_(m), k_(k), yaml_(yaml) {}
 
   ScriptSummary run() {
     Frame frame;
@@ -58,6 +59,8 @@ class Interpreter {
     out.trainers = trainers_;
     out.accelerator_parallelism = accelerator_pcs_;
     out.parsers = parsers_;
+    out.constructions = constructions_;
+    out.parser_keeps_unknown = parser_keeps_unknown_;
     std::set<int> seen;
     for (const auto& t : trainers_) {
       if (t.args && t.args->kind == PyValue::Kind::Object && seen.insert(t.args->object_id).second)
@@ -144,7 +147,13 @@ class Interpreter {
         branch(s.body, s.orelse, scope, frame, depth);
         break;
       }
-      case StmtKind::With: exec_block(s.body, scope, frame, depth); break;
+      case StmtKind::With:
+        if (s.value != py::kNoExpr) {
+          ValueRef v = eval(s.value, scope, depth);
+          if (!s.targets.empty()) assign(s.targets[0], v, scope, depth);
+        }
+        exec_block(s.body, scope, frame, depth);
+        break;
       case StmtKind::Try: {
         exec_block(s.body, scope, frame, depth);
         for (const auto& h : s.handlers) {
@@ -286,6 +295,10 @@ class Interpreter {
       case ExprKind::Constant: return make_const(e.constant, e.span);
       case ExprKind::Name: {
         if (ValueRef v = scope.lookup(e.name)) return v;
+        // Builtins the evaluator models (unless shadowed above).
+        static const std::set<std::string, std::less<>> builtins = {"dict", "int",     "float", "str",
+                                                                    "bool", "setattr", "open"};
+        if (builtins.count(e.name)) return symbol(e.name, e.span);
         return make_unknown(e.span);
       }
       case ExprKind::Attribute: {
@@ -484,6 +497,9 @@ class Interpreter {
       if (self->kind == PyValue::Kind::Object && self->cls && self->cls->role == ClassRole::ArgParser)
         return parser_method(*self, fn.name, e, scope, depth);
       if (self->kind == PyValue::Kind::Dict) return dict_method(self, fn, e, scope, depth);
+      if (self->kind == PyValue::Kind::Symbol && self->qualified == "<file>" &&
+          (fn.name == "read_text" || fn.name == "read" || fn.name == "open"))
+        return self;
     }
     ValueRef callee = eval(e.a, scope, depth);
     if (callee->kind == PyValue::Kind::Function) {
@@ -509,6 +525,25 @@ class Interpreter {
       return d;
     }
     if (callee->cls) return construct(*callee, e, scope, depth);
+    if (q == "open" || q == "pathlib.Path" || q == "Path") {
+      // A project file opened by a constant path: remembered for yaml.safe_load.
+      Args args = eval_args(e, scope, depth);
+      if (!args.positional.empty() && args.positional[0]->is_const() &&
+          args.positional[0]->constant.kind == Scalar::Kind::Str) {
+        auto f = std::make_shared<PyValue>();
+        f->kind = PyValue::Kind::Symbol;
+        f->qualified = "<file>";
+        f->constant = args.positional[0]->constant;
+        f->span = e.span;
+        return f;
+      }
+      return make_unknown(e.span);
+    }
+    if ((q == "yaml.safe_load" || q == "yaml.load" || q == "yaml.full_load") && !e.args.empty()) {
+      Args args = eval_args(e, scope, depth);
+      if (!args.positional.empty()) return load_yaml(args.positional[0], e.span);
+      return make_unknown(e.span);
+    }
     if (q == "setattr" && e.args.size() == 3) {
       const py::Expr& target = m_.expr(e.args[0].value);
       ValueRef name = eval(e.args[1].value, scope, depth);
@@ -558,6 +593,40 @@ class Interpreter {
     return make_unknown(span);
   }
 
+  // yaml.safe_load(open("cfg.yaml")) / yaml.safe_load(Path("cfg.yaml").read_text()): the
+  // document's top-level mapping as a dict, each entry set at its YAML key.
+  ValueRef load_yaml(const ValueRef& source, Span span) {
+    if (!yaml_ || source->kind != PyValue::Kind::Symbol || source->qualified != "<file>") return make_unknown(span);
+    const YamlNode* root = yaml_(source->constant.s);
+    if (!root) return make_unknown(span);
+    return from_yaml(*root, span, 0);
+  }
+
+  ValueRef from_yaml(const YamlNode& node, Span span, int depth) {
+    if (depth > 16) return make_unknown(span);
+    switch (node.kind) {
+      case YamlNode::Kind::Scalar: return make_const(node.scalar, node.span);
+      case YamlNode::Kind::Mapping: {
+        auto d = std::make_shared<PyValue>();
+        d->kind = PyValue::Kind::Dict;
+        d->span = node.span;
+        for (const auto& entry : node.entries) {
+          std::erase_if(d->members, [&](const Member& m) { return m.name == entry.key; });
+          d->members.push_back({entry.key, from_yaml(*entry.value, entry.key_span, depth + 1), entry.key_span});
+        }
+        return d;
+      }
+      case YamlNode::Kind::Sequence: {
+        auto l = std::make_shared<PyValue>();
+        l->kind = PyValue::Kind::List;
+        l->span = node.span;
+        for (const auto& item : node.items) l->items.push_back(from_yaml(*item, item->span, depth + 1));
+        return l;
+      }
+      default: return make_unknown(span);
+    }
+  }
+
   ValueRef dict_method(const ValueRef& self, const py::Expr& fn, const py::Expr& e, Scope& scope, int depth) {
     Args args = eval_args(e, scope, depth);
     if (fn.name == "get" && !args.positional.empty() && args.positional[0]->kind == PyValue::Kind::Const) {
@@ -598,6 +667,7 @@ class Interpreter {
       obj->members.push_back(kw);
     }
     obj->complete = !args.unknown_spread;
+    constructions_.push_back({&cls, callee.qualified, e.span, args.keywords, args.unknown_spread});
     switch (cls.role) {
       case ClassRole::TrainerConfig: objects_[obj->object_id] = obj; break;
       case ClassRole::Trainer: {
@@ -649,8 +719,10 @@ class Interpreter {
       }
     }
     for (const auto& kw : args.keywords)
-      if (kw.name == "return_remaining_strings" && !(kw.value->is_const() && !kw.value->constant.truthy()))
+      if (kw.name == "return_remaining_strings" && !(kw.value->is_const() && !kw.value->constant.truthy())) {
         tuple->items.push_back(make_unknown(e.span));
+        parser_keeps_unknown_ = true;
+      }
     if (parser.parser_classes.size() == 1 && tuple->items.size() == 1) return tuple;
     return tuple;
   }
@@ -702,6 +774,9 @@ class Interpreter {
 
   const py::Module& m_;
   const Knowledge& k_;
+  const YamlLoader& yaml_;
+  std::vector<Construction> constructions_;
+  bool parser_keeps_unknown_ = false;
   Scope globals_;
   std::size_t steps_ = 0;
   int next_object_ = 0;
@@ -716,8 +791,8 @@ class Interpreter {
 
 }  // namespace
 
-ScriptSummary evaluate_module(const py::Module& module, const Knowledge& knowledge) {
-  Interpreter interp(module, knowledge);
+ScriptSummary evaluate_module(const py::Module& module, const Knowledge& knowledge, const YamlLoader& yaml) {
+  Interpreter interp(module, knowledge, yaml);
   return interp.run();
 }
 

@@ -107,11 +107,7 @@ class Builder {
   Builder(const Project& p, const Knowledge& k) : p_(p), k_(k) {}
 
   std::vector<TrainingRun> build() {
-    for (FileId id = 0; id < p_.sources.size(); ++id) {
-      const auto& f = p_.sources.get(id);
-      if (f.kind == FileKind::Python && p_.facts[id].loaded && imports_training_library(p_.facts[id].python))
-        summaries_[id] = evaluate_module(p_.facts[id].python, k_);
-    }
+    summaries_ = evaluate_scripts(p_, k_);
     std::vector<TrainingRun> runs;
     std::set<FileId> launched;
     for (FileId id = 0; id < p_.sources.size(); ++id) {
@@ -199,6 +195,8 @@ class Builder {
       if (run.config_class) classes.push_back(run.config_class);
       for (auto name : {"ScriptArguments", "ModelConfig", "DatasetMixtureConfig"})
         if (auto* c = k_.find(name)) classes.push_back(c);
+      run.parser_classes = classes;
+      run.parser_classes_complete = run.config_class != nullptr;
       EnvMap yaml_env;
       apply_parser_inputs(run, classes, yaml_env);
       compute_topology(run, nullptr, yaml_env);
@@ -229,10 +227,19 @@ class Builder {
       if (config->from_parser) {
         run.args_from_parser = true;
         std::vector<const ClassInfo*> classes;
-        for (const auto& parser : summary.parsers)
+        bool complete = !summary.parsers.empty();
+        for (const auto& parser : summary.parsers) {
+          if (parser->parser_classes.empty()) complete = false;
           for (const auto& c : parser->parser_classes)
-            if (c->cls) classes.push_back(c->cls);
+            if (c->cls)
+              classes.push_back(c->cls);
+            else
+              complete = false;
+        }
         if (classes.empty() && config->cls) classes.push_back(config->cls);
+        run.parser_classes = classes;
+        run.parser_classes_complete = complete;
+        run.parser_keeps_unknown = summary.parser_keeps_unknown;
         if (launch)
           apply_parser_inputs(run, classes, yaml_env);
         else
@@ -467,6 +474,24 @@ void apply_cli_args(const std::vector<Word>& args, const std::vector<const Class
       out[name] = Setting::unknown(w.span, "command line");
     }
   }
+}
+
+std::map<FileId, ScriptSummary> evaluate_scripts(const Project& project, const Knowledge& knowledge) {
+  std::map<FileId, ScriptSummary> out;
+  for (FileId id = 0; id < project.sources.size(); ++id) {
+    const auto& f = project.sources.get(id);
+    if (f.kind != FileKind::Python || !project.facts[id].loaded || !imports_training_library(project.facts[id].python))
+      continue;
+    const std::string dir = fs::path(f.abs_path).parent_path().string();
+    YamlLoader loader = [&project, dir](const std::string& path) -> const YamlNode* {
+      std::error_code ec;
+      FileId y = project.resolve(path, {dir, project.root, fs::current_path(ec).string()});
+      if (y == kNoFile || project.sources.get(y).kind != FileKind::Yaml) return nullptr;
+      return yaml_root(project, y);
+    };
+    out[id] = evaluate_module(project.facts[id].python, knowledge, loader);
+  }
+  return out;
 }
 
 std::vector<TrainingRun> build_runs(const Project& project, const Knowledge& knowledge) {

@@ -44,6 +44,11 @@ struct TrainingRun {
   FileId accelerate_yaml = kNoFile;
   bool args_from_parser = false;  // trainer args come from argv and --config
   bool args_fully_known = true;   // false: unset fields may still be set somewhere we cannot see
+  // The dataclasses the argument parser fills from argv and --config (args_from_parser runs);
+  // complete = false when one of them is the script's own class, unknown to trl-lint.
+  std::vector<const ClassInfo*> parser_classes;
+  bool parser_classes_complete = false;
+  bool parser_keeps_unknown = false;  // unknown keys are handed back to the script, not rejected
 
   std::map<std::string, Setting, std::less<>> args;  // explicitly set trainer arguments
   Setting cp_size;

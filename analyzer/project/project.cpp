@@ -5,6 +5,7 @@
 #include <fstream>
 #include <thread>
 
+#include "analyzer/deps/pin_extractor.hpp"
 #include "analyzer/discover/discover.hpp"
 #include "analyzer/python/python_extractor.hpp"
 #include "analyzer/shell/shell_extractor.hpp"
@@ -92,6 +93,7 @@ void extract_file(Project& project, FileId id) {
     }
     default: break;
   }
+  deps::extract_pins(file, facts);
 }
 
 Project load_project(const LoadOptions& options) {

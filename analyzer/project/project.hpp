@@ -9,6 +9,7 @@
 
 #include "analyzer/facts/command.hpp"
 #include "analyzer/facts/file_facts.hpp"
+#include "analyzer/facts/package_pin.hpp"
 #include "analyzer/facts/python_ir.hpp"
 #include "analyzer/facts/yaml_node.hpp"
 #include "analyzer/source/source_file.hpp"
@@ -19,6 +20,7 @@ struct FileFacts {
   py::Module python;                  // Python files
   std::vector<YamlDocument> yaml;     // YAML files
   std::vector<CommandFact> commands;  // shell scripts
+  std::vector<PackagePin> pins;       // requirement pins of trl/transformers/accelerate
   std::vector<FileProblem> problems;
   bool loaded = false;  // text read and parsed
 };
@@ -28,6 +30,9 @@ struct Project {
   SourceManager sources;
   std::vector<FileFacts> facts;            // indexed by FileId
   std::vector<std::string> missing_paths;  // given on the command line but absent
+  // Library versions fixed from outside (`--target-version trl=0.19.1`, the project config):
+  // library name -> version. They win over the pins found in the files.
+  std::map<std::string, std::string, std::less<>> target_versions;
 
   // A project file by a path as a launch line or config names it, tried against each base
   // folder in order (absolute folders). kNoFile when absent.

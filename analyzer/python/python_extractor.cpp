@@ -454,6 +454,25 @@ class Converter {
       Stmt s;
       s.kind = StmtKind::With;
       s.span = span(n);
+      // `with open(path) as f:` (one item): value = open(path), targets = [f].
+      for (TSNode clause : ts::named_children(n)) {
+        if (ts::type(clause) != "with_clause") continue;
+        auto items = ts::named_children(clause);
+        if (items.size() != 1 || ts::type(items[0]) != "with_item") break;
+        TSNode v = ts::field(items[0], "value");
+        if (ts_node_is_null(v)) break;
+        if (ts::type(v) == "as_pattern") {
+          auto parts = ts::named_children(v);
+          TSNode alias = ts::field(v, "alias");
+          if (!parts.empty() && !ts_node_is_null(alias)) {
+            s.value = expr(parts[0], depth + 1);
+            auto names = ts::named_children(alias);
+            s.targets.push_back(expr(names.empty() ? alias : names[0], depth + 1));
+          }
+        } else {
+          s.value = expr(v, depth + 1);
+        }
+      }
       s.body = block_of(ts::field(n, "body"), depth);
       out.push_back(add(std::move(s)));
       return;
