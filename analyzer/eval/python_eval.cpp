@@ -83,6 +83,8 @@ struct ProjectEvaluator::Impl {
   std::vector<ValueRef> accelerator_pcs;
   std::vector<ValueRef> parsers;
   std::vector<ModelLoad> model_loads;
+  std::vector<Construction> constructions;
+  bool parser_keeps_unknown = false;
   std::set<std::pair<FileId, StmtId>> executed;
   std::set<std::pair<FileId, StmtId>> active;
   std::map<std::string, std::pair<ValueRef, ValueRef>> memo;  // call -> (result, final self)
@@ -106,6 +108,8 @@ struct ProjectEvaluator::Impl {
     accelerator_pcs.clear();
     parsers.clear();
     model_loads.clear();
+    constructions.clear();
+    parser_keeps_unknown = false;
     executed.clear();
     active.clear();
     memo.clear();
@@ -1137,6 +1141,7 @@ class Exec {
       obj->members.push_back(kw);
     }
     obj->complete = !args.unknown_spread;
+    ev_.constructions.push_back({&cls, callee.qualified, e.span, args.keywords, args.unknown_spread});
     switch (cls.role) {
       case ClassRole::TrainerConfig: ev_.objects[obj->object_id] = obj; break;
       case ClassRole::Trainer: {
@@ -1213,9 +1218,16 @@ class Exec {
         tuple->items.push_back(make_unknown(e.span));
       }
     }
-    for (const auto& kw : args.keywords)
-      if (kw.name == "return_remaining_strings" && !(kw.value->is_const() && !kw.value->constant.truthy()))
+    for (const auto& kw : args.keywords) {
+      if (kw.name == "return_remaining_strings" && !(kw.value->is_const() && !kw.value->constant.truthy())) {
         tuple->items.push_back(make_unknown(e.span));
+        ev_.parser_keeps_unknown = true;
+      }
+      // TrlParser.parse_args_and_config(fail_with_unknown_args=False) hands unknown keys back too;
+      // anything but a known False may do so.
+      if (kw.name == "fail_with_unknown_args" && !(kw.value->is_const() && kw.value->constant.truthy()))
+        ev_.parser_keeps_unknown = true;
+    }
     return tuple;
   }
 
@@ -1319,6 +1331,8 @@ ScriptSummary ProjectEvaluator::summarize(FileId file) {
   out.accelerator_parallelism = ev.accelerator_pcs;
   out.parsers = ev.parsers;
   out.model_loads = ev.model_loads;
+  out.constructions = ev.constructions;
+  out.parser_keeps_unknown = ev.parser_keeps_unknown;
   std::set<int> seen;
   for (const auto& t : ev.trainers) {
     if (t.args && t.args->kind == PyValue::Kind::Object && seen.insert(t.args->object_id).second)

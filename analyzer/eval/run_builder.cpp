@@ -139,16 +139,28 @@ class Builder {
  public:
   Builder(const Project& p, const Knowledge& k) : p_(p), k_(k), evaluator_(p, k) {}
 
-  std::vector<TrainingRun> build(const std::vector<DeclaredRun>& declared) {
-    // Scripts that import a training library directly may be run on their own; others are
-    // evaluated when a launch names them or when an entry script imports them. Python blocks
-    // of Markdown pages and notebook cells count as scripts too.
-    std::vector<FileId> candidates;
+  // Scripts that import a training library directly may be run on their own; others are
+  // evaluated when a launch names them or when an entry script imports them. Python blocks
+  // of Markdown pages and notebook cells count as scripts too.
+  std::vector<FileId> candidates() const {
+    std::vector<FileId> out;
     for (FileId id = 0; id < p_.sources.size(); ++id) {
       const auto& f = p_.sources.get(id);
       const bool python = f.kind == FileKind::Python || f.kind == FileKind::Markdown || f.kind == FileKind::Notebook;
-      if (python && p_.facts[id].loaded && imports_training_library(p_.facts[id].python)) candidates.push_back(id);
+      if (python && p_.facts[id].loaded && imports_training_library(p_.facts[id].python)) out.push_back(id);
     }
+    return out;
+  }
+
+  // The evaluation of every candidate script, each run as the main script.
+  std::map<FileId, ScriptSummary> scripts() {
+    std::map<FileId, ScriptSummary> out;
+    for (FileId id : candidates()) out.emplace(id, summary(id));
+    return out;
+  }
+
+  std::vector<TrainingRun> build(const std::vector<DeclaredRun>& declared) {
+    const std::vector<FileId> candidates = this->candidates();
     std::vector<TrainingRun> runs;
     std::set<FileId> launched;
     for (FileId id = 0; id < p_.sources.size(); ++id) {
@@ -355,6 +367,7 @@ class Builder {
       for (auto name : {"ScriptArguments", "ModelConfig", "DatasetMixtureConfig"})
         if (auto* c = k_.find(name)) classes.push_back(c);
       run.parser_classes = classes;
+      run.parser_classes_complete = run.config_class != nullptr;
       EnvMap yaml_env;
       apply_parser_inputs(run, classes, yaml_env);
       compute_topology(run, nullptr, yaml_env);
@@ -396,8 +409,13 @@ class Builder {
             else if (!c->cls)
               run.parser_classes_complete = false;
           }
+        // No parser seen, or one whose dataclasses we could not read: any key may be valid.
+        if (summary.parsers.empty()) run.parser_classes_complete = false;
+        for (const auto& parser : summary.parsers)
+          if (parser->parser_classes.empty()) run.parser_classes_complete = false;
         if (classes.empty() && config->cls) classes.push_back(config->cls);
         run.parser_classes = classes;
+        run.parser_keeps_unknown = summary.parser_keeps_unknown;
         if (launch)
           apply_parser_inputs(run, classes, yaml_env);
         else
@@ -863,6 +881,10 @@ void apply_cli_args(const std::vector<Word>& args, const std::vector<const Class
       out[name] = Setting::unknown(w.span, "command line");
     }
   }
+}
+
+std::map<FileId, ScriptSummary> evaluate_scripts(const Project& project, const Knowledge& knowledge) {
+  return Builder(project, knowledge).scripts();
 }
 
 std::vector<TrainingRun> build_runs(const Project& project, const Knowledge& knowledge,

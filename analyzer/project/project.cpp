@@ -5,11 +5,12 @@
 #include <fstream>
 #include <thread>
 
+#include "analyzer/deps/pin_extractor.hpp"
 #include "analyzer/discover/discover.hpp"
 #include "analyzer/make/makefile_extractor.hpp"
+#include "analyzer/makefile/makefile_comments.hpp"
 #include "analyzer/markdown/markdown_extractor.hpp"
 #include "analyzer/notebook/notebook_extractor.hpp"
-#include "analyzer/makefile/makefile_comments.hpp"
 #include "analyzer/python/python_extractor.hpp"
 #include "analyzer/shell/shell_extractor.hpp"
 #include "analyzer/yaml/workflow.hpp"
@@ -169,12 +170,14 @@ void extract_file(Project& project, FileId id) {
     }
     default: break;
   }
+  deps::extract_pins(file, facts);
 }
 
 Project load_project(const LoadOptions& options) {
   Project project;
   Discovery d = discover(options.paths, options.excluded);
   project.root = d.root;
+  project.target_versions = options.target_versions;
   project.missing_paths = std::move(d.missing);
   for (auto& f : d.files) {
     auto sf = std::make_unique<SourceFile>();

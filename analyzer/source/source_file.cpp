@@ -14,6 +14,7 @@ const char* to_string(FileKind kind) {
     case FileKind::Notebook: return "notebook";
     case FileKind::Toml: return "toml";
     case FileKind::Requirements: return "requirements";
+    case FileKind::SetupCfg: return "setup.cfg";
     case FileKind::Other: return "other";
   }
   return "other";

@@ -32,7 +32,7 @@ struct Span {
   bool operator==(const Span&) const = default;
 };
 
-enum class FileKind { Python, Yaml, Shell, Markdown, Makefile, Notebook, Toml, Requirements, Other };
+enum class FileKind { Python, Yaml, Shell, Markdown, Makefile, Notebook, Toml, Requirements, SetupCfg, Other };
 
 const char* to_string(FileKind kind);
 
