@@ -784,17 +784,14 @@ class Exec {
       merge_into(*d, b, span);
       return d;
     }
-    if (op == "/" && (a->kind == PyValue::Kind::Path || a->kind == PyValue::Kind::Const) &&
-        b->kind == PyValue::Kind::Const && b->constant.kind == Scalar::Kind::Str) {
+    if (op == "/" && a->kind == PyValue::Kind::Path && b->kind == PyValue::Kind::Const &&
+        b->constant.kind == Scalar::Kind::Str) {
       // pathlib: Path("configs") / "x.yaml"
-      std::string left = a->kind == PyValue::Kind::Path ? a->qualified : a->constant.s;
-      if (a->kind == PyValue::Kind::Path || a->constant.kind == Scalar::Kind::Str) {
-        auto p = std::make_shared<PyValue>();
-        p->kind = PyValue::Kind::Path;
-        p->qualified = left.empty() ? b->constant.s : left + "/" + b->constant.s;
-        p->span = span;
-        if (a->kind == PyValue::Kind::Path) return p;
-      }
+      auto p = std::make_shared<PyValue>();
+      p->kind = PyValue::Kind::Path;
+      p->qualified = a->qualified.empty() ? b->constant.s : a->qualified + "/" + b->constant.s;
+      p->span = span;
+      return p;
     }
     if (a->kind != PyValue::Kind::Const || b->kind != PyValue::Kind::Const) return make_unknown(span);
     const Scalar &x = a->constant, &y = b->constant;
