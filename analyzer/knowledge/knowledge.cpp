@@ -188,6 +188,39 @@ const ClassInfo* Knowledge::find(std::string_view name) const {
   return it == classes_.end() ? nullptr : &it->second;
 }
 
+namespace {
+
+// `dataclass_types` of trl/scripts/<command>.py (TRL v1.9.0): grpo and rloo parse their own
+// GRPOScriptArguments / RLOOScriptArguments (ScriptArguments plus `reward_funcs` and
+// `reward_model_name_or_path`); the others parse ScriptArguments.
+struct TrlCliCommand {
+  std::string_view command, script_args, config;
+};
+constexpr TrlCliCommand kTrlCli[] = {
+    {"sft", "ScriptArguments", "SFTConfig"},       {"dpo", "ScriptArguments", "DPOConfig"},
+    {"grpo", "GRPOScriptArguments", "GRPOConfig"}, {"kto", "ScriptArguments", "KTOConfig"},
+    {"reward", "ScriptArguments", "RewardConfig"}, {"rloo", "RLOOScriptArguments", "RLOOConfig"},
+};
+
+}  // namespace
+
+const ClassInfo* Knowledge::trl_cli_config(std::string_view command) const {
+  for (const auto& c : kTrlCli)
+    if (c.command == command) return find(c.config);
+  return nullptr;
+}
+
+std::vector<const ClassInfo*> Knowledge::trl_cli_classes(std::string_view command) const {
+  std::vector<const ClassInfo*> out;
+  for (const auto& c : kTrlCli) {
+    if (c.command != command) continue;
+    for (auto name :
+         {c.config, c.script_args, std::string_view("ModelConfig"), std::string_view("DatasetMixtureConfig")})
+      if (const ClassInfo* cls = find(name)) out.push_back(cls);
+  }
+  return out;
+}
+
 const ClassInfo* Knowledge::find_qualified(std::string_view q) const {
   auto dot = q.rfind('.');
   if (dot == std::string_view::npos) return nullptr;

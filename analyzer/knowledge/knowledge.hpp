@@ -113,6 +113,11 @@ class Knowledge {
   // The library whose version decides facts about `cls` (its package: trl, transformers, accelerate).
   std::string library_of(std::string_view cls) const;
   const std::map<std::string, ClassInfo, std::less<>>& classes() const { return classes_; }
+  // The dataclasses TRL's own script for `trl <command>` parses: the trainer config, the script
+  // arguments, ModelConfig, DatasetMixtureConfig. Empty for a command that is not training.
+  std::vector<const ClassInfo*> trl_cli_classes(std::string_view command) const;
+  // The trainer config class of `trl <command>`, or null.
+  const ClassInfo* trl_cli_config(std::string_view command) const;
 
  private:
   void load(const std::string& name, const std::string& text);

@@ -70,6 +70,16 @@ struct Overlay {
   std::string text;
 };
 
+// True when `path` is strictly inside `folder` (both absolute and normalised; no file access).
+bool inside_folder(const std::string& path, const std::string& folder);
+
+struct LoadOptions;
+// Adds the JSON files that Python code (scripts, notebooks, docs' Python blocks) names in a string
+// literal and that exist inside the project root, read and parsed with JSON semantics: the
+// configurations of `HfArgumentParser.parse_json_file` and `json.load`. Other JSON files
+// (tokenizers, datasets, package.json) are never read.
+void load_referenced_json(Project& project, const LoadOptions& options);
+
 struct LoadOptions {
   std::vector<std::string> paths{"."};
   std::optional<Overlay> overlay;

@@ -15,6 +15,7 @@ const char* to_string(FileKind kind) {
     case FileKind::Toml: return "toml";
     case FileKind::Requirements: return "requirements";
     case FileKind::SetupCfg: return "setup.cfg";
+    case FileKind::Json: return "json";
     case FileKind::Other: return "other";
   }
   return "other";
