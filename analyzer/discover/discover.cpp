@@ -73,6 +73,7 @@ FileKind classify(const std::string& name, std::string_view head) {
   if (ends(".ipynb")) return FileKind::Notebook;
   if (name == "Makefile" || name == "makefile" || name == "GNUmakefile" || ends(".mk")) return FileKind::Makefile;
   if (name == "pyproject.toml") return FileKind::Toml;
+  if (name == "setup.cfg") return FileKind::SetupCfg;
   if (name.rfind("requirements", 0) == 0 && ends(".txt")) return FileKind::Requirements;
   if (name.find('.') == std::string::npos && head.rfind("#!", 0) == 0) {
     std::string_view line = head.substr(0, head.find('\n'));

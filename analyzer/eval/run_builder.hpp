@@ -5,6 +5,7 @@
 #include <set>
 #include <vector>
 
+#include "analyzer/eval/python_eval.hpp"
 #include "analyzer/eval/training_run.hpp"
 #include "analyzer/project/project.hpp"
 
@@ -40,6 +41,10 @@ std::vector<TrainingRun> build_runs(const Project& project, const Knowledge& kno
 // Every file a run reads: launch file, script and the modules it imports, config files,
 // referenced files, and the files its settings were written in.
 std::set<FileId> run_files(const TrainingRun& run);
+
+// The evaluation of every Python file that imports trl/transformers/accelerate, by file
+// (what the run builder reads; rules use it for facts about constructions).
+std::map<FileId, ScriptSummary> evaluate_scripts(const Project& project, const Knowledge& knowledge);
 
 // Parses a script's own arguments (`--packing`, `--max_length=2048`, `--packing false`) into
 // settings, using the field types of `classes`. `--config` is skipped.

@@ -99,6 +99,7 @@ class Server {
   std::unique_ptr<Configuration> config_;
   std::optional<Project> project_;
   std::vector<DeclaredRun> declared_;
+  LoadOptions load_options_;  // of the last load (JSON files a script names are read with them)
   Selection selection_;
   // The runs, ordered by origin as build_runs orders them, with the files each reads and its
   // findings (before selection, settings and suppressions).
@@ -242,6 +243,8 @@ class Server {
     options.paths = {root};
     for (const auto& [uri, d] : docs_.all()) options.overlays.push_back(Overlay{d.path, d.text});
     options.excluded = exclusion(*config_);
+    load_options_ = options;
+    load_options_.overlays.clear();
     try {
       project_ = load_project(options);
     } catch (const std::exception& e) {
@@ -428,6 +431,14 @@ class Server {
       trees_[d.uri] = std::move(reparse.tree);
     } else {
       trees_.erase(d.uri);
+    }
+    // A JSON file the edited script now names joins the project: every run is built again.
+    const std::size_t files = project_->sources.size();
+    load_referenced_json(*project_, load_options_);
+    if (project_->sources.size() != files) {
+      analyse();
+      publish();
+      return;
     }
     reanalyse(id);
   }
