@@ -73,6 +73,7 @@ struct ProjectEvaluator::Impl {
   const Knowledge& k;
   std::map<FileId, std::unique_ptr<ModuleEnv>> imported;
   std::set<std::string> package_dirs;  // folders holding project Python files (namespace packages too)
+  std::set<FileId> data_files;         // YAML and JSON files the summary being computed loaded
 
   // What the summary being computed has seen.
   std::size_t steps = 0;
@@ -118,6 +119,7 @@ struct ProjectEvaluator::Impl {
     active.clear();
     memo.clear();
     memo_args.clear();
+    data_files.clear();
     imported.clear();  // import-time effects belong to the script that imports the module
   }
 
@@ -1274,6 +1276,7 @@ class Exec {
     std::error_code ec;
     bases.push_back(fs::current_path(ec).string());
     FileId id = ev_.project.resolve(path, bases);
+    if (id != kNoFile) ev_.data_files.insert(id);
     if (id == kNoFile || ev_.project.sources.get(id).kind != kind || ev_.project.facts[id].yaml.empty() ||
         !ev_.project.facts[id].yaml.front().root)
       return make_unknown(site);
@@ -1371,8 +1374,10 @@ ScriptSummary ProjectEvaluator::summarize(FileId file) {
     for (const auto& [id, v] : ev.live) out.trainer_configs.push_back(v);
   }
   out.is_entry = !ev.trainers.empty() || !out.trainer_configs.empty();
-  for (const auto& [id, env] : ev.imported)
-    if (id != file) out.modules.push_back(id);
+  std::set<FileId> read(ev.data_files.begin(), ev.data_files.end());
+  for (const auto& [id, env] : ev.imported) read.insert(id);
+  read.erase(file);
+  out.modules.assign(read.begin(), read.end());
   return out;
 }
 

@@ -53,7 +53,9 @@ struct ScriptSummary {
   // parse_args_and_config(return_remaining_strings=True) or (fail_with_unknown_args=False):
   // keys no dataclass takes are handed back to the script instead of raising.
   bool parser_keeps_unknown = false;
-  std::vector<FileId> modules;  // the project modules the script imported (transitively), in id order
+  // The other project files the evaluation read, in id order: the modules the script imported
+  // (transitively) and the YAML and JSON files it loaded.
+  std::vector<FileId> modules;
 };
 
 class ProjectEvaluator {

@@ -110,7 +110,7 @@ struct TrainingRun {
   std::size_t accelerate_yaml_doc = 0;
   std::string accelerate_profile;  // a TRL bundled profile by name (`--accelerate_config zero3`)
   std::vector<FileReference> references;
-  std::vector<FileId> modules;  // project modules the script imports (evaluated with it)
+  std::vector<FileId> modules;  // other files the script's evaluation read (modules, YAML/JSON it loads)
   RunOrigin origin;
   bool explicit_run = false;      // from the project config's `runs:`
   bool args_from_parser = false;  // trainer args come from argv and --config
