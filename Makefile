@@ -6,7 +6,7 @@ CMAKE_FLAGS ?= -DCMAKE_BUILD_TYPE=RelWithDebInfo
 .PHONY: help setup configure build fuzz-build fuzz test-asan demo test clean bench-eval bench-lsp
 FUZZ_BUILD ?= $(BUILD)/fuzz
 FUZZ_SECONDS ?= 60
-FUZZ_TARGETS = python yaml shell runs lsp
+FUZZ_TARGETS = python yaml shell markdown config runs lsp
 ASAN_BUILD ?= build-asan
 
 help: ## List the targets
