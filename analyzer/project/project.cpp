@@ -7,9 +7,9 @@
 
 #include "analyzer/discover/discover.hpp"
 #include "analyzer/make/makefile_extractor.hpp"
+#include "analyzer/makefile/makefile_comments.hpp"
 #include "analyzer/markdown/markdown_extractor.hpp"
 #include "analyzer/notebook/notebook_extractor.hpp"
-#include "analyzer/makefile/makefile_comments.hpp"
 #include "analyzer/python/python_extractor.hpp"
 #include "analyzer/shell/shell_extractor.hpp"
 #include "analyzer/yaml/workflow.hpp"
