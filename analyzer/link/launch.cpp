@@ -1,6 +1,7 @@
 #include "analyzer/link/launch.hpp"
 
 #include "analyzer/knowledge/knowledge.hpp"
+#include "analyzer/shell/shell_extractor.hpp"
 
 namespace trl {
 
@@ -41,18 +42,6 @@ std::string normalize_option_name(std::string_view token) {
 }
 
 namespace {
-
-std::string_view basename(std::string_view p) {
-  auto slash = p.rfind('/');
-  return slash == std::string_view::npos ? p : p.substr(slash + 1);
-}
-
-bool is_python(std::string_view name) {
-  if (name.rfind("python", 0) != 0) return false;
-  for (char c : name.substr(6))
-    if (!std::isdigit(static_cast<unsigned char>(c)) && c != '.') return false;
-  return true;
-}
 
 Span join(Span a, Span b) {
   a.end = b.end;
@@ -104,21 +93,10 @@ std::optional<LaunchCommand> parse_trl_cli(const std::vector<Word>& argv, std::s
     return f ? f->takes_value : true;
   };
   if (i >= argv.size() || !argv[i].known) return std::nullopt;
-  static constexpr std::string_view commands[] = {"sft", "dpo", "grpo", "kto", "reward", "rloo"};
-  bool training = false;
-  for (auto c : commands) training = training || argv[i].text == c;
-  if (!training) return std::nullopt;
+  const std::vector<const ClassInfo*> classes = knowledge.trl_cli_classes(argv[i].text);
+  if (classes.empty()) return std::nullopt;  // not a training command (env, vllm-serve, ...)
   out.launcher = Launcher::Trl;
   out.trl_command = argv[i].text;
-  std::vector<const ClassInfo*> classes;
-  static const std::pair<std::string_view, std::string_view> config_of[] = {
-      {"sft", "SFTConfig"}, {"dpo", "DPOConfig"},       {"grpo", "GRPOConfig"},
-      {"kto", "KTOConfig"}, {"reward", "RewardConfig"}, {"rloo", "RLOOConfig"}};
-  for (auto [cmd, cls] : config_of)
-    if (cmd == out.trl_command)
-      if (auto* c = knowledge.find(cls)) classes.push_back(c);
-  for (auto name : {"ScriptArguments", "ModelConfig", "DatasetMixtureConfig"})
-    if (auto* c = knowledge.find(name)) classes.push_back(c);
   auto is_field = [&](const std::string& name) {
     for (auto* c : classes)
       if (knowledge.field(*c, name)) return true;
@@ -161,7 +139,7 @@ std::optional<LaunchCommand> parse_launch(const CommandFact& command, const Know
   out.env = command.env;
   out.cwd = command.cwd;
   out.cwd_known = command.cwd_known;
-  std::string_view prog = basename(argv[0].text);
+  std::string_view prog = shell::program_basename(argv[0].text);
   std::size_t i = 1;
   auto accelerate_takes_value = [&](const std::string& name) {
     const LaunchFlag* f = knowledge.launch_flag(name);
@@ -182,7 +160,7 @@ std::optional<LaunchCommand> parse_launch(const CommandFact& command, const Know
                name == "bind_cores_to_rank" || name == "enable_each_rank_log" || name == "no_ssh_check" ||
                name == "elastic_training");
     });
-  } else if (is_python(prog)) {
+  } else if (shell::is_python_interpreter(prog)) {
     out.launcher = Launcher::Python;
     // Interpreter options: -m ends them; -c means inline code (not a launch).
     while (i < argv.size() && argv[i].known && argv[i].text.size() > 1 && argv[i].text[0] == '-') {

@@ -5,7 +5,9 @@
 #include <fstream>
 #include <thread>
 
+#include "analyzer/deps/pin_extractor.hpp"
 #include "analyzer/discover/discover.hpp"
+#include "analyzer/json/json_extractor.hpp"
 #include "analyzer/make/makefile_extractor.hpp"
 #include "analyzer/makefile/makefile_comments.hpp"
 #include "analyzer/markdown/markdown_extractor.hpp"
@@ -30,10 +32,12 @@ FileId Project::resolve(const std::string& path, const std::vector<std::string>&
   return kNoFile;
 }
 
-namespace {
-
-// Checks text the way reading from disk does (NUL bytes, UTF-8, byte order mark) and keeps it.
+// Checks text the way reading from disk does (size, NUL bytes, UTF-8, byte order mark) and keeps it.
 void accept_text(SourceFile& file, FileFacts& facts, std::string text) {
+  if (text.size() >= kNoFile) {  // spans are 32-bit byte offsets
+    facts.problems.push_back({"TRL905", "file is 4 GB or more; skipped", Span{file.id}});
+    return;
+  }
   if (text.find('\0') != std::string::npos) {
     facts.problems.push_back({"TRL902", "file contains NUL bytes (binary?); skipped", Span{file.id}});
     return;
@@ -48,6 +52,8 @@ void accept_text(SourceFile& file, FileFacts& facts, std::string text) {
   file.index_lines();
   facts.loaded = true;
 }
+
+namespace {
 
 // Reads a file with the checks every later stage relies on: size, text, UTF-8.
 void read_file(SourceFile& file, FileFacts& facts, std::uint64_t max_size) {
@@ -70,6 +76,10 @@ void read_file(SourceFile& file, FileFacts& facts, std::uint64_t max_size) {
     return;
   }
   std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  if (in.bad()) {
+    facts.problems.push_back({"TRL901", "cannot read file: read error", Span{file.id}});
+    return;
+  }
   accept_text(file, facts, std::move(text));
 }
 
@@ -96,6 +106,19 @@ FileId overlay_target(Project& project, const Overlay& overlay) {
 
 }  // namespace
 
+FileId add_file_from_text(Project& project, const std::string& path, std::string text, FileKind kind) {
+  auto sf = std::make_unique<SourceFile>();
+  sf->path = path;
+  sf->abs_path = (fs::path(project.root) / path).lexically_normal().string();
+  sf->kind = kind;
+  FileId id = project.sources.add(std::move(sf));
+  project.facts.resize(project.sources.size());
+  SourceFile& file = project.sources.get_mut(id);
+  accept_text(file, project.facts[id], std::move(text));
+  if (project.facts[id].loaded) extract_file(project, id);
+  return id;
+}
+
 void extract_file(Project& project, FileId id) {
   SourceFile& file = project.sources.get_mut(id);
   FileFacts& facts = project.facts[id];
@@ -121,6 +144,12 @@ void extract_file(Project& project, FileId id) {
           for (auto& c : w.commands) facts.commands.push_back(std::move(c));
           for (auto& c : w.created) facts.created.push_back(std::move(c));
         }
+      break;
+    }
+    case FileKind::Json: {
+      auto f = json::extract(file.text, id);
+      facts.yaml = std::move(f.documents);
+      take(f.problems);
       break;
     }
     case FileKind::Shell: {
@@ -169,12 +198,14 @@ void extract_file(Project& project, FileId id) {
     }
     default: break;
   }
+  deps::extract_pins(file, facts);
 }
 
 Project load_project(const LoadOptions& options) {
   Project project;
   Discovery d = discover(options.paths, options.excluded);
   project.root = d.root;
+  project.target_versions = options.target_versions;
   project.missing_paths = std::move(d.missing);
   for (auto& f : d.files) {
     auto sf = std::make_unique<SourceFile>();
@@ -225,7 +256,71 @@ Project load_project(const LoadOptions& options) {
     for (unsigned t = 0; t < threads; ++t) pool.emplace_back(work);
     for (auto& t : pool) t.join();
   }
+  load_referenced_json(project, options);
   return project;
+}
+
+namespace {
+
+// The `*.json` paths a file's text names in string literals: "cfg/train.json" or 'x.json'.
+std::vector<std::string> json_literals(std::string_view text) {
+  std::vector<std::string> out;
+  for (std::size_t at = text.find(".json"); at != std::string_view::npos; at = text.find(".json", at + 5)) {
+    const std::size_t end = at + 5;
+    if (end >= text.size() || (text[end] != '"' && text[end] != '\'')) continue;
+    const char quote = text[end];
+    std::size_t start = at;
+    while (start > 0 && text[start - 1] != quote && text[start - 1] != '\n' && at - start < 512) --start;
+    if (start == 0 || text[start - 1] != quote || start == at) continue;
+    out.emplace_back(text.substr(start, end - start));
+  }
+  return out;
+}
+
+}  // namespace
+
+bool inside_folder(const std::string& path, const std::string& folder) {
+  return !folder.empty() && path.size() > folder.size() && path.compare(0, folder.size(), folder) == 0 &&
+         (folder.back() == '/' || path[folder.size()] == '/');
+}
+
+void load_referenced_json(Project& project, const LoadOptions& options) {
+  if (project.root.empty()) return;
+  std::error_code ec;
+  const fs::path root = fs::path(project.root).lexically_normal();
+  const fs::path root_real = fs::weakly_canonical(root, ec);
+  auto under = [](const fs::path& p, const fs::path& folder) { return inside_folder(p.string(), folder.string()); };
+  const fs::path cwd = fs::current_path(ec);
+  const std::size_t n = project.sources.size();
+  for (std::size_t i = 0; i < n; ++i) {
+    const SourceFile& from = project.sources.get(static_cast<FileId>(i));
+    if (!project.facts[i].loaded ||
+        (from.kind != FileKind::Python && from.kind != FileKind::Notebook && from.kind != FileKind::Markdown))
+      continue;
+    const fs::path dir = fs::path(from.abs_path).parent_path();
+    for (const std::string& literal : json_literals(from.text)) {
+      const fs::path rel(literal);
+      if (rel.is_absolute()) continue;  // a path on the author's machine
+      for (const fs::path& base : {root, dir, cwd}) {
+        const fs::path candidate = (base / rel).lexically_normal();
+        if (!under(candidate, root)) continue;                               // never read outside the analysed root
+        if (project.sources.find_abs(candidate.string()) != kNoFile) break;  // already loaded
+        if (!fs::is_regular_file(candidate, ec)) continue;
+        if (!under(fs::weakly_canonical(candidate, ec), root_real)) continue;  // a symlink out of the root
+        if (options.excluded && options.excluded(candidate.string())) break;
+        auto sf = std::make_unique<SourceFile>();
+        const fs::path shown = fs::relative(candidate, cwd, ec);
+        sf->path = (ec || shown.empty()) ? candidate.generic_string() : shown.generic_string();
+        sf->abs_path = candidate.string();
+        sf->kind = FileKind::Json;
+        const FileId id = project.sources.add(std::move(sf));
+        project.facts.resize(project.sources.size());
+        read_file(project.sources.get_mut(id), project.facts[id], options.max_file_size);
+        if (project.facts[id].loaded) extract_file(project, id);
+        break;
+      }
+    }
+  }
 }
 
 Project make_project(const std::string& root, const std::vector<std::pair<std::string, std::string>>& files) {
@@ -236,14 +331,13 @@ Project make_project(const std::string& root, const std::vector<std::pair<std::s
     sf->path = rel;
     sf->abs_path = (fs::path(root) / rel).lexically_normal().string();
     sf->kind = classify(fs::path(rel).filename().string(), text.substr(0, 256));
-    sf->text = text;
-    sf->index_lines();
     project.sources.add(std::move(sf));
   }
   project.facts.resize(project.sources.size());
   for (FileId id = 0; id < project.sources.size(); ++id) {
-    project.facts[id].loaded = true;
-    extract_file(project, id);
+    // The same checks as a file read from disk (NUL bytes, UTF-8, BOM).
+    accept_text(project.sources.get_mut(id), project.facts[id], files[id].second);
+    if (project.facts[id].loaded) extract_file(project, id);
   }
   return project;
 }

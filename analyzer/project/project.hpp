@@ -11,6 +11,7 @@
 #include "analyzer/discover/discover.hpp"
 #include "analyzer/facts/command.hpp"
 #include "analyzer/facts/file_facts.hpp"
+#include "analyzer/facts/package_pin.hpp"
 #include "analyzer/facts/python_ir.hpp"
 #include "analyzer/facts/yaml_node.hpp"
 #include "analyzer/source/source_file.hpp"
@@ -38,6 +39,7 @@ struct FileFacts {
   std::vector<CreatedPath> created;   // files the commands write
   std::vector<DocBlock> blocks;       // Markdown
   std::vector<DocHeading> headings;   // Markdown
+  std::vector<PackagePin> pins;       // requirement pins of trl/transformers/accelerate
   std::vector<FileProblem> problems;
   std::vector<Comment> comments;  // every comment of the file, in order (suppressions read them)
   bool loaded = false;            // text read and parsed
@@ -49,6 +51,12 @@ struct Project {
   std::vector<FileFacts> facts;            // indexed by FileId
   std::vector<std::string> missing_paths;  // given on the command line but absent
   FileId overlay_file = kNoFile;           // the file whose text came from the overlay (stdin)
+  // Library versions fixed with `--target-version trl=0.19.1`: library name -> version. They
+  // win over the project configuration's `target-versions:` and over the pins in the files.
+  std::map<std::string, std::string, std::less<>> target_versions;
+  // The configuration's `target-versions:` that govern each file (only files that have some):
+  // library name -> version. They win over the pins.
+  std::map<FileId, std::map<std::string, std::string, std::less<>>> configured_target_versions;
 
   // A project file by a path as a launch line or config names it, tried against each base
   // folder in order (absolute folders). kNoFile when absent.
@@ -62,12 +70,23 @@ struct Overlay {
   std::string text;
 };
 
+// True when `path` is strictly inside `folder` (both absolute and normalised; no file access).
+bool inside_folder(const std::string& path, const std::string& folder);
+
+struct LoadOptions;
+// Adds the JSON files that Python code (scripts, notebooks, docs' Python blocks) names in a string
+// literal and that exist inside the project root, read and parsed with JSON semantics: the
+// configurations of `HfArgumentParser.parse_json_file` and `json.load`. Other JSON files
+// (tokenizers, datasets, package.json) are never read.
+void load_referenced_json(Project& project, const LoadOptions& options);
+
 struct LoadOptions {
   std::vector<std::string> paths{"."};
   std::optional<Overlay> overlay;
   unsigned threads = 0;  // 0: one per core
   std::uint64_t max_file_size = 10ull << 20;
   ExcludeFn excluded;  // files and folders the configuration excludes (`exclude:`)
+  std::map<std::string, std::string, std::less<>> target_versions;  // --target-version: Project::target_versions
 };
 
 // discover -> read -> parse -> extract, files in parallel. Deterministic whatever the thread count.
@@ -75,6 +94,14 @@ Project load_project(const LoadOptions& options);
 
 // Extracts the facts of one file whose text is already in `project` (also used by tests).
 void extract_file(Project& project, FileId id);
+
+// The checks every later stage relies on (size fits a span, no NUL byte, valid UTF-8; a BOM
+// is blanked): stores `text` in `file` and sets `facts.loaded`, or records why it was skipped.
+void accept_text(SourceFile& file, FileFacts& facts, std::string text);
+
+// Adds a file given as text, `path` relative to `project.root`, then checks and extracts it
+// as if it had been read from disk (unit tests and fuzzing build projects in memory).
+FileId add_file_from_text(Project& project, const std::string& path, std::string text, FileKind kind);
 
 // A project from in-memory files (path relative to `root` -> text): tests, fuzzing, benchmarks.
 Project make_project(const std::string& root, const std::vector<std::pair<std::string, std::string>>& files);
