@@ -6,7 +6,7 @@ CMAKE_FLAGS ?= -DCMAKE_BUILD_TYPE=RelWithDebInfo
 .PHONY: help setup configure build fuzz-build fuzz test-asan demo test lint lint-format lint-tidy clean bench-eval
 FUZZ_BUILD ?= $(BUILD)/fuzz
 FUZZ_SECONDS ?= 60
-FUZZ_TARGETS = python yaml shell runs
+FUZZ_TARGETS = python yaml shell markdown config runs
 ASAN_BUILD ?= build-asan
 
 help: ## List the targets

@@ -53,6 +53,16 @@ printf 'select: [TRL9]\n' > "$tmp/other.yaml"
 [ "$(run --config "$tmp/other.yaml" --isolated .)" = 2 ] || fail "--config with --isolated"
 rm .trl-lint.yaml
 
+# `extend` to something that is not a small regular file ends in a usage error, not a hang.
+printf 'extend: /dev/zero
+' > .trl-lint.yaml
+[ "$(timeout 20 "$bin" . > "$tmp/out" 2>&1; echo $?)" = 2 ] || fail "extend: /dev/zero"
+grep -q '/dev/zero' "$tmp/out" || fail "extend: /dev/zero message"
+mkfifo "$tmp/fifo.yaml"
+printf 'extend: %s\n' "$tmp/fifo.yaml" > .trl-lint.yaml
+[ "$(timeout 20 "$bin" . > "$tmp/out" 2>&1; echo $?)" = 2 ] || fail "extend: a FIFO"
+rm .trl-lint.yaml "$tmp/fifo.yaml"
+
 # Explicit files: the project is analysed; a finding is kept when it touches a given file.
 # (TRL201 also touches the script through the model's attention default: only TRL101 here.)
 printf 'select: [TRL101]\n' > .trl-lint.yaml
