@@ -50,8 +50,12 @@ done
 # Build only the library and the binary.
 cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 cmake --build build --target trl-lint -j 2 >build.log 2>&1 || { tail -50 build.log; fail "build failed"; }
-build/trl-lint rule TRL399 | grep -q '^# TRL399 scaffold-check-rule' || fail "trl-lint rule TRL399"
-build/trl-lint rule --all | grep -q '^TRL399  scaffold-check-rule' || fail "rule --all lacks TRL399"
+# Capture before matching: with pipefail, `trl-lint ... | grep -q` fails at random when grep exits
+# on its match and trl-lint is killed by SIGPIPE writing the rest (CI saw exactly that).
+doc=$(build/trl-lint rule TRL399)
+grep -q '^# TRL399 scaffold-check-rule' <<<"$doc" || fail "trl-lint rule TRL399"
+all=$(build/trl-lint rule --all)
+grep -q '^TRL399  scaffold-check-rule' <<<"$all" || fail "rule --all lacks TRL399"
 build/trl-lint --select TRL399 --output-format concise fixtures/example >/dev/null || fail "--select TRL399 (inert rule) did not exit 0"
 
 # ctest sees both fixtures; the silent one passes, the firing one waits for the check.
