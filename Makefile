@@ -3,7 +3,7 @@ BUILD ?= build
 JOBS ?= $(shell nproc)
 CMAKE_FLAGS ?= -DCMAKE_BUILD_TYPE=RelWithDebInfo
 
-.PHONY: help setup configure build demo test clean bench-eval
+.PHONY: help setup configure build demo test clean bench-eval bench
 
 help: ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-12s %s\n", $$1, $$2}'
@@ -32,3 +32,6 @@ clean: ## Remove the build folder
 
 bench-eval: build ## Evaluation-stage scaling benchmark (500/1,000/2,000 modules)
 	bench/eval_scaling.sh $(BUILD)
+
+bench: build ## trl-lint end to end vs a parse-only baseline at 60/1k/5k/20k files (writes build/bench/results.txt)
+	bench/run_bench.py $(BUILD)
