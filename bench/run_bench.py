@@ -91,7 +91,9 @@ def main():
             subprocess.run([sys.executable, os.path.join(HERE, "gen_repo.py"), path, str(n)], check=True)
             open(stamp, "w").close()
         corpora.append((f"synthetic-{n}", path))
-    shared = os.path.normpath(os.path.join(REPO, "..", "shared", "corpus"))
+    # ../shared/corpus next to the checkout; a worktree under wt/ looks one level higher too.
+    candidates = [os.path.normpath(os.path.join(REPO, *[".."] * up, "shared", "corpus")) for up in (1, 2)]
+    shared = next((c for c in candidates if os.path.isdir(c)), candidates[0])
     if os.path.isdir(shared):
         corpora.append(("shared-corpus", shared))
     else:
@@ -101,7 +103,7 @@ def main():
     results = []
     for name, path in corpora:
         files, lint_files, size = corpus_stats(path)
-        runs = args.runs if files <= 5000 else max(3, args.runs // 2)
+        runs = args.runs if files <= 5000 else max(2, args.runs // 2)
         # One warm-up of each so the page cache holds the files for both.
         run_child([lint, "--output-format", "concise", "-q", *extra, path])
         run_child([baseline, path])

@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <iostream>
 #include <set>
+#include <thread>
 
 #include "analyzer/config/apply.hpp"
 #include "analyzer/config/configuration.hpp"
@@ -88,9 +89,18 @@ struct Analysis {
 Analysis analyse(trl::LoadOptions options, trl::Configuration& config, const Focus& focus) {
   Analysis a;
   options.excluded = trl::exclusion(config);
+  // The knowledge data takes tens of milliseconds to load (yaml-cpp): load it on a thread of its
+  // own while the files are read and parsed. A failure surfaces again at the call below.
+  std::jthread knowledge_loader([] {
+    try {
+      (void)trl::Knowledge::get();
+    } catch (...) {
+    }
+  });
   a.project = trl::load_project(options);
   if (!a.project.missing_paths.empty()) return a;
   auto declared = trl::declared_runs(a.project, config);
+  knowledge_loader.join();
   a.runs = trl::build_runs(a.project, trl::Knowledge::get(), declared);
   trl::apply_target_versions(a.runs, a.project, config);
   trl::Selection selection{{}, trl::disabled_everywhere(config)};

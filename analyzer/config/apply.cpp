@@ -7,6 +7,8 @@
 #include <sstream>
 #include <tuple>
 
+#include "analyzer/project/prefilter.hpp"
+
 namespace fs = std::filesystem;
 
 namespace trl {
@@ -97,6 +99,8 @@ std::vector<DeclaredRun> declared_runs(Project& project, Configuration& config) 
         l.options.push_back(LaunchOption{"config_file", w, w.span});
       }
       l.script = word(f, *spec.script);
+      // The pre-filter may have deferred the script: a declared run names it.
+      extract_referenced(project, {fs::path(l.script.text).stem().string()});
       if (spec.config) {
         Word flag = word(f, *spec.config);
         flag.text = "--config";

@@ -1,15 +1,20 @@
 #include "analyzer/project/project.hpp"
 
+#include <algorithm>
 #include <atomic>
+#include <cctype>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <thread>
+#include <unordered_set>
 
 #include "analyzer/discover/discover.hpp"
 #include "analyzer/make/makefile_extractor.hpp"
+#include "analyzer/makefile/makefile_comments.hpp"
 #include "analyzer/markdown/markdown_extractor.hpp"
 #include "analyzer/notebook/notebook_extractor.hpp"
-#include "analyzer/makefile/makefile_comments.hpp"
+#include "analyzer/project/prefilter.hpp"
 #include "analyzer/python/python_extractor.hpp"
 #include "analyzer/shell/shell_extractor.hpp"
 #include "analyzer/yaml/workflow.hpp"
@@ -95,6 +100,89 @@ FileId overlay_target(Project& project, const Overlay& overlay) {
 }
 
 }  // namespace
+
+bool python_may_matter(std::string_view text) {
+  // A file that imports none of these is a run candidate only if a launch line, a configuration
+  // or an import names it, which extract_referenced handles.
+  static constexpr std::string_view needles[] = {"trl",       "transformers", "accelerate",    "peft",
+                                                 "deepspeed", "Trainer",      "import_module", "__import__"};
+  for (auto n : needles)
+    if (text.find(n) != std::string_view::npos) return true;
+  // `# noqa` and `# trl-lint:` comments in any case.
+  auto lower = [](char c) { return static_cast<char>(std::tolower(static_cast<unsigned char>(c))); };
+  auto at = [&](std::size_t i, std::string_view w) {
+    for (std::size_t k = 0; k < w.size(); ++k)
+      if (lower(text[i + k]) != w[k]) return false;
+    return true;
+  };
+  for (std::size_t i = 0; i + 4 <= text.size(); ++i)
+    if (at(i, "noqa") || at(i, "trl-")) return true;
+  return false;
+}
+
+bool python_deferred(const Project& project, FileId id) {
+  if (id >= project.facts.size() || project.sources.get(id).kind != FileKind::Python) return false;
+  const FileFacts& f = project.facts[id];
+  return f.loaded && f.python.stmts.empty() && f.comments.empty() && f.problems.empty();
+}
+
+namespace {
+
+// Adds to `out` the parts of every word of `text`, split at anything but letters, digits and `_`:
+// `scripts/train.py` gives `scripts`, `train`, `py`.
+void add_words(std::string_view text, std::unordered_set<std::string>& out) {
+  std::size_t i = 0;
+  while (i < text.size()) {
+    while (i < text.size() && !(std::isalnum(static_cast<unsigned char>(text[i])) || text[i] == '_' || text[i] == '-'))
+      ++i;
+    std::size_t b = i;
+    while (i < text.size() && (std::isalnum(static_cast<unsigned char>(text[i])) || text[i] == '_' || text[i] == '-'))
+      ++i;
+    if (i > b) out.emplace(text.substr(b, i - b));
+  }
+}
+
+// The name a deferred file is reached by: its stem, or its folder's name for `__init__.py`.
+std::string reach_name(const SourceFile& f) {
+  fs::path p(f.abs_path);
+  if (p.filename() == "__init__.py") return p.parent_path().filename().string();
+  return p.stem().string();
+}
+
+}  // namespace
+
+void extract_referenced(Project& project, const std::vector<std::string>& names) {
+  std::unordered_set<std::string> reached(names.begin(), names.end());
+  const std::size_t n = project.sources.size();
+  std::vector<char> scanned(n, 0), tried(n, 0);
+  for (;;) {
+    for (FileId id = 0; id < n; ++id) {
+      if (scanned[id] || python_deferred(project, id)) continue;
+      scanned[id] = 1;
+      for (const auto& s : project.facts[id].python.stmts) {
+        if (s.kind != py::StmtKind::Import && s.kind != py::StmtKind::ImportFrom) continue;
+        add_words(s.module, reached);
+        for (const auto& a : s.names) add_words(a.name, reached);
+      }
+    }
+    std::vector<FileId> now;
+    for (FileId id = 0; id < n; ++id)
+      if (!tried[id] && python_deferred(project, id) && reached.count(reach_name(project.sources.get(id))))
+        now.push_back(id);
+    if (now.empty()) return;
+    for (FileId id : now) {
+      tried[id] = 1;
+      try {
+        extract_file(project, id);
+      } catch (const std::exception& e) {
+        project.facts[id] = FileFacts{};
+        project.facts[id].loaded = true;
+        project.facts[id].problems.push_back(
+            {"TRL901", std::string("internal error while reading: ") + e.what(), Span{id}});
+      }
+    }
+  }
+}
 
 void extract_file(Project& project, FileId id) {
   SourceFile& file = project.sources.get_mut(id);
@@ -200,6 +288,8 @@ Project load_project(const LoadOptions& options) {
   unsigned threads = options.threads ? options.threads : std::max(1u, std::thread::hardware_concurrency());
   threads = static_cast<unsigned>(std::min<std::size_t>(threads, std::max<std::size_t>(n, 1)));
   std::atomic<std::size_t> next{0};
+  // TRL_LINT_NO_PREFILTER=1 parses every file (to compare the two in tests and benchmarks).
+  const bool prefilter = !std::getenv("TRL_LINT_NO_PREFILTER");
   auto work = [&] {
     for (std::size_t i = next++; i < n; i = next++) {
       SourceFile& file = project.sources.get_mut(static_cast<FileId>(i));
@@ -209,7 +299,12 @@ Project load_project(const LoadOptions& options) {
           accept_text(file, project.facts[i], options.overlay->text);
         else
           read_file(file, project.facts[i], options.max_file_size);
-        if (project.facts[i].loaded) extract_file(project, static_cast<FileId>(i));
+        if (!project.facts[i].loaded) continue;
+        if (prefilter && file.kind == FileKind::Python && static_cast<FileId>(i) != project.overlay_file &&
+            !python_may_matter(file.text)) {
+          continue;  // deferred: parsed below if anything reaches it
+        }
+        extract_file(project, static_cast<FileId>(i));
       } catch (const std::exception& e) {
         // A defect of ours on one file must not stop the others.
         project.facts[i] = FileFacts{};
@@ -224,6 +319,14 @@ Project load_project(const LoadOptions& options) {
     std::vector<std::thread> pool;
     for (unsigned t = 0; t < threads; ++t) pool.emplace_back(work);
     for (auto& t : pool) t.join();
+  }
+  if (prefilter) {
+    // Deferred files that a launch line, a configuration, a document or an import names are
+    // parsed after all: every word of the other files' texts, and the imports of the modules.
+    std::unordered_set<std::string> words;
+    for (FileId id = 0; id < n; ++id)
+      if (project.sources.get(id).kind != FileKind::Python) add_words(project.sources.get(id).text, words);
+    extract_referenced(project, std::vector<std::string>(words.begin(), words.end()));
   }
   return project;
 }
