@@ -100,7 +100,7 @@ std::vector<DeclaredRun> declared_runs(Project& project, Configuration& config) 
       }
       l.script = word(f, *spec.script);
       // The pre-filter may have deferred the script: a declared run names it.
-      extract_referenced(project, {fs::path(l.script.text).stem().string()});
+      if (l.script) extract_referenced(project, {fs::path(l.script->text).stem().string()});
       if (spec.config) {
         Word flag = word(f, *spec.config);
         flag.text = "--config";
