@@ -3,7 +3,11 @@ BUILD ?= build
 JOBS ?= $(shell nproc)
 CMAKE_FLAGS ?= -DCMAKE_BUILD_TYPE=RelWithDebInfo
 
-.PHONY: help setup configure build demo test clean bench-eval bench
+.PHONY: help setup configure build fuzz-build fuzz test-asan demo test clean bench-eval bench
+FUZZ_BUILD ?= $(BUILD)/fuzz
+FUZZ_SECONDS ?= 60
+FUZZ_TARGETS = python yaml shell runs
+ASAN_BUILD ?= build-asan
 
 help: ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-12s %s\n", $$1, $$2}'
@@ -16,8 +20,34 @@ $(BUILD)/CMakeCache.txt:
 
 configure: $(BUILD)/CMakeCache.txt
 
-build: $(BUILD)/CMakeCache.txt ## Build build/trl-lint (run `make setup` first on a fresh machine)
+build: $(BUILD)/CMakeCache.txt ## Build build/trl-lint, the tests, and the libFuzzer targets (run `make setup` first)
 	cmake --build $(BUILD) -j $(JOBS)
+	@$(MAKE) --no-print-directory fuzz-build
+
+# The libFuzzer targets need clang: a second build folder, configured with clang-14 and the
+# sanitizers. ccache keeps it cheap after the first build. FUZZ=0 skips it (the fuzz-smoke tests
+# then fail, saying so).
+fuzz-build: ## Build the libFuzzer targets with clang-14 in build/fuzz
+	@if [ "$(FUZZ)" = 0 ]; then echo "fuzz-build: skipped (FUZZ=0)"; \
+	elif ! command -v clang++-14 >/dev/null 2>&1; then echo "fuzz-build: clang++-14 missing; run \`make setup\`"; \
+	else \
+	  [ -f $(FUZZ_BUILD)/CMakeCache.txt ] || CC=clang-14 CXX=clang++-14 cmake -S . -B $(FUZZ_BUILD) \
+	    -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTRL_LINT_FUZZ=ON -DTRL_LINT_TESTS=OFF >/dev/null && \
+	  cmake --build $(FUZZ_BUILD) -j $(JOBS) --target fuzzers; \
+	fi
+
+fuzz: fuzz-build ## Fuzz every target for FUZZ_SECONDS (60) each; corpora kept in build/fuzz/corpus
+	@for t in $(FUZZ_TARGETS); do \
+	  echo "== fuzz_$$t ($(FUZZ_SECONDS) s)"; \
+	  tests/fuzz/run_fuzzer.sh fuzz $(FUZZ_BUILD)/tests/fuzz/fuzz_$$t $$t $(FUZZ_SECONDS) $(FUZZ_BUILD)/corpus/$$t || exit 1; \
+	done
+
+test-asan: setup ## Build with AddressSanitizer+UndefinedBehaviorSanitizer in build-asan and run the whole suite
+	[ -f $(ASAN_BUILD)/CMakeCache.txt ] || cmake -S . -B $(ASAN_BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+	  -DTRL_LINT_SANITIZE=ON -DTRL_LINT_FUZZ_SMOKE=OFF
+	cmake --build $(ASAN_BUILD) -j $(JOBS)
+	cd $(ASAN_BUILD) && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:detect_stack_use_after_return=1 \
+	  UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 ctest --output-on-failure -j $(JOBS)
 
 demo: setup build ## Set up, build, and lint the bundled example project
 	@echo "== trl-lint fixtures/example =="
@@ -27,8 +57,8 @@ demo: setup build ## Set up, build, and lint the bundled example project
 test: setup build ## Set up, build, and run the whole test suite through ctest
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
 
-clean: ## Remove the build folder
-	rm -rf $(BUILD)
+clean: ## Remove the build folders
+	rm -rf $(BUILD) $(ASAN_BUILD)
 
 bench-eval: build ## Evaluation-stage scaling benchmark (500/1,000/2,000 modules)
 	bench/eval_scaling.sh $(BUILD)

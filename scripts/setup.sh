@@ -9,6 +9,8 @@ packages=(
   libtree-sitter-dev libyaml-cpp-dev nlohmann-json3-dev catch2 libcli11-dev libtomlplusplus-dev pkg-config
   # tools the integration tests run
   git pre-commit
+  # fuzzing (libFuzzer targets, `make fuzz`) and the safety tests (strace)
+  clang-14 libfuzzer-14-dev strace
 )
 packages+=("$@")
 

@@ -181,8 +181,10 @@ int main(int argc, char** argv) {
   app.add_option("--output-format", format, "Output format (default: full)")
       ->check(CLI::IsMember(trl::output_format_names()));
   app.add_option("--color", color, "Colour the output")->check(CLI::IsMember({"auto", "always", "never"}));
-  app.add_option("--threads", threads, "Worker threads for parsing (default: number of cores)");
-  app.add_option("--max-file-size", max_file_size_mb, "Skip files larger than this many MB (default 10)");
+  app.add_option("--threads", threads, "Worker threads for parsing (default: number of cores)")
+      ->check(CLI::Range(0u, 256u));
+  app.add_option("--max-file-size", max_file_size_mb, "Skip files larger than this many MB (default 10)")
+      ->check(CLI::Range(std::uint64_t{0}, std::uint64_t{4095}));
   app.add_option("--select", select, "Only these rule codes or prefixes (comma-separated)")
       ->expected(1)
       ->allow_extra_args(false);

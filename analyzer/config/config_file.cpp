@@ -16,13 +16,21 @@ namespace trl {
 namespace {
 
 // A configuration value independent of the file format, with where it was written.
+struct Entry;
 struct Value {
   enum class Kind { Null, Scalar, String, List, Map, Other };  // Scalar: a non-string TOML value
   Kind kind = Kind::Null;
   std::string text;
   std::vector<Value> items;
-  std::vector<std::pair<Located<std::string>, Value>> entries;
+  // A map's keys and values in file order. A struct, not std::pair: std::pair of an incomplete
+  // type is undefined behaviour (libstdc++ under clang rejects it).
+  std::vector<Entry> entries;
   ConfigLocation where;
+};
+struct Entry {
+  Entry(Located<std::string> k, Value v) : key(std::move(k)), value(std::move(v)) {}
+  Located<std::string> key;
+  Value value;
 };
 
 std::string read_text(const std::string& path) {

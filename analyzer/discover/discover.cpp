@@ -35,9 +35,21 @@ std::string read_head(const fs::path& p, std::size_t n) {
 
 std::string display(const fs::path& abs) {
   std::error_code ec;
-  fs::path rel = fs::relative(abs, fs::current_path(ec), ec);
+  // Lexically: fs::relative would resolve symlinks, showing a link by its target's path.
+  fs::path cwd = fs::current_path(ec);
+  fs::path rel = ec ? fs::path() : abs.lexically_relative(cwd);
   std::string s = (ec || rel.empty()) ? abs.generic_string() : rel.generic_string();
   return s;
+}
+
+// Why a path that exists cannot be read as a text file, or "" when it can be tried.
+std::string not_readable_reason(const fs::path& p) {
+  std::error_code ec;
+  auto st = fs::status(p, ec);
+  if (ec == std::errc::too_many_symbolic_link_levels) return "symlink loop; skipped";
+  if (!fs::exists(st)) return "dangling symlink (its target does not exist); skipped";
+  if (fs::is_regular_file(st)) return "";
+  return "not a regular file (FIFO, socket or device); skipped";
 }
 
 bool inside(const fs::path& child, const fs::path& root) {
@@ -86,8 +98,13 @@ Discovery discover(const std::vector<std::string>& paths, const ExcludeFn& exclu
       // A file named explicitly is read whatever its kind (the user asked for it).
       std::string s = p.string();
       if (out.root.empty()) out.root = p.parent_path().string();
-      if (seen.insert(s).second)
-        out.files.push_back({s, display(p), classify(p.filename().string(), read_head(p, 256))});
+      if (!seen.insert(s).second) continue;
+      if (std::string why = not_readable_reason(p); !why.empty()) {
+        // Never open a FIFO or device: reading one blocks or never ends.
+        out.problems.emplace_back(display(p), why);
+        continue;
+      }
+      out.files.push_back({s, display(p), classify(p.filename().string(), read_head(p, 256))});
       continue;
     }
     fs::path root = fs::weakly_canonical(p, ec);
@@ -101,7 +118,8 @@ Discovery discover(const std::vector<std::string>& paths, const ExcludeFn& exclu
       std::string rel_dir = dir == root ? "" : fs::relative(dir, root, ec).generic_string();
       if (std::string gi = read_head(dir / ".gitignore", 1 << 20); !gi.empty()) ignore.add_file(rel_dir, gi);
       std::vector<fs::directory_entry> entries;
-      fs::directory_iterator it(dir, fs::directory_options::skip_permission_denied, ec);
+      // Not skip_permission_denied: an unreadable folder is reported, not silently dropped.
+      fs::directory_iterator it(dir, ec);
       if (ec) {
         out.problems.emplace_back(display(dir), "cannot read directory: " + ec.message());
         continue;
@@ -110,6 +128,7 @@ Discovery discover(const std::vector<std::string>& paths, const ExcludeFn& exclu
         if (ec) break;
         entries.push_back(*it);
       }
+      if (ec) out.problems.emplace_back(display(dir), "cannot list the whole directory: " + ec.message());
       std::sort(entries.begin(), entries.end(),
                 [](const auto& a, const auto& b) { return a.path().filename() < b.path().filename(); });
       std::vector<fs::path> subdirs;
@@ -121,8 +140,32 @@ Discovery discover(const std::vector<std::string>& paths, const ExcludeFn& exclu
         const bool is_link = e.is_symlink(sec);
         if (is_link) {
           // Follow a symlinked file only when it stays inside the root; never a symlinked folder.
+          // A link we do not follow is reported when its name is one trl-lint would read.
+          const bool relevant = classify(name, "") != FileKind::Other;
+          if (relevant && ignore.ignored(rel, false)) continue;
           fs::path target = fs::weakly_canonical(path, sec);
-          if (sec || !inside(target, root) || fs::is_directory(target, sec)) continue;
+          if (sec) {
+            if (relevant)
+              out.problems.emplace_back(display(path), sec == std::errc::too_many_symbolic_link_levels
+                                                           ? "symlink loop; skipped"
+                                                           : "cannot resolve symlink: " + sec.message() + "; skipped");
+            continue;
+          }
+          std::error_code tec;
+          auto target_status = fs::status(path, tec);
+          if (fs::is_directory(target_status)) continue;
+          if (!inside(target, root)) {
+            if (relevant)
+              out.problems.emplace_back(display(path), "symlink points outside the analysed folder; not followed");
+            continue;
+          }
+          if (!fs::exists(target_status)) {
+            if (relevant)
+              out.problems.emplace_back(display(path), tec == std::errc::too_many_symbolic_link_levels
+                                                           ? "symlink loop; skipped"
+                                                           : "dangling symlink (its target does not exist); skipped");
+            continue;
+          }
         }
         if (e.is_directory(sec) && !is_link) {
           if (skipped_dir(name, path) || ignore.ignored(rel, true)) continue;

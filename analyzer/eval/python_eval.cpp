@@ -86,6 +86,10 @@ struct ProjectEvaluator::Impl {
   std::set<std::pair<FileId, StmtId>> executed;
   std::set<std::pair<FileId, StmtId>> active;
   std::map<std::string, std::pair<ValueRef, ValueRef>> memo;  // call -> (result, final self)
+  // Memo keys name argument values by address: keep those values alive while the memo is, so
+  // that no later value can reuse an address and hit an entry that is not its own (which
+  // would make results depend on the allocator, and so on the thread count).
+  std::vector<ValueRef> memo_args;
 
   Impl(const Project& p, const Knowledge& know) : project(p), k(know) {
     for (FileId id = 0; id < p.sources.size(); ++id) {
@@ -109,6 +113,7 @@ struct ProjectEvaluator::Impl {
     executed.clear();
     active.clear();
     memo.clear();
+    memo_args.clear();
     imported.clear();  // import-time effects belong to the script that imports the module
   }
 
@@ -193,7 +198,10 @@ class Exec {
   ValueRef call_function(StmtId fid, std::vector<ValueRef> positional, std::vector<Member> keywords, Span site,
                          int depth, ValueRef* final_self, bool unknown_rest = false) {
     ev_.executed.insert({env_.file, fid});
-    if (depth > kMaxCallDepth || ev_.active.count({env_.file, fid}) || ev_.steps > kMaxSteps) return make_unknown(site);
+    // Every call counts as a step, even of an empty function: calls in default values and
+    // nested calls could otherwise multiply without executing a single statement.
+    if (depth > kMaxCallDepth || ev_.active.count({env_.file, fid}) || ++ev_.steps > kMaxSteps)
+      return make_unknown(site);
     const py::Stmt& f = m_.stmt(fid);
     // Summaries per call: the same function with the same argument values runs once.
     std::string key = std::to_string(env_.file) + ":" + std::to_string(fid) + (unknown_rest ? "*" : "");
@@ -248,6 +256,8 @@ class Exec {
       result = with_step(result, site, "returned by " + f.name + "()");
     ValueRef self = local.lookup("self");
     ev_.memo[key] = {result, self};
+    for (const auto& p : positional) ev_.memo_args.push_back(p);
+    for (const auto& kw : keywords) ev_.memo_args.push_back(kw.value);
     if (final_self) *final_self = self;
     return result;
   }
@@ -466,7 +476,8 @@ class Exec {
           c->dataclass_fields.push_back(name);
       }
     }
-    for (const auto& [name, v] : body.vars) {
+    for (const auto& [var, v] : body.vars) {
+      const std::string& name = var;  // clang 14 cannot capture a structured binding
       std::erase_if(c->members, [&](const Member& m) { return m.name == name; });
       c->members.push_back({name, v, v ? v->span : s.span});
     }
@@ -474,6 +485,10 @@ class Exec {
   }
 
   void branch(const std::vector<StmtId>& a, const std::vector<StmtId>& b, Scope& scope, Frame& frame, int depth) {
+    // Copying and merging the scope costs work of its own: charge it to the step budget so a
+    // generated file with thousands of variables and branches stays bounded.
+    ev_.steps += scope.vars.size() / 16;
+    if (ev_.steps > kMaxSteps) return;
     Scope left = scope, right = scope;
     Frame fa, fb;
     exec_block(a, left, fa, depth);
@@ -765,17 +780,14 @@ class Exec {
       merge_into(*d, b, span);
       return d;
     }
-    if (op == "/" && (a->kind == PyValue::Kind::Path || a->kind == PyValue::Kind::Const) &&
-        b->kind == PyValue::Kind::Const && b->constant.kind == Scalar::Kind::Str) {
+    if (op == "/" && a->kind == PyValue::Kind::Path && b->kind == PyValue::Kind::Const &&
+        b->constant.kind == Scalar::Kind::Str) {
       // pathlib: Path("configs") / "x.yaml"
-      std::string left = a->kind == PyValue::Kind::Path ? a->qualified : a->constant.s;
-      if (a->kind == PyValue::Kind::Path || a->constant.kind == Scalar::Kind::Str) {
-        auto p = std::make_shared<PyValue>();
-        p->kind = PyValue::Kind::Path;
-        p->qualified = left.empty() ? b->constant.s : left + "/" + b->constant.s;
-        p->span = span;
-        if (a->kind == PyValue::Kind::Path) return p;
-      }
+      auto p = std::make_shared<PyValue>();
+      p->kind = PyValue::Kind::Path;
+      p->qualified = a->qualified.empty() ? b->constant.s : a->qualified + "/" + b->constant.s;
+      p->span = span;
+      return p;
     }
     if (a->kind != PyValue::Kind::Const || b->kind != PyValue::Kind::Const) return make_unknown(span);
     const Scalar &x = a->constant, &y = b->constant;

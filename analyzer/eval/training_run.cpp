@@ -16,25 +16,27 @@ const char* to_string(FileReference::Kind k) {
   return "file";
 }
 
+namespace {
+// An int, or a float with no fractional part.
+std::optional<std::int64_t> whole_number(const Scalar& v) {
+  if (v.kind == Scalar::Kind::Int) return v.i;
+  if (v.kind == Scalar::Kind::Float && std::floor(v.f) == v.f) return static_cast<std::int64_t>(v.f);
+  return std::nullopt;
+}
+}  // namespace
+
 std::optional<std::int64_t> Setting::as_int() const {
   if (!known()) return std::nullopt;
-  if (value.kind == Scalar::Kind::Int) return value.i;
   if (value.kind == Scalar::Kind::Bool) return value.b ? 1 : 0;
-  if (value.kind == Scalar::Kind::Float && std::floor(value.f) == value.f) return static_cast<std::int64_t>(value.f);
-  return std::nullopt;
+  return whole_number(value);
 }
 
 std::optional<std::int64_t> Setting::min_int() const {
-  auto to_int = [](const Scalar& v) -> std::optional<std::int64_t> {
-    if (v.kind == Scalar::Kind::Int) return v.i;
-    if (v.kind == Scalar::Kind::Float && std::floor(v.f) == v.f) return static_cast<std::int64_t>(v.f);
-    return std::nullopt;
-  };
-  if (state == State::Known) return to_int(value);
+  if (state == State::Known) return whole_number(value);
   if (state != State::OneOf || alternatives.empty()) return std::nullopt;
   std::optional<std::int64_t> lo;
   for (const auto& a : alternatives) {
-    auto i = to_int(a);
+    auto i = whole_number(a);
     if (!i) return std::nullopt;
     lo = lo ? std::min(*lo, *i) : *i;
   }

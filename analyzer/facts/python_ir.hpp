@@ -100,7 +100,7 @@ struct Stmt {
   std::vector<ImportAlias> names;
   std::string name;  // FunctionDef/ClassDef
   std::vector<Param> params;
-  std::vector<ExprId> bases;     // ClassDef bases; With: the context expressions (targets holds `as`, or kNoExpr)
+  std::vector<ExprId> bases;  // ClassDef bases; With: the context expressions (targets holds `as`, or kNoExpr)
   std::vector<ExprId> decorators;
   std::vector<StmtId> body;
   std::vector<StmtId> orelse;

@@ -1,6 +1,7 @@
 #include "analyzer/link/launch.hpp"
 
 #include "analyzer/knowledge/knowledge.hpp"
+#include "analyzer/shell/shell_extractor.hpp"
 
 namespace trl {
 
@@ -41,18 +42,6 @@ std::string normalize_option_name(std::string_view token) {
 }
 
 namespace {
-
-std::string_view basename(std::string_view p) {
-  auto slash = p.rfind('/');
-  return slash == std::string_view::npos ? p : p.substr(slash + 1);
-}
-
-bool is_python(std::string_view name) {
-  if (name.rfind("python", 0) != 0) return false;
-  for (char c : name.substr(6))
-    if (!std::isdigit(static_cast<unsigned char>(c)) && c != '.') return false;
-  return true;
-}
 
 Span join(Span a, Span b) {
   a.end = b.end;
@@ -161,7 +150,7 @@ std::optional<LaunchCommand> parse_launch(const CommandFact& command, const Know
   out.env = command.env;
   out.cwd = command.cwd;
   out.cwd_known = command.cwd_known;
-  std::string_view prog = basename(argv[0].text);
+  std::string_view prog = shell::program_basename(argv[0].text);
   std::size_t i = 1;
   auto accelerate_takes_value = [&](const std::string& name) {
     const LaunchFlag* f = knowledge.launch_flag(name);
@@ -182,7 +171,7 @@ std::optional<LaunchCommand> parse_launch(const CommandFact& command, const Know
                name == "bind_cores_to_rank" || name == "enable_each_rank_log" || name == "no_ssh_check" ||
                name == "elastic_training");
     });
-  } else if (is_python(prog)) {
+  } else if (shell::is_python_interpreter(prog)) {
     out.launcher = Launcher::Python;
     // Interpreter options: -m ends them; -c means inline code (not a launch).
     while (i < argv.size() && argv[i].known && argv[i].text.size() > 1 && argv[i].text[0] == '-') {

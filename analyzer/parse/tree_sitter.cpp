@@ -1,20 +1,134 @@
 #include "analyzer/parse/tree_sitter.hpp"
 
+#include <pthread.h>
+#include <time.h>
+
+#include <chrono>
+#include <condition_variable>
+#include <list>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <thread>
+
 namespace trl::ts {
 
 namespace {
 struct ParserDeleter {
   void operator()(TSParser* p) const { ts_parser_delete(p); }
 };
+
+// Bounds the CPU time one parse may take. tree-sitter's own timeout counts wall-clock time,
+// which makes the result depend on the machine's load (a busy CI box would skip files a
+// quiet one parses). Here a single watchdog thread reads the CPU clock of each parsing thread
+// and raises the parse's cancellation flag once it has used its budget, so the same input
+// gives the same output on any machine that is not orders of magnitude slower.
+class Watchdog {
+ public:
+  struct Entry {
+    clockid_t clock;
+    double start = 0;
+    double budget = 0;
+    size_t flag = 0;  // read by tree-sitter with an atomic load
+  };
+
+  static Watchdog& get() {
+    static Watchdog* w = new Watchdog;  // never destroyed: the thread outlives static destructors
+    return *w;
+  }
+
+  // Registers the calling thread; the entry stays valid until `leave`.
+  std::list<Entry>::iterator enter(double budget_seconds) {
+    clockid_t clock;
+    if (pthread_getcpuclockid(pthread_self(), &clock) != 0) clock = CLOCK_MONOTONIC;
+    std::lock_guard lock(mutex_);
+    entries_.push_back(Entry{clock, seconds(clock), budget_seconds, 0});
+    if (!started_) {
+      started_ = true;
+      std::thread([this] { loop(); }).detach();
+    }
+    return std::prev(entries_.end());
+  }
+
+  void leave(std::list<Entry>::iterator it) {
+    std::lock_guard lock(mutex_);
+    entries_.erase(it);
+  }
+
+ private:
+  static double seconds(clockid_t clock) {
+    timespec ts{};
+    if (clock_gettime(clock, &ts) != 0) return 0;
+    return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
+  }
+
+  [[noreturn]] void loop() {
+    while (true) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+      std::lock_guard lock(mutex_);
+      for (auto& e : entries_)
+        if (seconds(e.clock) - e.start > e.budget) __atomic_store_n(&e.flag, size_t{1}, __ATOMIC_SEQ_CST);
+    }
+  }
+
+  std::mutex mutex_;
+  std::list<Entry> entries_;
+  bool started_ = false;
+};
+
+// tree-sitter 0.20.7 (Debian 12) corrupts its heap when one run of "extras" (comments, line
+// continuations) reaches 65,535 tokens (tree-sitter issue #2134, fixed in 0.20.8). All three
+// grammars write comments with `#`; a run is the comment-only, continuation-only and blank
+// lines between two lines of code. Runs that long are blanked (bytes become spaces, so every
+// offset, line and column stays the same): a 60,000-line comment holds nothing trl-lint reads.
+constexpr std::size_t kMaxExtrasRun = 60000;
+
+std::optional<std::string> without_long_extra_runs(std::string_view text) {
+  std::optional<std::string> copy;
+  std::size_t run_start = 0, run_extras = 0, pos = 0;
+  auto close_run = [&](std::size_t end) {
+    if (run_extras >= kMaxExtrasRun) {
+      if (!copy) copy.emplace(text);
+      for (std::size_t i = run_start; i < end; ++i)
+        if ((*copy)[i] != '\n' && (*copy)[i] != '\r') (*copy)[i] = ' ';
+    }
+    run_extras = 0;
+  };
+  while (pos < text.size()) {
+    std::size_t nl = text.find('\n', pos);
+    std::size_t end = nl == std::string_view::npos ? text.size() : nl;
+    std::string_view line = text.substr(pos, end - pos);
+    std::size_t a = line.find_first_not_of(" \t\r\f\v");
+    const bool blank = a == std::string_view::npos;
+    const bool extra =
+        !blank && (line[a] == '#' || line.substr(a).find_first_not_of("\\ \t\r") == std::string_view::npos);
+    if (blank || extra) {
+      if (run_extras == 0) run_start = pos;
+      if (extra) ++run_extras;
+    } else {
+      close_run(pos);
+    }
+    pos = end + 1;
+  }
+  close_run(text.size());
+  return copy;
+}
+
 }  // namespace
 
 Tree parse(const TSLanguage* language, std::string_view text) {
+  std::optional<std::string> safe = without_long_extra_runs(text);
+  if (safe) text = *safe;
   // One parser per thread and language would save a little; parsers are cheap next to parsing.
   std::unique_ptr<TSParser, ParserDeleter> parser(ts_parser_new());
   if (!ts_parser_set_language(parser.get(), language)) return nullptr;
-  // Bound the time spent on pathological input (2 s of parsing per file).
-  ts_parser_set_timeout_micros(parser.get(), 2'000'000);
-  return Tree(ts_parser_parse_string(parser.get(), nullptr, text.data(), static_cast<uint32_t>(text.size())));
+  Watchdog& dog = Watchdog::get();
+  auto entry = dog.enter(kParseCpuBudgetSeconds);
+  ts_parser_set_cancellation_flag(parser.get(), &entry->flag);
+  Tree tree(ts_parser_parse_string(parser.get(), nullptr, text.data(), static_cast<uint32_t>(text.size())));
+  ts_parser_set_cancellation_flag(parser.get(), nullptr);
+  dog.leave(entry);
+  return tree;
 }
 
 Span span(TSNode node, FileId file) {

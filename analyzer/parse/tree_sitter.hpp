@@ -24,7 +24,11 @@ struct TreeDeleter {
 };
 using Tree = std::unique_ptr<TSTree, TreeDeleter>;
 
-// Parses `text` with `language`; returns null when tree-sitter gives up (timeout).
+// CPU seconds one parse may use before it is cancelled (a safety net against grammar
+// pathologies; real files of the 10 MB size limit parse in a few seconds).
+inline constexpr double kParseCpuBudgetSeconds = 20.0;
+
+// Parses `text` with `language`; returns null when the parse used up its CPU budget.
 Tree parse(const TSLanguage* language, std::string_view text);
 
 inline std::string_view text(TSNode node, std::string_view source) {

@@ -35,10 +35,12 @@ FileId Project::resolve(const std::string& path, const std::vector<std::string>&
   return kNoFile;
 }
 
-namespace {
-
-// Checks text the way reading from disk does (NUL bytes, UTF-8, byte order mark) and keeps it.
+// Checks text the way reading from disk does (size, NUL bytes, UTF-8, byte order mark) and keeps it.
 void accept_text(SourceFile& file, FileFacts& facts, std::string text) {
+  if (text.size() >= kNoFile) {  // spans are 32-bit byte offsets
+    facts.problems.push_back({"TRL905", "file is 4 GB or more; skipped", Span{file.id}});
+    return;
+  }
   if (text.find('\0') != std::string::npos) {
     facts.problems.push_back({"TRL902", "file contains NUL bytes (binary?); skipped", Span{file.id}});
     return;
@@ -53,6 +55,8 @@ void accept_text(SourceFile& file, FileFacts& facts, std::string text) {
   file.index_lines();
   facts.loaded = true;
 }
+
+namespace {
 
 // Reads a file with the checks every later stage relies on: size, text, UTF-8.
 void read_file(SourceFile& file, FileFacts& facts, std::uint64_t max_size) {
@@ -75,6 +79,10 @@ void read_file(SourceFile& file, FileFacts& facts, std::uint64_t max_size) {
     return;
   }
   std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  if (in.bad()) {
+    facts.problems.push_back({"TRL901", "cannot read file: read error", Span{file.id}});
+    return;
+  }
   accept_text(file, facts, std::move(text));
 }
 
@@ -182,6 +190,19 @@ void extract_referenced(Project& project, const std::vector<std::string>& names)
       }
     }
   }
+}
+
+FileId add_file_from_text(Project& project, const std::string& path, std::string text, FileKind kind) {
+  auto sf = std::make_unique<SourceFile>();
+  sf->path = path;
+  sf->abs_path = (fs::path(project.root) / path).lexically_normal().string();
+  sf->kind = kind;
+  FileId id = project.sources.add(std::move(sf));
+  project.facts.resize(project.sources.size());
+  SourceFile& file = project.sources.get_mut(id);
+  accept_text(file, project.facts[id], std::move(text));
+  if (project.facts[id].loaded) extract_file(project, id);
+  return id;
 }
 
 void extract_file(Project& project, FileId id) {
@@ -339,14 +360,13 @@ Project make_project(const std::string& root, const std::vector<std::pair<std::s
     sf->path = rel;
     sf->abs_path = (fs::path(root) / rel).lexically_normal().string();
     sf->kind = classify(fs::path(rel).filename().string(), text.substr(0, 256));
-    sf->text = text;
-    sf->index_lines();
     project.sources.add(std::move(sf));
   }
   project.facts.resize(project.sources.size());
   for (FileId id = 0; id < project.sources.size(); ++id) {
-    project.facts[id].loaded = true;
-    extract_file(project, id);
+    // The same checks as a file read from disk (NUL bytes, UTF-8, BOM).
+    accept_text(project.sources.get_mut(id), project.facts[id], files[id].second);
+    if (project.facts[id].loaded) extract_file(project, id);
   }
   return project;
 }

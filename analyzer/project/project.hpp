@@ -76,6 +76,14 @@ Project load_project(const LoadOptions& options);
 // Extracts the facts of one file whose text is already in `project` (also used by tests).
 void extract_file(Project& project, FileId id);
 
+// The checks every later stage relies on (size fits a span, no NUL byte, valid UTF-8; a BOM
+// is blanked): stores `text` in `file` and sets `facts.loaded`, or records why it was skipped.
+void accept_text(SourceFile& file, FileFacts& facts, std::string text);
+
+// Adds a file given as text, `path` relative to `project.root`, then checks and extracts it
+// as if it had been read from disk (unit tests and fuzzing build projects in memory).
+FileId add_file_from_text(Project& project, const std::string& path, std::string text, FileKind kind);
+
 // A project from in-memory files (path relative to `root` -> text): tests, fuzzing, benchmarks.
 Project make_project(const std::string& root, const std::vector<std::pair<std::string, std::string>>& files);
 

@@ -11,6 +11,7 @@ using namespace trl::py;
 namespace {
 
 constexpr int kMaxDepth = 150;
+constexpr std::size_t kMaxElifChain = 512;
 
 std::string strip_underscores(std::string_view t) {
   std::string out;
@@ -536,26 +537,36 @@ class Converter {
       auto ct = ts::type(c);
       if (ct == "elif_clause" || ct == "else_clause") alternatives.push_back(c);
     }
-    std::vector<StmtId>* tail = nullptr;
     StmtId head = add(std::move(s));
     out.push_back(head);
     StmtId current = head;
+    // Each elif nests one level deeper in the IR (and in the evaluator's recursion): bound
+    // the chain, and let its length count towards the nesting of what is inside it.
+    int level = depth;
+    std::size_t count = 0;
     for (TSNode alt : alternatives) {
+      if (++count > kMaxElifChain) {
+        facts_.problems.push_back(
+            {"TRL904",
+             "if/elif chain longer than " + std::to_string(kMaxElifChain) + " branches; the rest of it is not analysed",
+             span(alt)});
+        break;
+      }
+      if (count % 8 == 0 && too_deep(alt, ++level)) break;
       if (ts::type(alt) == "elif_clause") {
         Stmt e;
         e.kind = StmtKind::If;
         e.span = span(alt);
-        e.value = expr(ts::field(alt, "condition"), depth + 1);
-        e.body = block_of(ts::field(alt, "consequence"), depth);
+        e.value = expr(ts::field(alt, "condition"), level + 1);
+        e.body = block_of(ts::field(alt, "consequence"), level);
         StmtId id = add(std::move(e));
         m().stmts[current].orelse.push_back(id);
         current = id;
       } else {
-        auto body = block_of(ts::field(alt, "body"), depth);
+        auto body = block_of(ts::field(alt, "body"), level);
         m().stmts[current].orelse = std::move(body);
       }
     }
-    (void)tail;
   }
 
   void assignment(TSNode n, int depth, std::vector<StmtId>& out) {
@@ -680,7 +691,11 @@ PythonFacts extract(std::string_view text, FileId file) {
   PythonFacts facts;
   ts::Tree tree = ts::parse(tree_sitter_python(), text);
   if (!tree) {
-    facts.problems.push_back({"TRL903", "Python could not be parsed in the time allowed; file skipped", Span{file}});
+    facts.problems.push_back({"TRL903",
+                              "Python could not be parsed within " +
+                                  std::to_string(static_cast<int>(ts::kParseCpuBudgetSeconds)) +
+                                  " s of CPU time; file skipped",
+                              Span{file}});
     return facts;
   }
   TSNode root = ts_tree_root_node(tree.get());

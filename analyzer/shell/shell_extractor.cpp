@@ -11,18 +11,6 @@ namespace trl::shell {
 
 namespace {
 
-std::string_view basename(std::string_view p) {
-  auto slash = p.rfind('/');
-  return slash == std::string_view::npos ? p : p.substr(slash + 1);
-}
-
-bool is_python(std::string_view name) {
-  if (name.rfind("python", 0) != 0) return false;
-  for (char c : name.substr(6))
-    if (!std::isdigit(static_cast<unsigned char>(c)) && c != '.') return false;
-  return true;
-}
-
 // Programs that run another command given as their arguments.
 bool is_wrapper(std::string_view name) {
   return name == "exec" || name == "env" || name == "nohup" || name == "time" || name == "srun" || name == "nice" ||
@@ -253,7 +241,7 @@ class Walker {
     }
     if (argv.empty()) return;
     const Span command_span = command_span_ ? *command_span_ : span(begin, end);
-    std::string_view prog = argv[0].known ? basename(argv[0].text) : std::string_view();
+    std::string_view prog = argv[0].known ? program_basename(argv[0].text) : std::string_view();
     if (prog == "cd") {
       change_dir(argv, conditional);
       return;
@@ -262,7 +250,7 @@ class Walker {
     // Skip wrappers until the launcher itself.
     std::size_t start = 0;
     while (start < argv.size()) {
-      std::string_view p = argv[start].known ? basename(argv[start].text) : std::string_view();
+      std::string_view p = argv[start].known ? program_basename(argv[start].text) : std::string_view();
       if (is_launcher_program(p)) break;
       if (p == "bash" || p == "sh" || p == "zsh" || p == "dash") {
         // bash [-l|-x...] -c STRING
@@ -352,8 +340,20 @@ class Walker {
 
 }  // namespace
 
+std::string_view program_basename(std::string_view p) {
+  auto slash = p.rfind('/');
+  return slash == std::string_view::npos ? p : p.substr(slash + 1);
+}
+
+bool is_python_interpreter(std::string_view name) {
+  if (name.rfind("python", 0) != 0) return false;
+  for (char c : name.substr(6))
+    if (!std::isdigit(static_cast<unsigned char>(c)) && c != '.') return false;
+  return true;
+}
+
 bool is_launcher_program(std::string_view p) {
-  return p == "accelerate" || p == "torchrun" || p == "deepspeed" || p == "trl" || is_python(p);
+  return p == "accelerate" || p == "torchrun" || p == "deepspeed" || p == "trl" || is_python_interpreter(p);
 }
 
 std::vector<PredefinedVar> sbatch_variables(std::string_view text) {
@@ -407,8 +407,11 @@ ShellFacts extract(std::string_view text, FileId file, const ExtractOptions& opt
   ShellFacts facts;
   ts::Tree tree = ts::parse(tree_sitter_bash(), text);
   if (!tree) {
-    facts.problems.push_back(
-        {"TRL903", "shell script could not be parsed in the time allowed; file skipped", Span{file}});
+    facts.problems.push_back({"TRL903",
+                              "shell script could not be parsed within " +
+                                  std::to_string(static_cast<int>(ts::kParseCpuBudgetSeconds)) +
+                                  " s of CPU time; file skipped",
+                              Span{file}});
     return facts;
   }
   Walker walker(text, file, facts);

@@ -44,4 +44,9 @@ std::vector<PredefinedVar> sbatch_variables(std::string_view text);
 // deepspeed, python, trl.
 bool is_launcher_program(std::string_view argv0);
 
+// `/usr/bin/python3` -> `python3`.
+std::string_view program_basename(std::string_view path);
+// python, python3, python3.11
+bool is_python_interpreter(std::string_view name);
+
 }  // namespace trl::shell

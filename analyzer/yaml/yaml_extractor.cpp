@@ -1,6 +1,8 @@
 #include "analyzer/yaml/yaml_extractor.hpp"
 
+#include <algorithm>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "analyzer/parse/tree_sitter.hpp"
 #include "analyzer/yaml/pyyaml_resolver.hpp"
@@ -10,6 +12,7 @@ namespace trl::yaml {
 namespace {
 
 constexpr int kMaxDepth = 200;
+constexpr std::size_t kMaxYamlLines = 32767;
 
 using NodePtr = std::shared_ptr<const YamlNode>;
 
@@ -235,6 +238,7 @@ class Builder {
     out->kind = YamlNode::Kind::Mapping;
     out->span = ts::span(m, file_);
     std::vector<YamlEntry> merged;  // entries from `<<` merge keys; explicit keys win
+    std::unordered_set<std::string> merged_keys;
     for (TSNode pair : ts::named_children(m)) {
       auto pt = ts::type(pair);
       if (pt != "block_mapping_pair" && pt != "flow_pair") {
@@ -275,11 +279,8 @@ class Builder {
           for (const auto& it : value->items)
             if (it->kind == YamlNode::Kind::Mapping) sources.push_back(it);
         for (const auto& s : sources)
-          for (const auto& e : s->entries) {
-            bool seen = false;
-            for (const auto& m2 : merged) seen = seen || m2.key == e.key;
-            if (!seen) merged.push_back(e);
-          }
+          for (const auto& e : s->entries)
+            if (merged_keys.insert(e.key).second) merged.push_back(e);
         continue;
       }
       YamlEntry e;
@@ -288,8 +289,11 @@ class Builder {
       e.value = value;
       out->entries.push_back(std::move(e));
     }
-    for (auto& e : merged) {
-      if (!out->find(e.key)) out->entries.push_back(e);
+    if (!merged.empty()) {
+      std::unordered_set<std::string> explicit_keys;
+      for (const auto& e : out->entries) explicit_keys.insert(e.key);
+      for (auto& e : merged)
+        if (!explicit_keys.count(e.key)) out->entries.push_back(e);
     }
     return out;
   }
@@ -367,9 +371,23 @@ bool first_error(TSNode root, TSNode& out) {
 
 YamlFacts extract(std::string_view text, FileId file) {
   YamlFacts facts;
+  // tree-sitter-yaml's scanner keeps rows in 16-bit integers: past line 32,768 its parse is
+  // wrong (every key becomes an error). Say so instead of reporting false syntax errors.
+  const std::size_t lines = static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n')) + 1;
+  if (lines > kMaxYamlLines) {
+    facts.problems.push_back({"TRL905",
+                              "YAML file has " + std::to_string(lines) + " lines, more than the " +
+                                  std::to_string(kMaxYamlLines) + " the YAML parser supports; skipped",
+                              Span{file}});
+    return facts;
+  }
   ts::Tree tree = ts::parse(tree_sitter_yaml(), text);
   if (!tree) {
-    facts.problems.push_back({"TRL903", "YAML could not be parsed in the time allowed; file skipped", Span{file}});
+    facts.problems.push_back({"TRL903",
+                              "YAML could not be parsed within " +
+                                  std::to_string(static_cast<int>(ts::kParseCpuBudgetSeconds)) +
+                                  " s of CPU time; file skipped",
+                              Span{file}});
     return facts;
   }
   TSNode root = ts_tree_root_node(tree.get());

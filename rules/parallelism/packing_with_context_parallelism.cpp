@@ -82,8 +82,9 @@ class PackingWithContextParallelism final : public Rule {
     for (const char* field : {"packing", "eval_packing"}) {
       const Setting on = run.arg(field);
       if (!on.definitely_true() || !on.primary_span().valid()) continue;
-      Diagnostic d = make(on.primary_span(), "`" + std::string(field) + "` with context parallelism (cp_size=" +
-                                                 cp_text + ") breaks document isolation");
+      Diagnostic d =
+          make(on.primary_span(), "`" + std::string(field) + "` with context parallelism (cp_size=" + cp_text +
+                                      ") breaks document isolation");
       d.label = std::string(field) + " enabled here (" + where(on) + ")";
       if (on.primary_span() != on.span && on.span.valid())
         d.related.push_back({on.span, "passed as `" + std::string(field) + "` here"});

@@ -1,0 +1,21 @@
+// libFuzzer target: the Python extractor and the evaluator on arbitrary bytes.
+#include "analyzer/eval/python_eval.hpp"
+#include "analyzer/knowledge/knowledge.hpp"
+#include "analyzer/python/python_extractor.hpp"
+#include "tests/fuzz/fuzz_common.hpp"
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  std::string_view text = trl::fuzz::as_text(data, size);
+  auto facts = trl::python::extract(text, 0);
+  // Every id the IR holds must point into it.
+  const auto& m = facts.module;
+  for (const auto& e : m.exprs)
+    for (auto id : {e.a, e.b, e.c})
+      if (id != trl::py::kNoExpr && id >= m.exprs.size()) __builtin_trap();
+  for (auto id : m.body)
+    if (id >= m.stmts.size()) __builtin_trap();
+  trl::evaluate_module(m, trl::Knowledge::get());
+  bool fields = false;
+  trl::python::decode_string_literal(text, fields);
+  return 0;
+}

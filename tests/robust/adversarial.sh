@@ -1,0 +1,226 @@
+#!/usr/bin/env bash
+# Hostile and unusual input: trl-lint must end with exit 0 or 1 within a time limit, and say
+# what it skipped and why. One case per call, so ctest runs them in parallel:
+#   adversarial.sh <trl-lint> <case>
+# Big and binary inputs are generated here, never committed.
+set -uo pipefail
+bin=$1 case=$2
+src=$(cd "$(dirname "$0")/../.." && pwd)
+work=$(mktemp -d)
+trap 'chmod -R u+rwX "$work" 2>/dev/null; rm -rf "$work"' EXIT
+cd "$work" || exit 2
+LIMIT=${TRL_LINT_ADVERSARIAL_TIMEOUT:-60}
+
+fail() { echo "FAIL [$case]: $*"; echo "--- output:"; cat "$work/out" 2>/dev/null; exit 1; }
+
+# lint <dir-or-file> [options...]: runs trl-lint (concise) with a timeout; output in $work/out.
+lint() {
+  local target=$1; shift
+  timeout -k 5 "$LIMIT" "$bin" --output-format concise "$@" "$target" > "$work/out" 2>&1
+  status=$?
+  [ "$status" -eq 124 ] && fail "did not finish within $LIMIT s"
+  [ "$status" -le 1 ] || fail "exit code $status (want 0 or 1)"
+}
+expect() { grep -qF -- "$1" "$work/out" || fail "output lacks: $1"; }
+expect_status() { [ "$status" -eq "$1" ] || fail "exit code $status, want $1"; }
+
+# A project where TRL101 fires (packing in the trainer YAML, cp_size=2 in the accelerate YAML).
+trl101_project() {
+  cp -r "$src/fixtures/trl101/yaml_packing_accel_yaml_cp" "$1"
+  rm -f "$1/expected.txt" "$1/CASE.md"
+}
+
+case $case in
+  deep-python)
+    # 100,000 nested brackets: the extractor stops at its depth limit and says so.
+    mkdir p && python3 -c "print('x = ' + '[' * 100000 + ']' * 100000)" > p/deep.py
+    lint p; expect_status 1
+    expect "p/deep.py:1:155: TRL904 Python nested more than 150 levels deep"
+    ;;
+  deep-yaml)
+    mkdir p && python3 -c "print('a: ' + '[' * 100000 + ']' * 100000)" > p/deep.yaml
+    python3 -c "print('b: ' + '{a: ' * 100000 + '}' * 100000)" > p/deep_map.yaml
+    lint p; expect_status 1
+    expect "p/deep.yaml:1:204: TRL904 YAML nested more than 200 levels deep"
+    expect "p/deep_map.yaml:1:"
+    ;;
+  deep-shell)
+    # Subshells and arithmetic nested 100,000 deep: the shell walker is iterative; nothing to skip.
+    mkdir p && python3 -c "print('(' * 100000 + 'echo hi' + ')' * 100000)" > p/sub.sh
+    python3 -c "print('x=' + '\$((' * 50000 + '1' + '))' * 50000)" > p/arith.sh
+    lint p; expect_status 0
+    ;;
+  long-elif)
+    # 20,000 elif branches: bounded (the evaluator recurses along the chain).
+    mkdir p && python3 -c "
+print('x = 1\nif x == 0:\n    y = 0')
+for i in range(1, 20000): print(f'elif x == {i}:\n    y = {i}')" > p/elif.py
+    lint p; expect_status 1
+    expect "TRL904 if/elif chain longer than 512 branches; the rest of it is not analysed"
+    ;;
+  huge-file)
+    # 50 MB of Python: over the default 10 MB limit, skipped without being read.
+    mkdir p && yes 'x = 1' | head -c 52428800 > p/big.py
+    trl101_project p/proj
+    lint p; expect_status 1
+    expect "p/big.py:1:1: TRL905 file is 50 MB, over the 10 MB limit (--max-file-size); skipped"
+    expect "TRL101"  # the rest of the tree is still analysed
+    ;;
+  max-file-size-option)
+    # The limit is configurable: a 2 MB YAML is skipped at 1 MB and read at the default.
+    mkdir p && trl101_project p/proj
+    { cat p/proj/recipes/qwen2.5-0.5b/sft_long.yaml; python3 -c "print(('# ' + 'padding ' * 128 + '\\n') * 2048, end='')"; } > p/proj/big.yaml
+    mv p/proj/big.yaml p/proj/recipes/qwen2.5-0.5b/sft_long.yaml
+    lint p --max-file-size 1; expect_status 1
+    expect "sft_long.yaml:1:1: TRL905 file is 2 MB, over the 1 MB limit (--max-file-size); skipped"
+    grep -q TRL101 "$work/out" && fail "TRL101 from a skipped file"
+    lint p; expect_status 1
+    expect "sft_long.yaml:15:1: TRL101"
+    "$bin" --max-file-size 5000 p > out 2>&1; [ $? -eq 2 ] || fail "--max-file-size 5000 (over 4 GB) accepted"
+    expect "--max-file-size: Value 5000 not in range 0 to 4095"
+    ;;
+  binary)
+    mkdir p && head -c 65536 /dev/urandom > p/model.py && head -c 4096 /dev/urandom > p/weights.yaml
+    printf '\x7fELF\x02\x01\x01\x00\x00\x00' > p/launch.sh
+    lint p; expect_status 1
+    for f in model.py weights.yaml launch.sh; do grep -qE "p/$f:1:1: TRL902 file (contains NUL bytes|is not valid UTF-8)" out || fail "$f"; done
+    ;;
+  invalid-utf8)
+    mkdir p && printf 'packing = True\nname = "\xff\xfe caf\xc3"\n' > p/train.py
+    printf 'a: "\xed\xa0\x80"\n' > p/surrogate.yaml   # an encoded UTF-16 surrogate
+    printf 'b: \xc0\xaf\n' > p/overlong.yaml            # an overlong form of "/"
+    lint p; expect_status 1
+    for f in train.py surrogate.yaml overlong.yaml; do expect "p/$f:1:1: TRL902 file is not valid UTF-8; skipped"; done
+    ;;
+  nul-bytes)
+    mkdir p && printf 'packing: true\n\0\nmax_length: 1\n' > p/config.yaml
+    printf 'x = 1\0\n' > p/train.py
+    lint p; expect_status 1
+    expect "p/config.yaml:1:1: TRL902 file contains NUL bytes (binary?); skipped"
+    expect "p/train.py:1:1: TRL902 file contains NUL bytes (binary?); skipped"
+    ;;
+  crlf-bom)
+    # Windows line ends and a UTF-8 BOM change nothing: same finding, same line and column.
+    trl101_project p
+    for f in $(cd p && find . -type f); do
+      python3 -c "import sys; p=sys.argv[1]; t=open(p,encoding='utf-8').read(); open(p,'w',encoding='utf-8-sig',newline='\r\n').write(t)" "p/$f"
+    done
+    head -c 3 p/launch.sh | od -An -tx1 | grep -q 'ef bb bf' || fail "fixture not converted"
+    lint p; expect_status 1
+    expect "p/recipes/qwen2.5-0.5b/sft_long.yaml:15:1: TRL101"
+    ;;
+  alias-bomb)
+    # "Billion laughs": 10^9 strings if expanded. Shared, never expanded: the settings after it count.
+    trl101_project p
+    { echo 'lol: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]'
+      prev=a; for c in b c d e f g h i; do echo "$c: &$c [*$prev,*$prev,*$prev,*$prev,*$prev,*$prev,*$prev,*$prev,*$prev]"; prev=$c; done
+      echo "merged: &m {<<: [*a], x: 1}"
+      echo "merged2: {<<: [*m, *m, *m, *m], y: *i}"
+      cat p/recipes/qwen2.5-0.5b/sft_long.yaml; } > bomb.yaml
+    mv bomb.yaml p/recipes/qwen2.5-0.5b/sft_long.yaml
+    ulimit -v 4000000 2>/dev/null  # 4 GB of address space is plenty without expansion
+    lint p; expect_status 1
+    expect "p/recipes/qwen2.5-0.5b/sft_long.yaml:26:1: TRL101"
+    ;;
+  symlink-loop)
+    mkdir -p p/sub && ln -s loop.py p/loop.py && ln -s b.yaml p/a.yaml && ln -s a.yaml p/b.yaml
+    ln -s .. p/sub/up && ln -s . p/sub/self   # folder loops: symlinked folders are never followed
+    ln -s /etc/passwd p/outside.yaml           # never read outside the root
+    lint p; expect_status 1
+    expect "p/loop.py:1:1: TRL901 symlink loop; skipped"
+    expect "p/a.yaml:1:1: TRL901 symlink loop; skipped"
+    expect "p/b.yaml:1:1: TRL901 symlink loop; skipped"
+    expect "p/outside.yaml:1:1: TRL901 symlink points outside the analysed folder; not followed"
+    lint p/loop.py; expect_status 1; expect "TRL901 symlink loop; skipped"
+    ;;
+  unreadable)
+    # The tests usually run as root, where chmod 000 does not stop a read. What this covers:
+    # a dangling symlink and a FIFO (neither can be read as a file, for any user), and, by
+    # dropping to user `nobody` with setpriv when we are root, a real permission-denied file
+    # and folder.
+    mkdir p && ln -s gone.py p/train.py && mkfifo p/launch.sh
+    lint p; expect_status 1
+    expect "p/train.py:1:1: TRL901 dangling symlink (its target does not exist); skipped"
+    expect "p/launch.sh:1:1: TRL901 not a regular file (FIFO, socket or device); skipped"
+    lint p/launch.sh; expect_status 1   # named on the command line: still never opened
+    expect "p/launch.sh:1:1: TRL901 not a regular file (FIFO, socket or device); skipped"
+    rm p/train.py p/launch.sh
+    echo 'packing: true' > p/secret.yaml && mkdir p/locked && echo 'x: 1' > p/locked/c.yaml
+    chmod 000 p/secret.yaml p/locked && chmod 755 "$work" p
+    if [ "$(id -u)" -eq 0 ]; then
+      command -v setpriv >/dev/null || fail "setpriv (util-linux) missing"
+      run=(setpriv --reuid=nobody --regid=nogroup --clear-groups)
+    else
+      run=()
+    fi
+    timeout -k 5 "$LIMIT" "${run[@]}" "$bin" --output-format concise p > out 2>&1; status=$?
+    [ "$status" -le 1 ] || fail "exit code $status"
+    expect "p/secret.yaml:1:1: TRL901 cannot read file"
+    expect "p/locked:1:1: TRL901 cannot read directory: Permission denied"
+    ;;
+  fifo)
+    # A FIFO with a name trl-lint reads, inside the tree: never opened (opening would block).
+    mkdir -p p/recipes && mkfifo p/recipes/config.yaml p/train.py
+    lint p; expect_status 1
+    expect "p/recipes/config.yaml:1:1: TRL901 not a regular file (FIFO, socket or device); skipped"
+    expect "p/train.py:1:1: TRL901 not a regular file"
+    ;;
+  odd-names)
+    # Spaces and non-ASCII in folder and file names, quoted in the launch script.
+    mkdir p && trl101_project "p/my pröject"
+    cd "p/my pröject" || fail cd
+    mv recipes/qwen2.5-0.5b "recipes/qwen ünïcode"
+    mv recipes/qwen\ ünïcode/sft_long.yaml "recipes/qwen ünïcode/sft long 日本.yaml"
+    mv scripts/sft.py "scripts/train me.py"
+    cat > launch.sh <<'SH'
+#!/usr/bin/env bash
+accelerate launch --config_file recipes/accelerate_configs/context_parallel_2gpu.yaml \
+    "scripts/train me.py" --config "recipes/qwen ünïcode/sft long 日本.yaml"
+SH
+    cd "$work" || fail cd
+    lint "p/my pröject"; expect_status 1
+    expect "p/my pröject/recipes/qwen ünïcode/sft long 日本.yaml:15:1: TRL101"
+    ;;
+  comment-run)
+    # 70,000 comment lines in a row crash tree-sitter 0.20.7 (issue #2134); trl-lint blanks such
+    # runs before parsing. The code after the comments is still analysed.
+    trl101_project p
+    { yes '# generated comment' | head -n 70000; cat p/scripts/sft.py; } > p/scripts/sft2.py && mv p/scripts/sft2.py p/scripts/sft.py
+    { head -n 3 p/launch.sh; yes '# comment' | head -n 70000; tail -n +4 p/launch.sh; } > p/l2.sh && mv p/l2.sh p/launch.sh
+    lint p; expect_status 1
+    expect "p/recipes/qwen2.5-0.5b/sft_long.yaml:15:1: TRL101"
+    # The same project's other true finding (TRL201, packing without FlashAttention) is expected too.
+    [ "$(grep -vc ': TRL201 ' out)" -eq 1 ] || fail "unexpected diagnostics"
+    ;;
+  long-yaml)
+    # tree-sitter-yaml counts rows in 16 bits: a YAML file over 32,767 lines is skipped with a
+    # diagnostic, not reported as a syntax error.
+    mkdir p && python3 -c "print(''.join(f'key{i}: {i}\\n' for i in range(40000)), end='')" > p/big.yaml
+    python3 -c "print(''.join(f'key{i}: {i}\\n' for i in range(30000)), end='')" > p/ok.yaml
+    lint p; expect_status 1
+    expect "p/big.yaml:1:1: TRL905 YAML file has 40001 lines, more than the 32767 the YAML parser supports; skipped"
+    grep -q "ok.yaml" out && fail "a 30,000-line YAML file was not parsed"
+    ;;
+  empty-repo)
+    # An empty repository: nothing to read, exit 0 (also with only a .git folder).
+    mkdir -p e1 e2/.git/objects && touch e2/.git/HEAD
+    lint e1; expect_status 0
+    [ -s out ] && fail "output for an empty folder"
+    lint e2; expect_status 0
+    timeout "$LIMIT" "$bin" e1 > out 2>&1 || fail "full format"
+    expect "All checks passed!"
+    ;;
+  many-files)
+    # 3,000 small files in 300 folders, parsed on several threads.
+    python3 - <<'PY'
+import os
+for d in range(300):
+    os.makedirs(f"p/d{d}", exist_ok=True)
+    for f in range(10):
+        open(f"p/d{d}/f{f}.py", "w").write(f"from trl import SFTConfig\nargs = SFTConfig(packing={bool(f % 2)})\n")
+PY
+    lint p --threads 8
+    ;;
+  *) echo "unknown case $case"; exit 2 ;;
+esac
+echo "ok [$case]"

@@ -1,0 +1,93 @@
+#!/usr/bin/env bash
+# trl-lint never executes or imports analysed code, never opens a network connection, never
+# writes a file, and never reads outside the paths it is given (besides the system libraries
+# it is linked with). Checked with strace on every subcommand, with a snapshot of the tree
+# before and after, and with a run in a network namespace without any interface.
+set -uo pipefail
+bin=$(realpath "$1")
+src=$(cd "$(dirname "$0")/../.." && pwd)
+work=$(mktemp -d)
+traces=$(mktemp -d)
+trap 'rm -rf "$work" "$traces"' EXIT
+fail() { echo "FAIL: $*"; exit 1; }
+command -v strace >/dev/null || fail "strace is missing: run \`make setup\`"
+
+proj=$work/proj
+cp -r "$src/fixtures/trl101/yaml_packing_accel_yaml_cp" "$proj"
+# Bait: a script that would leave a mark if it were ever run or imported, and a symlink out.
+cat >> "$proj/scripts/sft.py" <<'PY'
+import os, socket
+open(os.path.join(os.path.dirname(__file__), "EXECUTED"), "w").write("ran")
+socket.create_connection(("192.0.2.1", 80), timeout=1)
+PY
+printf '#!/bin/sh\ntouch "$(dirname "$0")/EXECUTED"\n' > "$proj/setup.sh"; chmod +x "$proj/setup.sh" "$proj/launch.sh"
+echo "outside/" > "$proj/.gitignore"
+ln -s /etc/hostname "$proj/outside.yaml"
+mkdir -p "$work/home" "$work/cwd"
+
+snapshot() {
+  (cd "$work" && find . -printf '%p %y %s %m %T@ %l\n' | sort && find . -type f -print0 | sort -z | xargs -0 sha256sum)
+}
+before=$(snapshot)
+
+cd "$work/cwd" || exit 2
+commands=(
+  "$proj"
+  "--output-format concise $proj"
+  "runs $proj"
+  "show-run ../proj/launch.sh:5 --path $proj"
+  "rule --all"
+  "rule TRL101"
+)
+i=0
+for c in "${commands[@]}"; do
+  i=$((i + 1))
+  # shellcheck disable=SC2086
+  HOME=$work/home timeout 60 strace -f -qq -o "$traces/$i" -e trace=%file,%network,%process \
+    "$bin" --threads 2 $c > "$traces/out$i" 2>&1
+  status=$?
+  [ "$status" -le 1 ] || { cat "$traces/out$i"; fail "'trl-lint $c' exited with $status"; }
+done
+cd "$traces" || exit 2
+grep -q TRL101 out1 || fail "the check found nothing: the test would prove nothing"
+
+# 1. No network: not even a socket.
+if grep -hE '^[0-9]+ +(socket|socketpair|connect|bind|listen|accept4?|sendto|sendmsg|recvfrom)\(' [0-9]*; then
+  fail "a network system call"
+fi
+# 2. No program run and no process started: one execve per invocation (trl-lint itself), and
+#    clone only for threads.
+execs=$(cat [0-9]* | grep -cE '^[0-9]+ +execve\(')
+[ "$execs" -eq "${#commands[@]}" ] || { grep -hE 'execve\(' [0-9]*; fail "$execs execve calls"; }
+if grep -hE '^[0-9]+ +(fork|vfork)\(|^[0-9]+ +clone3?\(' [0-9]* | grep -v CLONE_THREAD; then
+  fail "a process was started"
+fi
+# 3. Nothing written, created, renamed, removed or re-permissioned.
+if grep -hE '^[0-9]+ +(open|openat|creat)\(.*(O_WRONLY|O_RDWR|O_CREAT|O_TRUNC)' [0-9]*; then fail "a file opened for writing"; fi
+if grep -hE '^[0-9]+ +(mkdir|mkdirat|unlink|unlinkat|rmdir|rename|renameat2?|link|linkat|symlink|symlinkat|chmod|fchmodat|chown|fchownat|truncate|utimensat|mknod|mknodat)\(' [0-9]*; then
+  fail "a file system change"
+fi
+# 4. Files opened: only inside the analysed folder, and the loader's and libc's own files.
+allowed='^(/etc/ld\.so\.cache|/lib/|/lib64/|/usr/lib/|/usr/lib64/|/proc/self/|/sys/devices/system/cpu/|/usr/share/locale/|/etc/localtime)'
+opened=$(grep -hoE '^[0-9]+ +openat\(AT_FDCWD, "[^"]*"' [0-9]* | sed -E 's/.*"([^"]*)"$/\1/' | sort -u)
+bad=$(grep -vE "$allowed" <<< "$opened" | grep -v "^$proj\(/\|$\)" || true)
+[ -z "$bad" ] || fail "opened outside the analysed folder: $bad"
+grep -q "^$proj/scripts/sft.py$" <<< "$opened" || fail "the trace misses the script: the test would prove nothing"
+grep -q '/etc/hostname' <<< "$opened" && fail "followed a symlink out of the root"
+
+# 5. The tree, HOME and the working folder are unchanged; the bait never ran.
+after=$(snapshot)
+[ "$before" = "$after" ] || { diff <(echo "$before") <(echo "$after"); fail "files changed"; }
+[ -z "$(ls -A "$work/home")$(ls -A "$work/cwd")" ] || { ls -la "$work/home" "$work/cwd"; fail "files created in HOME or the working folder"; }
+[ ! -e "$proj/EXECUTED" ] && [ ! -e "$proj/scripts/EXECUTED" ] || fail "analysed code was executed"
+
+# 6. Without any network interface, the result is the same.
+normal=$("$bin" --output-format concise "$proj" 2>&1)
+if unshare -n true 2>/dev/null; then ns=(unshare -n)
+elif unshare -rn true 2>/dev/null; then ns=(unshare -rn)
+else ns=(); echo "note: no network namespace available here; the strace checks above still ran"; fi
+if [ ${#ns[@]} -gt 0 ]; then
+  isolated=$("${ns[@]}" "$bin" --output-format concise "$proj" 2>&1)
+  [ "$normal" = "$isolated" ] || fail "different output without network"
+fi
+echo "ok: no network, no exec, no writes, no reads outside the root"
