@@ -2,6 +2,7 @@
 """Writes a synthetic repository of realistic shape for `make bench`.
 
 Usage: bench/gen_repo.py OUT_DIR N_FILES [SEED]
+       bench/gen_repo.py OUT_DIR openr1    (the open-r1 size: 40 Python files, 20 YAMLs)
 
 About 8% of the files take part in training (scripts with TrlParser/SFTConfig, helper modules
 they import, trainer YAMLs, accelerate YAMLs, launch scripts, READMEs with launch blocks); the
@@ -228,8 +229,53 @@ def write(root, rel, text):
         f.write(text)
 
 
+def openr1(out, rnd):
+    """The shape of huggingface/open-r1: 40 Python files (training scripts, a package of which a
+    third imports trl/transformers, the rest plain utilities), 20 YAMLs (15 trainer recipes, 5
+    accelerate configs), a Makefile-like launch script and a README with launch lines."""
+    trainers = [("SFTConfig", "SFTTrainer"), ("GRPOConfig", "GRPOTrainer")]
+    py = yaml = 0
+    for k in range(3):
+        config, trainer = trainers[k % 2]
+        write(out, f"scripts/train_{k}.py", TRAIN_SCRIPT.format(config=config, trainer=trainer, pkg="open_r1", k=k))
+        write(out, f"src/open_r1/helpers_{k}.py", HELPER.format(col=rnd.choice(["text", "messages", "prompt"])))
+        py += 2
+    write(out, "src/open_r1/__init__.py", "")
+    py += 1
+    stages = [2, 3, 2, 3, 2]
+    for k, stage in enumerate(stages):
+        write(out, f"recipes/accelerate_configs/zero{stage}_{k}.yaml",
+              ACCEL_YAML.format(z3="true" if stage == 3 else "false", stage=stage, procs=8))
+        yaml += 1
+    for k in range(15):
+        write(out, f"recipes/model_{k % 5}/{'sft' if k % 2 else 'grpo'}/config_{k}.yaml",
+              TRAINER_YAML.format(size=rnd.choice(["0.5", "1.5", "7"]), k=k, gas=rnd.choice([1, 4, 8]),
+                                  lr=rnd.choice(["1.0e-05", "2.0e-05"]), epochs=1, bs=rnd.choice([1, 2, 4])))
+        yaml += 1
+    for k in range(3):
+        write(out, f"slurm/train_{k}.sh", LAUNCH.format(k=k, stage=stages[k], procs=8, lr="2.0e-05"))
+    write(out, "README.md", README.format(k=0, stage=3))
+    m = 0
+    while py < 40:
+        name = f"mod_{m}"
+        text = ORDINARY_HEAD.format(name=name, pkg="open_r1.utils", dep="util", dep_fn="count_words")
+        for j in range(rnd.randint(2, 6)):
+            text += ORDINARY_FN.format(fn="count_words" if j == 0 else f"count_words_{j}", lim=rnd.randint(10, 900),
+                                       thr=rnd.randint(0, 3), up=name.upper())
+        if m % 3 == 0:  # a third of the package works with the training stack
+            text = "from transformers import AutoTokenizer\n" + text
+        write(out, f"src/open_r1/utils/{name}.py", text)
+        py += 1
+        m += 1
+    print(f"{out}: {py} Python files, {yaml} YAMLs, 3 launch scripts, a README (open-r1 size)")
+
+
 def main():
-    out, n = sys.argv[1], int(sys.argv[2])
+    out = sys.argv[1]
+    if len(sys.argv) > 2 and sys.argv[2] == "openr1":
+        openr1(out, random.Random(1))
+        return
+    n = int(sys.argv[2])
     rnd = random.Random(int(sys.argv[3]) if len(sys.argv) > 3 else 1)
     count = 0
     # One training "recipe" (script, helper, trainer YAML, accelerate YAML, launch script, README:

@@ -131,7 +131,7 @@ bool python_may_matter(std::string_view text) {
 bool python_deferred(const Project& project, FileId id) {
   if (id >= project.facts.size() || project.sources.get(id).kind != FileKind::Python) return false;
   const FileFacts& f = project.facts[id];
-  return f.loaded && f.python.stmts.empty() && f.comments.empty() && f.problems.empty();
+  return f.loaded && f.deferred && !f.extracted;
 }
 
 namespace {
@@ -208,6 +208,7 @@ FileId add_file_from_text(Project& project, const std::string& path, std::string
 void extract_file(Project& project, FileId id) {
   SourceFile& file = project.sources.get_mut(id);
   FileFacts& facts = project.facts[id];
+  facts.extracted = true;
   auto take = [&](std::vector<FileProblem>& problems) {
     for (auto& p : problems) facts.problems.push_back(std::move(p));
   };
@@ -280,7 +281,38 @@ void extract_file(Project& project, FileId id) {
   }
 }
 
-Project load_project(const LoadOptions& options) {
+bool prefilter_enabled() { return !std::getenv("TRL_LINT_NO_PREFILTER"); }
+
+namespace {
+
+// Runs `work(i)` for i in [0, n) on `threads` threads (0: one per core).
+template <typename Work>
+void parallel_for(std::size_t n, unsigned threads, Work&& work) {
+  threads = threads ? threads : std::max(1u, std::thread::hardware_concurrency());
+  threads = static_cast<unsigned>(std::min<std::size_t>(threads, std::max<std::size_t>(n, 1)));
+  std::atomic<std::size_t> next{0};
+  auto loop = [&] {
+    for (std::size_t i = next++; i < n; i = next++) work(i);
+  };
+  if (threads <= 1) {
+    loop();
+    return;
+  }
+  std::vector<std::thread> pool;
+  for (unsigned t = 0; t < threads; ++t) pool.emplace_back(loop);
+  for (auto& t : pool) t.join();
+}
+
+void record_internal_error(Project& project, std::size_t i, const std::exception& e) {
+  // A defect of ours on one file must not stop the others.
+  project.facts[i] = FileFacts{};
+  project.facts[i].problems.push_back(
+      {"TRL901", std::string("internal error while reading: ") + e.what(), Span{static_cast<FileId>(i)}});
+}
+
+}  // namespace
+
+Project read_project(const LoadOptions& options) {
   Project project;
   Discovery d = discover(options.paths, options.excluded);
   project.root = d.root;
@@ -305,50 +337,48 @@ Project load_project(const LoadOptions& options) {
     project.facts[id].problems.push_back({"TRL901", message, Span{id}});
   }
   if (options.overlay) project.overlay_file = overlay_target(project, *options.overlay);
-  const std::size_t n = project.sources.size();
-  unsigned threads = options.threads ? options.threads : std::max(1u, std::thread::hardware_concurrency());
-  threads = static_cast<unsigned>(std::min<std::size_t>(threads, std::max<std::size_t>(n, 1)));
-  std::atomic<std::size_t> next{0};
   // TRL_LINT_NO_PREFILTER=1 parses every file (to compare the two in tests and benchmarks).
-  const bool prefilter = !std::getenv("TRL_LINT_NO_PREFILTER");
-  auto work = [&] {
-    for (std::size_t i = next++; i < n; i = next++) {
-      SourceFile& file = project.sources.get_mut(static_cast<FileId>(i));
-      if (file.abs_path.rfind("<skipped>/", 0) == 0) continue;  // a walk problem, already reported
-      try {
-        if (static_cast<FileId>(i) == project.overlay_file)
-          accept_text(file, project.facts[i], options.overlay->text);
-        else
-          read_file(file, project.facts[i], options.max_file_size);
-        if (!project.facts[i].loaded) continue;
-        if (prefilter && file.kind == FileKind::Python && static_cast<FileId>(i) != project.overlay_file &&
-            !python_may_matter(file.text)) {
-          continue;  // deferred: parsed below if anything reaches it
-        }
-        extract_file(project, static_cast<FileId>(i));
-      } catch (const std::exception& e) {
-        // A defect of ours on one file must not stop the others.
-        project.facts[i] = FileFacts{};
-        project.facts[i].problems.push_back(
-            {"TRL901", std::string("internal error while reading: ") + e.what(), Span{static_cast<FileId>(i)}});
-      }
+  const bool prefilter = prefilter_enabled();
+  parallel_for(project.sources.size(), options.threads, [&](std::size_t i) {
+    SourceFile& file = project.sources.get_mut(static_cast<FileId>(i));
+    if (file.abs_path.rfind("<skipped>/", 0) == 0) return;  // a walk problem, already reported
+    try {
+      if (static_cast<FileId>(i) == project.overlay_file)
+        accept_text(file, project.facts[i], options.overlay->text);
+      else
+        read_file(file, project.facts[i], options.max_file_size);
+      project.facts[i].deferred = prefilter && project.facts[i].loaded && file.kind == FileKind::Python &&
+                                  static_cast<FileId>(i) != project.overlay_file && !python_may_matter(file.text);
+    } catch (const std::exception& e) {
+      record_internal_error(project, i, e);
     }
-  };
-  if (threads <= 1) {
-    work();
-  } else {
-    std::vector<std::thread> pool;
-    for (unsigned t = 0; t < threads; ++t) pool.emplace_back(work);
-    for (auto& t : pool) t.join();
-  }
-  if (prefilter) {
+  });
+  return project;
+}
+
+void extract_project(Project& project, const LoadOptions& options) {
+  parallel_for(project.sources.size(), options.threads, [&](std::size_t i) {
+    const FileFacts& f = project.facts[i];
+    if (!f.loaded || f.deferred || f.extracted) return;  // deferred: parsed below if anything reaches it
+    try {
+      extract_file(project, static_cast<FileId>(i));
+    } catch (const std::exception& e) {
+      record_internal_error(project, i, e);
+    }
+  });
+  if (prefilter_enabled()) {
     // Deferred files that a launch line, a configuration, a document or an import names are
     // parsed after all: every word of the other files' texts, and the imports of the modules.
     std::unordered_set<std::string> words;
-    for (FileId id = 0; id < n; ++id)
+    for (FileId id = 0; id < project.sources.size(); ++id)
       if (project.sources.get(id).kind != FileKind::Python) add_words(project.sources.get(id).text, words);
     extract_referenced(project, std::vector<std::string>(words.begin(), words.end()));
   }
+}
+
+Project load_project(const LoadOptions& options) {
+  Project project = read_project(options);
+  extract_project(project, options);
   return project;
 }
 

@@ -40,7 +40,9 @@ struct FileFacts {
   std::vector<DocHeading> headings;   // Markdown
   std::vector<FileProblem> problems;
   std::vector<Comment> comments;  // every comment of the file, in order (suppressions read them)
-  bool loaded = false;            // text read and parsed
+  bool loaded = false;            // text read and accepted (see accept_text)
+  bool deferred = false;          // a Python file the pre-filter left unparsed when it was read
+  bool extracted = false;         // extract_file ran on it
 };
 
 struct Project {
@@ -71,7 +73,20 @@ struct LoadOptions {
 };
 
 // discover -> read -> parse -> extract, files in parallel. Deterministic whatever the thread count.
+// The same as read_project followed by extract_project.
 Project load_project(const LoadOptions& options);
+
+// discover -> read, files in parallel: every file's text is in `sources`, reading problems in its
+// facts, and the pre-filter's decision in `FileFacts::deferred`; nothing is parsed yet. The
+// result cache keys on this state.
+Project read_project(const LoadOptions& options);
+
+// Parses and extracts the files read_project left: every loaded file but the deferred Python
+// files, then the deferred files that the others reach (extract_referenced).
+void extract_project(Project& project, const LoadOptions& options);
+
+// True when TRL_LINT_NO_PREFILTER is not set (the pre-filter is on).
+bool prefilter_enabled();
 
 // Extracts the facts of one file whose text is already in `project` (also used by tests).
 void extract_file(Project& project, FileId id);
