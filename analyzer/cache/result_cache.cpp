@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -20,7 +21,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-constexpr std::string_view kMagic = "TRLCACHE2";
+constexpr std::string_view kMagic = "TRLCACHE3";
 constexpr std::uint64_t kSeedA = 0x51ed2701a3c4e5f7ull, kSeedB = 0x2545f4914f6cdd1dull;
 constexpr std::uint32_t kNone = 0xffffffffu;
 
@@ -192,11 +193,101 @@ std::optional<std::vector<Diagnostic>> decode_diagnostics(std::string_view data,
   }
 }
 
+std::int64_t now_ns() {
+  struct timespec ts {};
+  ::clock_gettime(CLOCK_REALTIME, &ts);
+  return static_cast<std::int64_t>(ts.tv_sec) * 1000000000 + ts.tv_nsec;
+}
+
+namespace {
+
+void put_stamp(bin::Writer& w, const FileStamp& s) {
+  w.u8(s.valid ? 1 : 0);
+  w.u64(s.dev);
+  w.u64(s.ino);
+  w.u64(s.size);
+  w.u64(static_cast<std::uint64_t>(s.mtime_ns));
+  w.u64(static_cast<std::uint64_t>(s.ctime_ns));
+}
+
+FileStamp get_stamp(bin::Reader& r) {
+  FileStamp s;
+  s.valid = r.u8() != 0;
+  s.dev = r.u64();
+  s.ino = r.u64();
+  s.size = r.u64();
+  s.mtime_ns = static_cast<std::int64_t>(r.u64());
+  s.ctime_ns = static_cast<std::int64_t>(r.u64());
+  return s;
+}
+
+// The file ids the findings point into (primary, related and fix spans).
+std::vector<FileId> referenced_files(const std::vector<Diagnostic>& diags) {
+  std::set<FileId> ids;
+  auto add = [&](const Span& s) {
+    if (s.valid()) ids.insert(s.file);
+  };
+  for (const auto& d : diags) {
+    add(d.span);
+    for (const auto& r : d.related) add(r.span);
+    for (const auto& f : d.fixes)
+      for (const auto& e : f.edits) add(e.span);
+  }
+  return {ids.begin(), ids.end()};
+}
+
+}  // namespace
+
 ResultCache::ResultCache(std::string dir, std::string invocation)
     : dir_(std::move(dir)), invocation_(std::move(invocation)) {}
 
 std::string ResultCache::entry_path() const {
   return (fs::path(dir_) / ("results-" + hex(bin::hash64(invocation_)) + ".bin")).string();
+}
+
+void ResultCache::load() {
+  tail_ = 0;
+  known_.clear();
+  auto data = read_whole(entry_path(), std::size_t{256} << 20);
+  if (!data) return;
+  entry_ = std::move(*data);
+  try {
+    bin::Reader r(entry_);
+    r.expect(kMagic);
+    const std::uint64_t checksum = r.u64();
+    const std::string_view payload = r.rest();
+    if (bin::hash64(payload) != checksum) return;  // truncated or damaged
+    bin::Reader p(payload);
+    if (p.str() != invocation_) return;  // another invocation with the same slot
+    known_since_ns_ = static_cast<std::int64_t>(p.u64());
+    std::unordered_map<std::string, KnownFile> known;
+    const std::uint32_t n = p.count();
+    known.reserve(n);
+    for (std::uint32_t i = 0; i < n; ++i) {
+      std::string path = p.str();
+      KnownFile k;
+      k.stamp = get_stamp(p);
+      k.content_hash = p.u64();
+      const std::uint8_t flags = p.u8();
+      k.loaded = flags & 1;
+      k.deferred = flags & 2;
+      for (std::uint32_t m = p.count(); m > 0; --m) {
+        std::string code = p.str();
+        k.problems.emplace_back(std::move(code), p.str());
+      }
+      known.emplace(std::move(path), std::move(k));
+    }
+    known_ = std::move(known);
+    tail_ = entry_.size() - p.rest().size();
+  } catch (const bin::BinaryFormatError&) {
+    known_.clear();
+    tail_ = 0;
+  }
+}
+
+const KnownFile* ResultCache::known(const std::string& abs_path) const {
+  auto it = known_.find(abs_path);
+  return it == known_.end() ? nullptr : &it->second;
 }
 
 void ResultCache::prepare(const Project& project, Configuration& config) {
@@ -221,8 +312,11 @@ void ResultCache::prepare(const Project& project, Configuration& config) {
     }
     deferred_[id] = facts.deferred;
     // A deferred file's text counts only if something reaches it (checked in lookup).
-    key.u64(facts.deferred ? 0 : bin::hash64(f.text));
-    if (f.abs_path.rfind("<skipped>/", 0) != 0) dirs.insert(fs::path(f.abs_path).parent_path().string());
+    key.u64(facts.deferred ? 0 : facts.content_hash);
+    if (f.abs_path.rfind("<skipped>/", 0) != 0) {
+      const std::size_t slash = f.abs_path.rfind('/');
+      dirs.insert(slash == std::string::npos ? f.abs_path : f.abs_path.substr(0, slash));
+    }
   }
   // The settings of every folder: which configuration files govern it, and their contents.
   std::set<std::string> config_files;
@@ -241,47 +335,80 @@ void ResultCache::prepare(const Project& project, Configuration& config) {
   digest_[1] = bin::hash64(key.out, kSeedB);
 }
 
-std::optional<std::vector<Diagnostic>> ResultCache::lookup(const Project& project) const {
-  auto data = read_whole(entry_path(), std::size_t{1} << 30);
-  if (!data) return std::nullopt;
+std::optional<std::vector<Diagnostic>> ResultCache::lookup(Project& project, const LoadOptions& options) const {
+  if (!tail_) return std::nullopt;
   try {
-    bin::Reader r(*data);
-    r.expect(kMagic);
-    const std::uint64_t checksum = r.u64();
-    const std::string_view payload = r.rest();
-    if (bin::hash64(payload) != checksum) return std::nullopt;  // truncated or damaged
-    bin::Reader p(payload);
-    if (p.str() != invocation_) return std::nullopt;  // another invocation with the same slot
+    bin::Reader p(std::string_view(entry_).substr(tail_));
     if (p.u64() != digest_[0] || p.u64() != digest_[1]) return std::nullopt;
     // The deferred files that were reached: same texts, or the runs they are part of changed.
     for (std::uint32_t k = p.count(); k > 0; --k) {
       const std::uint32_t id = p.u32();
       const std::uint64_t h = p.u64();
       if (id >= project.sources.size() || !deferred_[id]) return std::nullopt;
-      if (bin::hash64(project.sources.get(id).text) != h) return std::nullopt;
+      if (project.facts[id].content_hash != h) return std::nullopt;
     }
+    // The files the findings point into are read now, to show them; their contents must be the
+    // ones the key was computed with.
+    std::vector<FileId> shown;
+    for (std::uint32_t k = p.count(); k > 0; --k) {
+      const std::uint32_t id = p.u32();
+      if (id >= project.sources.size()) return std::nullopt;
+      shown.push_back(static_cast<FileId>(id));
+    }
+    std::vector<std::uint64_t> expected;
+    for (FileId id : shown) expected.push_back(project.facts[id].content_hash);
+    read_unread(project, options, &shown);
+    for (std::size_t k = 0; k < shown.size(); ++k)
+      if (project.facts[shown[k]].content_hash != expected[k]) return std::nullopt;
     return decode_diagnostics(p.rest(), project);
   } catch (const bin::BinaryFormatError&) {
     return std::nullopt;
   }
 }
 
-bool ResultCache::store(const Project& project, const std::vector<Diagnostic>& diags) const {
+bool ResultCache::store(const Project& project, const std::vector<Diagnostic>& diags,
+                        std::int64_t read_start_ns) const {
   bin::Writer p;
   p.str(invocation_);
+  p.u64(static_cast<std::uint64_t>(read_start_ns));
+  std::uint32_t count = 0;
+  for (FileId id = 0; id < project.sources.size(); ++id)
+    if (project.facts[id].stamp.valid && !project.facts[id].unread) ++count;
+  p.u32(count);
+  for (FileId id = 0; id < project.sources.size(); ++id) {
+    const FileFacts& f = project.facts[id];
+    if (!f.stamp.valid || f.unread) continue;
+    p.str(project.sources.get(id).abs_path);
+    put_stamp(p, f.stamp);
+    p.u64(f.content_hash);
+    // What reading decided: after extraction a deferred file may be parsed (reached), but it
+    // was deferred when read, which is what read_project decides again.
+    p.u8(static_cast<std::uint8_t>((f.loaded ? 1 : 0) | (id < deferred_.size() && deferred_[id] ? 2 : 0)));
+    // Reading problems only (no extraction problems): those have no position.
+    std::vector<const FileProblem*> reading;
+    if (!f.loaded)
+      for (const auto& pr : f.problems) reading.push_back(&pr);
+    p.u32(static_cast<std::uint32_t>(reading.size()));
+    for (const FileProblem* pr : reading) {
+      p.str(pr->code);
+      p.str(pr->message);
+    }
+  }
   p.u64(digest_[0]);
   p.u64(digest_[1]);
   std::vector<std::pair<std::uint32_t, std::uint64_t>> reached;
   for (FileId id = 0; id < project.sources.size() && id < deferred_.size(); ++id) {
     const FileFacts& f = project.facts[id];
-    if (deferred_[id] && (f.extracted || !f.deferred))
-      reached.emplace_back(static_cast<std::uint32_t>(id), bin::hash64(project.sources.get(id).text));
+    if (deferred_[id] && (f.extracted || !f.deferred)) reached.emplace_back(static_cast<std::uint32_t>(id), f.content_hash);
   }
   p.u32(static_cast<std::uint32_t>(reached.size()));
   for (const auto& [id, h] : reached) {
     p.u32(id);
     p.u64(h);
   }
+  const std::vector<FileId> shown = referenced_files(diags);
+  p.u32(static_cast<std::uint32_t>(shown.size()));
+  for (FileId id : shown) p.u32(static_cast<std::uint32_t>(id));
   p.out += encode_diagnostics(diags);
   bin::Writer entry;
   entry.out.append(kMagic);

@@ -2,6 +2,11 @@
 // key made of everything they depend on, so that a second run over an unchanged repository skips
 // parsing, extraction, run building and the rules.
 //
+// Unchanged files are not even read: the entry records each file's stamp (device, inode, size,
+// modification and change times) and content hash, and a file whose stamp is unchanged — and was
+// not modified within a second of the record, which could hide a change (git's "racy" case) — is
+// taken as recorded. Only the files the findings point into are read, to show them.
+//
 // The key: the tool build (version, and the size and modification time of the executable, so a
 // rebuilt binary never reads an older binary's results), the embedded knowledge's hash, every
 // option that changes findings (selection, --config/--isolated, --max-file-size, the pre-filter
@@ -23,6 +28,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "analyzer/config/configuration.hpp"
@@ -39,16 +45,26 @@ class ResultCache {
   // `dir`: the cache folder (absolute). `invocation`: every option that changes findings, as text.
   ResultCache(std::string dir, std::string invocation);
 
-  // Computes the key of a project as read_project left it (texts read, nothing parsed yet).
-  // Resolves the configuration of each folder (may throw ConfigError, as the analysis would).
-  void prepare(const Project& project, Configuration& config);
-  // The findings stored for this key, or nothing (miss, or a damaged entry).
-  std::optional<std::vector<Diagnostic>> lookup(const Project& project) const;
-  // Stores the findings of the analysis of `project` (after extraction). False when the entry
-  // could not be written; the cache is then simply not used.
-  bool store(const Project& project, const std::vector<Diagnostic>& diags) const;
+  // Reads this invocation's entry, if any, before the files are read: its record of each file
+  // (stamp, content hash, reading outcome) lets read_project skip reading unchanged files.
+  void load();
+  // The entry's record of a file (absolute path), or null; and when the records were taken.
+  const KnownFile* known(const std::string& abs_path) const;
+  std::int64_t known_since_ns() const { return known_since_ns_; }
 
-  // The entry file of this invocation (for tests and `--show-settings`-like diagnostics).
+  // Computes the key of a project as read_project left it (texts read or vouched for, nothing
+  // parsed yet). Resolves the configuration of each folder (may throw ConfigError, as the
+  // analysis would).
+  void prepare(const Project& project, Configuration& config);
+  // The findings stored for this key, or nothing (miss, or a damaged entry). Reads the files
+  // the findings point into (read_unread), which must still have the recorded contents.
+  std::optional<std::vector<Diagnostic>> lookup(Project& project, const LoadOptions& options) const;
+  // Stores the findings of the analysis of `project` (after extraction; every file read).
+  // `read_start_ns`: when this run began reading files (the records' time). False when the
+  // entry could not be written; the cache is then simply not used.
+  bool store(const Project& project, const std::vector<Diagnostic>& diags, std::int64_t read_start_ns) const;
+
+  // The entry file of this invocation.
   std::string entry_path() const;
 
  private:
@@ -56,7 +72,15 @@ class ResultCache {
   std::string invocation_;
   std::uint64_t digest_[2] = {0, 0};
   std::vector<char> deferred_;  // per file: deferred by the pre-filter when read
+  // The loaded entry.
+  std::string entry_;
+  std::size_t tail_ = 0;  // offset of the digest in entry_ (0: no usable entry)
+  std::int64_t known_since_ns_ = 0;
+  std::unordered_map<std::string, KnownFile> known_;
 };
+
+// Now, in nanoseconds since the epoch (the clock file modification times use).
+std::int64_t now_ns();
 
 // A text that identifies this executable's build: version, and size and modification time of
 // /proc/self/exe (empty parts when unavailable).

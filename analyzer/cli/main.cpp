@@ -117,18 +117,34 @@ Analysis analyse(trl::LoadOptions options, trl::Configuration& config, const Foc
       return excluded && excluded(abs_path);
     };
   }
+  std::optional<trl::cache::ResultCache> cache;
+  if (cache_choice.enabled && !options.overlay) {
+    // The entry is read first: its records of unchanged files spare reading them.
+    cache.emplace(cache_dir_for(cache_choice, config, trl::discovery_root(options.paths)), cache_choice.invocation);
+    cache->load();
+    options.known = [&c = *cache](const std::string& abs) { return c.known(abs); };
+    options.known_since_ns = cache->known_since_ns();
+  }
+  const std::int64_t read_start = trl::cache::now_ns();
   a.project = trl::read_project(options);
   if (!a.project.missing_paths.empty()) return a;
-  std::optional<trl::cache::ResultCache> cache;
   bool hit = false;
-  if (cache_choice.enabled && !options.overlay) {
-    cache.emplace(cache_dir_for(cache_choice, config, a.project.root), cache_choice.invocation);
+  if (cache) {
     cache->prepare(a.project, config);
-    if (auto diags = cache->lookup(a.project)) {
+    if (auto diags = cache->lookup(a.project, options)) {
       a.diags = std::move(*diags);
       hit = true;
+    } else {
+      // A miss: every file is needed; the key is computed again from what was actually read.
+      trl::read_unread(a.project, options);
+      cache->prepare(a.project, config);
     }
-    if (cache_choice.trace) std::cerr << "trl-lint: cache " << (hit ? "hit " : "miss ") << cache->entry_path() << '\n';
+    if (cache_choice.trace) {
+      std::size_t unread = 0;
+      for (const auto& f : a.project.facts) unread += f.unread ? 1 : 0;
+      std::cerr << "trl-lint: cache " << (hit ? "hit " : "miss ") << cache->entry_path() << " (" << unread << " of "
+                << a.project.sources.size() << " files not read)\n";
+    }
   }
   if (!hit) {
     trl::extract_project(a.project, options);
@@ -139,7 +155,7 @@ Analysis analyse(trl::LoadOptions options, trl::Configuration& config, const Foc
     a.diags = trl::collect_diagnostics(a.project, a.runs, selection);
     trl::apply_settings(a.diags, a.project, config);
     trl::apply_suppressions(a.project, a.diags, selection);
-    if (cache && !cache->store(a.project, a.diags) && cache_choice.trace)
+    if (cache && !cache->store(a.project, a.diags, read_start) && cache_choice.trace)
       std::cerr << "trl-lint: cache not written " << cache->entry_path() << '\n';
   }
   std::erase_if(a.diags, [&](const trl::Diagnostic& d) { return !focus.keeps(a.project, d); });

@@ -25,21 +25,25 @@ bool skipped_dir(const std::string& name, const fs::path& dir) {
   return fs::exists(dir / "pyvenv.cfg", ec) || fs::exists(dir / "CACHEDIR.TAG", ec);
 }
 
+// The first `n` bytes of a file ("" when it cannot be opened), read in small steps: most files
+// asked for (.gitignore of every folder) are absent or short.
 std::string read_head(const fs::path& p, std::size_t n) {
   std::ifstream in(p, std::ios::binary);
-  std::string s(n, '\0');
-  in.read(s.data(), static_cast<std::streamsize>(n));
-  s.resize(static_cast<std::size_t>(in.gcount()));
+  std::string s;
+  if (!in) return s;
+  char buf[4096];
+  while (s.size() < n && in.read(buf, static_cast<std::streamsize>(std::min(sizeof buf, n - s.size())))) {
+    s.append(buf, static_cast<std::size_t>(in.gcount()));
+  }
+  if (s.size() < n) s.append(buf, static_cast<std::size_t>(in.gcount()));
   return s;
 }
 
-std::string display(const fs::path& abs) {
-  std::error_code ec;
-  // Lexically: fs::relative would resolve symlinks, showing a link by its target's path.
-  fs::path cwd = fs::current_path(ec);
-  fs::path rel = ec ? fs::path() : abs.lexically_relative(cwd);
-  std::string s = (ec || rel.empty()) ? abs.generic_string() : rel.generic_string();
-  return s;
+// `abs` as users see it: relative to the working folder `cwd` (empty when unknown), lexically —
+// fs::relative would resolve symlinks, showing a link by its target's path.
+std::string display_path(const fs::path& abs, const fs::path& cwd) {
+  fs::path rel = cwd.empty() ? fs::path() : abs.lexically_relative(cwd);
+  return rel.empty() ? abs.generic_string() : rel.generic_string();
 }
 
 // Why a path that exists cannot be read as a text file, or "" when it can be tried.
@@ -84,8 +88,22 @@ FileKind classify(const std::string& name, std::string_view head) {
   return FileKind::Other;
 }
 
+std::string discovery_root(const std::vector<std::string>& paths) {
+  for (const auto& given : paths) {
+    std::error_code ec;
+    fs::path p = fs::absolute(given, ec).lexically_normal();
+    if (!fs::exists(fs::symlink_status(p, ec))) continue;
+    if (!fs::is_directory(p, ec)) return p.parent_path().string();
+    return fs::weakly_canonical(p, ec).string();
+  }
+  return fs::current_path().string();
+}
+
 Discovery discover(const std::vector<std::string>& paths, const ExcludeFn& excluded) {
   Discovery out;
+  std::error_code cwd_ec;
+  const fs::path cwd = fs::current_path(cwd_ec);  // asked once: it does not change during the walk
+  auto display = [&](const fs::path& abs) { return display_path(abs, cwd_ec ? fs::path() : cwd); };
   std::set<std::string> seen;
   for (const auto& given : paths) {
     std::error_code ec;

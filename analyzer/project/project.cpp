@@ -1,9 +1,14 @@
 #include "analyzer/project/project.hpp"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <atomic>
 #include <cctype>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <thread>
@@ -17,6 +22,7 @@
 #include "analyzer/project/prefilter.hpp"
 #include "analyzer/python/python_extractor.hpp"
 #include "analyzer/shell/shell_extractor.hpp"
+#include "analyzer/util/binary_io.hpp"
 #include "analyzer/yaml/workflow.hpp"
 #include "analyzer/yaml/yaml_extractor.hpp"
 
@@ -58,31 +64,82 @@ void accept_text(SourceFile& file, FileFacts& facts, std::string text) {
 
 namespace {
 
-// Reads a file with the checks every later stage relies on: size, text, UTF-8.
+FileStamp stamp_of(const struct stat& st) {
+  FileStamp s;
+  s.valid = true;
+  s.dev = static_cast<std::uint64_t>(st.st_dev);
+  s.ino = static_cast<std::uint64_t>(st.st_ino);
+  s.size = static_cast<std::uint64_t>(st.st_size);
+  s.mtime_ns = static_cast<std::int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec;
+  s.ctime_ns = static_cast<std::int64_t>(st.st_ctim.tv_sec) * 1000000000 + st.st_ctim.tv_nsec;
+  return s;
+}
+
+// Reads a file with the checks every later stage relies on: size, text, UTF-8. One open, one
+// fstat and as few reads as the size allows (this runs over every file of the repository).
 void read_file(SourceFile& file, FileFacts& facts, std::uint64_t max_size) {
-  std::error_code ec;
-  auto size = fs::file_size(file.abs_path, ec);
-  if (ec) {
-    facts.problems.push_back({"TRL901", "cannot read file: " + ec.message(), Span{file.id}});
-    return;
-  }
-  if (size > max_size) {
+  auto too_big = [&](std::uint64_t size) {
     facts.problems.push_back({"TRL905",
                               "file is " + std::to_string(size >> 20) + " MB, over the " +
                                   std::to_string(max_size >> 20) + " MB limit (--max-file-size); skipped",
                               Span{file.id}});
+  };
+  // O_NONBLOCK: a file replaced by a FIFO since discovery must not block the open.
+  const int fd = ::open(file.abs_path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+  if (fd < 0) {
+    struct stat st {};
+    if (::stat(file.abs_path.c_str(), &st) != 0) {
+      facts.problems.push_back(
+          {"TRL901", "cannot read file: " + std::error_code(errno, std::system_category()).message(), Span{file.id}});
+    } else if (static_cast<std::uint64_t>(st.st_size) > max_size) {
+      too_big(static_cast<std::uint64_t>(st.st_size));
+    } else {
+      facts.problems.push_back({"TRL901", "cannot read file: permission denied or vanished", Span{file.id}});
+    }
     return;
   }
-  std::ifstream in(file.abs_path, std::ios::binary);
-  if (!in) {
-    facts.problems.push_back({"TRL901", "cannot read file: permission denied or vanished", Span{file.id}});
+  struct Closer {
+    int fd;
+    ~Closer() { ::close(fd); }
+  } closer{fd};
+  struct stat st {};
+  if (::fstat(fd, &st) != 0) {
+    facts.problems.push_back(
+        {"TRL901", "cannot read file: " + std::error_code(errno, std::system_category()).message(), Span{file.id}});
     return;
   }
-  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  if (in.bad()) {
-    facts.problems.push_back({"TRL901", "cannot read file: read error", Span{file.id}});
+  if (!S_ISREG(st.st_mode)) {
+    facts.problems.push_back({"TRL901", "not a regular file (FIFO, socket or device); skipped", Span{file.id}});
     return;
   }
+  facts.stamp = stamp_of(st);
+  const auto size = static_cast<std::uint64_t>(st.st_size);
+  if (size > max_size) {
+    too_big(size);
+    return;
+  }
+  // One byte more than the size: a read that fills it means the file grew since fstat.
+  std::string text(static_cast<std::size_t>(size) + 1, '\0');
+  std::size_t done = 0;
+  for (;;) {
+    if (done == text.size()) {
+      // The file may have grown since fstat: read on, within the limit.
+      if (text.size() > max_size) {
+        too_big(text.size());
+        return;
+      }
+      text.resize(std::max<std::size_t>(text.size() * 2, 4096));
+    }
+    const ssize_t n = ::read(fd, text.data() + done, text.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      facts.problems.push_back({"TRL901", "cannot read file: read error", Span{file.id}});
+      return;
+    }
+    if (n == 0) break;
+    done += static_cast<std::size_t>(n);
+  }
+  text.resize(done);
   accept_text(file, facts, std::move(text));
 }
 
@@ -110,21 +167,51 @@ FileId overlay_target(Project& project, const Overlay& overlay) {
 }  // namespace
 
 bool python_may_matter(std::string_view text) {
-  // A file that imports none of these is a run candidate only if a launch line, a configuration
-  // or an import names it, which extract_referenced handles.
-  static constexpr std::string_view needles[] = {"trl",       "transformers", "accelerate",    "peft",
-                                                 "deepspeed", "Trainer",      "import_module", "__import__"};
-  for (auto n : needles)
-    if (text.find(n) != std::string_view::npos) return true;
-  // `# noqa` and `# trl-lint:` comments in any case.
-  auto lower = [](char c) { return static_cast<char>(std::tolower(static_cast<unsigned char>(c))); };
-  auto at = [&](std::size_t i, std::string_view w) {
-    for (std::size_t k = 0; k < w.size(); ++k)
-      if (lower(text[i + k]) != w[k]) return false;
+  // A file that names none of these is a run candidate only if a launch line, a configuration
+  // or an import names it, which extract_referenced handles. The names (case-sensitive): trl,
+  // transformers, accelerate, peft, deepspeed, Trainer, import_module, __import__; and `# noqa`
+  // and `# trl-lint:` comments in any case. One pass over the text (this runs over every Python
+  // file): a byte that starts no name costs one comparison.
+  const std::size_t n = text.size();
+  const char* p = text.data();
+  auto at = [&](std::size_t i, std::string_view w) { return n - i >= w.size() && std::memcmp(p + i, w.data(), w.size()) == 0; };
+  // `c | 0x20` folds ASCII upper case to lower case and maps no other byte onto a lower-case letter.
+  auto folded = [&](std::size_t i, std::string_view lower) {
+    if (n - i < lower.size()) return false;
+    for (std::size_t k = 0; k < lower.size(); ++k)
+      if (static_cast<char>(p[i + k] | 0x20) != lower[k]) return false;
     return true;
   };
-  for (std::size_t i = 0; i + 4 <= text.size(); ++i)
-    if (at(i, "noqa") || at(i, "trl-")) return true;
+  for (std::size_t i = 0; i < n; ++i) {
+    switch (p[i]) {
+      case 't':
+        if (at(i, "trl") || at(i, "transformers") || folded(i, "trl-")) return true;
+        break;
+      case 'T':
+        if (at(i, "Trainer") || folded(i, "trl-")) return true;
+        break;
+      case 'a':
+        if (at(i, "accelerate")) return true;
+        break;
+      case 'p':
+        if (at(i, "peft")) return true;
+        break;
+      case 'd':
+        if (at(i, "deepspeed")) return true;
+        break;
+      case 'i':
+        if (at(i, "import_module")) return true;
+        break;
+      case '_':
+        if (at(i, "__import__")) return true;
+        break;
+      case 'n':
+      case 'N':
+        if (folded(i, "noqa")) return true;
+        break;
+      default: break;
+    }
+  }
   return false;
 }
 
@@ -310,6 +397,24 @@ void record_internal_error(Project& project, std::size_t i, const std::exception
       {"TRL901", std::string("internal error while reading: ") + e.what(), Span{static_cast<FileId>(i)}});
 }
 
+// Reads file `i` and records the pre-filter's decision and the content hash.
+void read_one(Project& project, std::size_t i, const LoadOptions& options) {
+  SourceFile& file = project.sources.get_mut(static_cast<FileId>(i));
+  try {
+    if (static_cast<FileId>(i) == project.overlay_file)
+      accept_text(file, project.facts[i], options.overlay->text);
+    else
+      read_file(file, project.facts[i], options.max_file_size);
+    FileFacts& f = project.facts[i];
+    // TRL_LINT_NO_PREFILTER=1 parses every file (to compare the two in tests and benchmarks).
+    f.deferred = prefilter_enabled() && f.loaded && file.kind == FileKind::Python &&
+                 static_cast<FileId>(i) != project.overlay_file && !python_may_matter(file.text);
+    f.content_hash = f.loaded ? bin::hash64(file.text) : 0;
+  } catch (const std::exception& e) {
+    record_internal_error(project, i, e);
+  }
+}
+
 }  // namespace
 
 Project read_project(const LoadOptions& options) {
@@ -337,23 +442,50 @@ Project read_project(const LoadOptions& options) {
     project.facts[id].problems.push_back({"TRL901", message, Span{id}});
   }
   if (options.overlay) project.overlay_file = overlay_target(project, *options.overlay);
-  // TRL_LINT_NO_PREFILTER=1 parses every file (to compare the two in tests and benchmarks).
-  const bool prefilter = prefilter_enabled();
   parallel_for(project.sources.size(), options.threads, [&](std::size_t i) {
     SourceFile& file = project.sources.get_mut(static_cast<FileId>(i));
     if (file.abs_path.rfind("<skipped>/", 0) == 0) return;  // a walk problem, already reported
-    try {
-      if (static_cast<FileId>(i) == project.overlay_file)
-        accept_text(file, project.facts[i], options.overlay->text);
-      else
-        read_file(file, project.facts[i], options.max_file_size);
-      project.facts[i].deferred = prefilter && project.facts[i].loaded && file.kind == FileKind::Python &&
-                                  static_cast<FileId>(i) != project.overlay_file && !python_may_matter(file.text);
-    } catch (const std::exception& e) {
-      record_internal_error(project, i, e);
+    if (options.known && static_cast<FileId>(i) != project.overlay_file) {
+      // The result cache's record stands for the file while its stamp is unchanged and it was
+      // last modified well before the record was taken (a file written in the same instant as
+      // its record may have changed unseen: read it).
+      if (const KnownFile* k = options.known(file.abs_path)) {
+        struct stat st {};
+        if (k->stamp.valid && ::stat(file.abs_path.c_str(), &st) == 0 && S_ISREG(st.st_mode)) {
+          const FileStamp now = stamp_of(st);
+          if (now == k->stamp && now.mtime_ns < options.known_since_ns - 1000000000 &&
+              now.ctime_ns < options.known_since_ns - 1000000000) {
+            FileFacts& f = project.facts[i];
+            f.unread = true;
+            f.stamp = now;
+            f.loaded = k->loaded;
+            f.deferred = k->deferred;
+            f.content_hash = k->content_hash;
+            for (const auto& [code, message] : k->problems) f.problems.push_back({code, message, Span{file.id}});
+            return;
+          }
+        }
+      }
     }
+    read_one(project, i, options);
   });
   return project;
+}
+
+void read_unread(Project& project, const LoadOptions& options, const std::vector<FileId>* only) {
+  std::vector<FileId> ids;
+  if (only) {
+    for (FileId id : *only)
+      if (id < project.facts.size() && project.facts[id].unread) ids.push_back(id);
+  } else {
+    for (FileId id = 0; id < project.facts.size(); ++id)
+      if (project.facts[id].unread) ids.push_back(id);
+  }
+  parallel_for(ids.size(), options.threads, [&](std::size_t k) {
+    const FileId id = ids[k];
+    project.facts[id] = FileFacts{};
+    read_one(project, id, options);
+  });
 }
 
 void extract_project(Project& project, const LoadOptions& options) {

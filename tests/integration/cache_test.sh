@@ -18,6 +18,10 @@ mkdir -p "$proj/lib"
 printf 'import os\n\ndef unrelated(x):\n    return os.path.join(x, "a")\n' > "$proj/lib/unrelated.py"
 cache=$work/cache
 cd "$proj" || exit 2
+# Files older than the cache's records (by more than a second) are taken as recorded when their
+# stamp (inode, size, modification and change times) is unchanged; newer ones are always read.
+find . -exec touch -d '2020-01-01 00:00:00' {} +
+sleep 1.2
 
 # run NAME [ARGS...]: output in $work/NAME.out, stderr in $work/NAME.err, status in $work/NAME.rc.
 run() {
@@ -44,6 +48,19 @@ grep -q "TRL101" "$work/first.out" || fail "the fixture has no TRL101: the test 
 ls "$cache"/results-*.bin > /dev/null 2>&1 || fail "no cache entry written"
 run second --cache-dir "$cache" .
 expect second hit
+# Unchanged old files are not read on a hit: only those the findings point into.
+read_info=$(grep -o '([0-9]* of [0-9]* files not read)' "$work/second.err")
+not_read=$(sed -E 's/\(([0-9]+) of ([0-9]+).*/\1/' <<< "$read_info")
+total=$(sed -E 's/\(([0-9]+) of ([0-9]+).*/\2/' <<< "$read_info")
+[ "$not_read" -gt 0 ] && [ "$not_read" -lt "$total" ] || fail "a hit read $read_info (expected some files read, not all)"
+# A content change with the old modification time put back is still seen (the change time moves).
+cp "$proj/launch.sh" "$work/launch.orig"
+sed -i 's/on 2 GPUs/on 2 gpus/' launch.sh  # same size
+touch -d '2020-01-01 00:00:00' launch.sh
+run touched --cache-dir "$cache" .
+expect touched miss
+same_as_fresh touched .
+cp "$work/launch.orig" launch.sh
 diff "$work/first.out" "$work/second.out" || fail "a cache hit changed the output"
 [ "$(cat "$work/second.rc")" = 1 ] || fail "cached run exit code $(cat "$work/second.rc")"
 for fmt in full json sarif github; do

@@ -122,7 +122,8 @@ TEST_CASE("cache: the key follows file contents, deferred files excepted", "[cac
     Project p = t.read();
     cache::ResultCache c(dir, inv);
     c.prepare(p, config);
-    return std::pair{c.lookup(p).has_value(), c.store(p, {})};
+    c.load();
+    return std::pair{c.lookup(p, LoadOptions{}).has_value(), c.store(p, {}, cache::now_ns())};
   };
   CHECK(roundtrip("v1") == std::pair{false, true});
   CHECK(roundtrip("v1").first);

@@ -111,4 +111,14 @@ TEST_CASE("python_may_matter reads training names and trl-lint comments only", "
   CHECK_FALSE(python_may_matter(kPlain));
   CHECK_FALSE(python_may_matter(""));
   CHECK_FALSE(python_may_matter("nq"));  // shorter than any needle
+  CHECK(python_may_matter("NOQA"));      // at the very end of the text
+  CHECK(python_may_matter("x  # TrL-LiNt: disable"));
+  CHECK(python_may_matter("x  # tRL-lint: disable"));
+  CHECK(python_may_matter("deepspeed"));  // a name that is the whole text
+  CHECK(python_may_matter("x = __import__(name)"));
+  CHECK_FALSE(python_may_matter("Trai"));  // a name cut short at the end of the text
+  CHECK_FALSE(python_may_matter("nOq"));
+  CHECK_FALSE(python_may_matter("x = 'TRL_'\n"));  // `trl` must be lower case, `TRL-` needs the hyphen
+  // Bytes whose low seven bits spell NOQA and TRL- (non-ASCII bytes) are no match.
+  CHECK_FALSE(python_may_matter("\xce\xcf\xd1\xc1 \xd4\xd2\xcc\xad"));
 }
