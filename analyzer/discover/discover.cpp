@@ -128,12 +128,13 @@ Discovery discover(const std::vector<std::string>& paths, const ExcludeFn& exclu
     fs::path root = fs::weakly_canonical(p, ec);
     if (out.root.empty()) out.root = root.string();
     IgnoreRules ignore;
-    // Iterative walk: folders as an explicit stack, sorted for a stable order.
-    std::vector<fs::path> stack{root};
+    // Iterative walk: folders as an explicit stack (with their path relative to the root), sorted
+    // for a stable order. Paths are built by appending names to the canonical root, so they are
+    // normal already.
+    std::vector<std::pair<fs::path, std::string>> stack{{root, ""}};
     while (!stack.empty()) {
-      fs::path dir = stack.back();
+      auto [dir, rel_dir] = std::move(stack.back());
       stack.pop_back();
-      std::string rel_dir = dir == root ? "" : fs::relative(dir, root, ec).generic_string();
       if (std::string gi = read_head(dir / ".gitignore", 1 << 20); !gi.empty()) ignore.add_file(rel_dir, gi);
       std::vector<fs::directory_entry> entries;
       // Not skip_permission_denied: an unreadable folder is reported, not silently dropped.
@@ -149,7 +150,7 @@ Discovery discover(const std::vector<std::string>& paths, const ExcludeFn& exclu
       if (ec) out.problems.emplace_back(display(dir), "cannot list the whole directory: " + ec.message());
       std::sort(entries.begin(), entries.end(),
                 [](const auto& a, const auto& b) { return a.path().filename() < b.path().filename(); });
-      std::vector<fs::path> subdirs;
+      std::vector<std::pair<fs::path, std::string>> subdirs;
       for (const auto& e : entries) {
         const fs::path& path = e.path();
         const std::string name = path.filename().string();
@@ -187,12 +188,13 @@ Discovery discover(const std::vector<std::string>& paths, const ExcludeFn& exclu
         }
         if (e.is_directory(sec) && !is_link) {
           if (skipped_dir(name, path) || ignore.ignored(rel, true)) continue;
-          if (excluded && excluded(path.lexically_normal().string())) continue;
-          subdirs.push_back(path);
+          if (excluded && excluded(path.string())) continue;
+          subdirs.emplace_back(path, rel);
           continue;
         }
         if (ignore.ignored(rel, false)) continue;
-        if (excluded && excluded(path.lexically_normal().string())) continue;
+        const std::string s = path.string();
+        if (excluded && excluded(s)) continue;
         const bool regular = e.is_regular_file(sec);
         FileKind kind = classify(name, (name.find('.') == std::string::npos && regular) ? read_head(path, 256) : "");
         if (kind == FileKind::Other) continue;
@@ -200,7 +202,6 @@ Discovery discover(const std::vector<std::string>& paths, const ExcludeFn& exclu
           out.problems.emplace_back(display(path), "not a regular file (FIFO, socket or device); skipped");
           continue;
         }
-        std::string s = path.lexically_normal().string();
         if (seen.insert(s).second) out.files.push_back({s, display(path), kind});
       }
       for (auto d = subdirs.rbegin(); d != subdirs.rend(); ++d) stack.push_back(*d);
