@@ -3,7 +3,11 @@
 namespace trl {
 
 // One line per rule; each factory lives in the rule's own file.
+std::unique_ptr<Rule> make_unknown_config_key();
+std::unique_ptr<Rule> make_yaml_float_read_as_string();
+std::unique_ptr<Rule> make_yaml_word_read_as_boolean();
 std::unique_ptr<Rule> make_missing_referenced_file();
+std::unique_ptr<Rule> make_invalid_choice();
 std::unique_ptr<Rule> make_packing_with_context_parallelism();
 std::unique_ptr<Rule> make_rl_trainer_with_sequence_parallelism();
 std::unique_ptr<Rule> make_context_parallelism_requires_sdpa();
@@ -29,11 +33,18 @@ std::unique_ptr<Rule> make_best_model_strategy_mismatch();
 std::unique_ptr<Rule> make_save_steps_not_multiple_of_eval();
 std::unique_ptr<Rule> make_mixed_precision_conflict();
 std::unique_ptr<Rule> make_deepspeed_file_conflict();
+std::unique_ptr<Rule> make_renamed_argument();
+std::unique_ptr<Rule> make_removed_argument();
+std::unique_ptr<Rule> make_renamed_value();
 
 const std::vector<std::unique_ptr<Rule>>& all_rules() {
   static const std::vector<std::unique_ptr<Rule>> rules = [] {
     std::vector<std::unique_ptr<Rule>> r;
+    r.push_back(make_unknown_config_key());
+    r.push_back(make_yaml_float_read_as_string());
+    r.push_back(make_yaml_word_read_as_boolean());
     r.push_back(make_missing_referenced_file());
+    r.push_back(make_invalid_choice());
     r.push_back(make_packing_with_context_parallelism());
     r.push_back(make_rl_trainer_with_sequence_parallelism());
     r.push_back(make_context_parallelism_requires_sdpa());
@@ -59,6 +70,9 @@ const std::vector<std::unique_ptr<Rule>>& all_rules() {
     r.push_back(make_save_steps_not_multiple_of_eval());
     r.push_back(make_mixed_precision_conflict());
     r.push_back(make_deepspeed_file_conflict());
+    r.push_back(make_renamed_argument());
+    r.push_back(make_removed_argument());
+    r.push_back(make_renamed_value());
     return r;
   }();
   return rules;

@@ -368,6 +368,9 @@ std::optional<std::vector<Diagnostic>> ResultCache::lookup(Project& project, con
 
 bool ResultCache::store(const Project& project, const std::vector<Diagnostic>& diags,
                         std::int64_t read_start_ns) const {
+  // JSON configurations named by Python code are read from outside the discovered files: their
+  // presence and contents are not in the key, so such an analysis is not stored.
+  if (names_json_files(project)) return false;
   bin::Writer p;
   p.str(invocation_);
   p.u64(static_cast<std::uint64_t>(read_start_ns));

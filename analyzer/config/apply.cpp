@@ -131,12 +131,21 @@ std::vector<DeclaredRun> declared_runs(Project& project, Configuration& config) 
   return out;
 }
 
+void apply_configured_targets(Project& project, Configuration& config) {
+  for (FileId id = 0; id < project.sources.size(); ++id) {
+    const Settings& s = config.for_path(lookup_path(project.sources.get(id)));
+    for (const auto& [lib, version] : s.target_versions) project.configured_target_versions[id][lib] = version.value;
+  }
+}
+
 void apply_target_versions(std::vector<TrainingRun>& runs, const Project& project, Configuration& config) {
   for (auto& r : runs) {
     const FileId anchor = r.launch_file != kNoFile ? r.launch_file : r.script;
-    if (anchor == kNoFile) continue;
-    const Settings& s = config.for_path(lookup_path(project.sources.get(anchor)));
-    for (const auto& [lib, version] : s.target_versions) r.target_versions[lib] = version.value;
+    if (anchor != kNoFile) {
+      const Settings& s = config.for_path(lookup_path(project.sources.get(anchor)));
+      for (const auto& [lib, version] : s.target_versions) r.target_versions[lib] = version.value;
+    }
+    for (const auto& [lib, version] : project.target_versions) r.target_versions[lib] = version;
   }
 }
 

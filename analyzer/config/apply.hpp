@@ -19,7 +19,12 @@ ExcludeFn exclusion(Configuration& config);
 // configuration file outside the project is added to it, so findings can point into it.
 std::vector<DeclaredRun> declared_runs(Project& project, Configuration& config);
 
-// Fills TrainingRun::target_versions from the configuration of each run's launch file or script.
+// Records the `target-versions:` of the configuration governing each project file in
+// Project::configured_target_versions (what version_targets() reads after --target-version).
+void apply_configured_targets(Project& project, Configuration& config);
+
+// Fills TrainingRun::target_versions from the configuration of each run's launch file or script;
+// `--target-version` (Project::target_versions) wins over it.
 void apply_target_versions(std::vector<TrainingRun>& runs, const Project& project, Configuration& config);
 
 // Drops findings of rules the file's configuration disables or ignores for that file, and

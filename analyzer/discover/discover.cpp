@@ -42,6 +42,12 @@ std::string read_head(const fs::path& p, std::size_t n) {
 // `abs` as users see it: relative to the working folder `cwd` (empty when unknown), lexically —
 // fs::relative would resolve symlinks, showing a link by its target's path.
 std::string display_path(const fs::path& abs, const fs::path& cwd) {
+  // The common case without fs::path arithmetic: a path below the working folder.
+  const std::string& a = abs.native();
+  const std::string& c = cwd.native();
+  if (!c.empty() && c != "/" && a.size() > c.size() + 1 && a.compare(0, c.size(), c) == 0 && a[c.size()] == '/' &&
+      a.find("/.", c.size()) == std::string::npos)
+    return a.substr(c.size() + 1);
   fs::path rel = cwd.empty() ? fs::path() : abs.lexically_relative(cwd);
   return rel.empty() ? abs.generic_string() : rel.generic_string();
 }
@@ -77,6 +83,7 @@ FileKind classify(const std::string& name, std::string_view head) {
   if (ends(".ipynb")) return FileKind::Notebook;
   if (name == "Makefile" || name == "makefile" || name == "GNUmakefile" || ends(".mk")) return FileKind::Makefile;
   if (name == "pyproject.toml") return FileKind::Toml;
+  if (name == "setup.cfg") return FileKind::SetupCfg;
   if (name.rfind("requirements", 0) == 0 && ends(".txt")) return FileKind::Requirements;
   if (name.find('.') == std::string::npos && head.rfind("#!", 0) == 0) {
     std::string_view line = head.substr(0, head.find('\n'));

@@ -83,6 +83,8 @@ struct ProjectEvaluator::Impl {
   std::vector<ValueRef> accelerator_pcs;
   std::vector<ValueRef> parsers;
   std::vector<ModelLoad> model_loads;
+  std::vector<Construction> constructions;
+  bool parser_keeps_unknown = false;
   std::set<std::pair<FileId, StmtId>> executed;
   std::set<std::pair<FileId, StmtId>> active;
   std::map<std::string, std::pair<ValueRef, ValueRef>> memo;  // call -> (result, final self)
@@ -110,6 +112,8 @@ struct ProjectEvaluator::Impl {
     accelerator_pcs.clear();
     parsers.clear();
     model_loads.clear();
+    constructions.clear();
+    parser_keeps_unknown = false;
     executed.clear();
     active.clear();
     memo.clear();
@@ -987,6 +991,12 @@ class Exec {
       if (args.positional.empty()) return make_unknown(e.span);
       return load_yaml(args.positional[0], e.span, q == "omegaconf.OmegaConf.load");
     }
+    if (q == "json.load" || q == "json.loads") {
+      // json.load(open("x.json")), json.loads(Path("x.json").read_text())
+      Args args = eval_args(e, scope, depth);
+      if (args.positional.empty()) return make_unknown(e.span);
+      return load_yaml(args.positional[0], e.span, false, FileKind::Json);
+    }
     eval_args(e, scope, depth);
     return make_unknown(e.span);
   }
@@ -1149,6 +1159,7 @@ class Exec {
       obj->members.push_back(kw);
     }
     obj->complete = !args.unknown_spread;
+    ev_.constructions.push_back({&cls, callee.qualified, e.span, args.keywords, args.unknown_spread});
     switch (cls.role) {
       case ClassRole::TrainerConfig: ev_.objects[obj->object_id] = obj; break;
       case ClassRole::Trainer: {
@@ -1186,18 +1197,26 @@ class Exec {
   }
 
   // HfArgumentParser.parse_args_into_dataclasses / TrlParser.parse_args_and_config read argv and
-  // --config; parse_yaml_file reads a YAML file we can see (values passed unchanged:
+  // --config; parse_yaml_file / parse_json_file read a file we can see (values passed unchanged:
   // transformers hf_argparser.py parse_dict, no type conversion).
   ValueRef parser_method(const PyValue& parser, const std::string& method, const py::Expr& e, Scope& scope, int depth) {
     Args args = eval_args(e, scope, depth);
     const bool from_argv = method == "parse_args_and_config" || method == "parse_args_into_dataclasses";
-    const bool from_file = method == "parse_yaml_file" || method == "parse_dict";
+    const bool from_file = method == "parse_yaml_file" || method == "parse_json_file" || method == "parse_dict";
     if (!from_argv && !from_file) return make_unknown(e.span);
     ValueRef data;
     if (from_file) {
+      // The first parameter: parse_yaml_file(yaml_file), parse_json_file(json_file), parse_dict(args).
+      static const std::pair<std::string_view, std::string_view> first_param[] = {
+          {"parse_yaml_file", "yaml_file"}, {"parse_json_file", "json_file"}, {"parse_dict", "args"}};
       ValueRef arg = args.positional.empty() ? nullptr : args.positional[0];
+      for (const auto& [m, param] : first_param)
+        for (const auto& kw : args.keywords)
+          if (!arg && m == method && kw.name == param) arg = kw.value;
       if (!arg) return make_unknown(e.span);
-      data = method == "parse_dict" ? arg : load_yaml(arg, e.span, true);
+      data = method == "parse_dict"        ? arg
+             : method == "parse_json_file" ? load_yaml(arg, e.span, true, FileKind::Json)
+                                           : load_yaml(arg, e.span, true);
       if (data->kind != PyValue::Kind::Dict) return make_unknown(e.span);
     }
     auto tuple = std::make_shared<PyValue>();
@@ -1225,16 +1244,25 @@ class Exec {
         tuple->items.push_back(make_unknown(e.span));
       }
     }
-    for (const auto& kw : args.keywords)
-      if (kw.name == "return_remaining_strings" && !(kw.value->is_const() && !kw.value->constant.truthy()))
+    for (const auto& kw : args.keywords) {
+      if (kw.name == "return_remaining_strings" && !(kw.value->is_const() && !kw.value->constant.truthy())) {
         tuple->items.push_back(make_unknown(e.span));
+        ev_.parser_keeps_unknown = true;
+      }
+      // TrlParser.parse_args_and_config(fail_with_unknown_args=False) hands unknown keys back too;
+      // anything but a known False may do so.
+      if (kw.name == "fail_with_unknown_args" && !(kw.value->is_const() && kw.value->constant.truthy()))
+        ev_.parser_keeps_unknown = true;
+    }
     return tuple;
   }
 
   // yaml.safe_load(open("x.yaml")) and friends: the YAML file's values, with spans into it.
   // `source` is a Path (or open file); `path_string` also accepts a plain string as the path
   // (OmegaConf.load, parse_yaml_file take file names; yaml.safe_load would parse a string itself).
-  ValueRef load_yaml(const ValueRef& source, Span site, bool path_string = false) {
+  // `kind` is the kind of file the loader reads: JSON loaders take only the JSON files Python
+  // names (read with JSON semantics), YAML loaders only YAML files.
+  ValueRef load_yaml(const ValueRef& source, Span site, bool path_string = false, FileKind kind = FileKind::Yaml) {
     std::string path;
     if (source->kind == PyValue::Kind::Path)
       path = source->qualified;
@@ -1246,7 +1274,8 @@ class Exec {
     std::error_code ec;
     bases.push_back(fs::current_path(ec).string());
     FileId id = ev_.project.resolve(path, bases);
-    if (id == kNoFile || ev_.project.facts[id].yaml.empty() || !ev_.project.facts[id].yaml.front().root)
+    if (id == kNoFile || ev_.project.sources.get(id).kind != kind || ev_.project.facts[id].yaml.empty() ||
+        !ev_.project.facts[id].yaml.front().root)
       return make_unknown(site);
     std::size_t budget = 10000;
     ValueRef v = from_yaml(*ev_.project.facts[id].yaml.front().root, 0, budget);
@@ -1331,6 +1360,8 @@ ScriptSummary ProjectEvaluator::summarize(FileId file) {
   out.accelerator_parallelism = ev.accelerator_pcs;
   out.parsers = ev.parsers;
   out.model_loads = ev.model_loads;
+  out.constructions = ev.constructions;
+  out.parser_keeps_unknown = ev.parser_keeps_unknown;
   std::set<int> seen;
   for (const auto& t : ev.trainers) {
     if (t.args && t.args->kind == PyValue::Kind::Object && seen.insert(t.args->object_id).second)

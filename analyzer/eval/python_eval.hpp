@@ -7,6 +7,7 @@
 #pragma once
 
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "analyzer/eval/py_value.hpp"
@@ -31,13 +32,27 @@ struct ModelLoad {
   Span span;
 };
 
+// A call of a class the knowledge describes (config, trainer, parallelism config, ...), with
+// its keyword arguments (including ones spread from a known `**dict`) and where each was written.
+struct Construction {
+  const ClassInfo* cls = nullptr;
+  std::string qualified;
+  Span span;
+  std::vector<Member> keywords;
+  bool unknown_spread = false;  // *args/**kwargs we could not expand: more keywords may be passed
+};
+
 struct ScriptSummary {
   std::vector<ValueRef> trainer_configs;  // configs that reach a trainer, or are live at the end
   std::vector<TrainerUse> trainers;
   std::vector<ValueRef> accelerator_parallelism;  // ParallelismConfig objects given to Accelerator(...)
   std::vector<ValueRef> parsers;                  // TrlParser/HfArgumentParser objects
   std::vector<ModelLoad> model_loads;
-  bool is_entry = false;  // builds a trainer or a trainer config: a training script
+  bool is_entry = false;                    // builds a trainer or a trainer config: a training script
+  std::vector<Construction> constructions;  // every call of a known class, in execution order
+  // parse_args_and_config(return_remaining_strings=True) or (fail_with_unknown_args=False):
+  // keys no dataclass takes are handed back to the script instead of raising.
+  bool parser_keeps_unknown = false;
 };
 
 class ProjectEvaluator {

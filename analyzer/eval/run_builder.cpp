@@ -139,16 +139,28 @@ class Builder {
  public:
   Builder(const Project& p, const Knowledge& k) : p_(p), k_(k), evaluator_(p, k) {}
 
-  std::vector<TrainingRun> build(const std::vector<DeclaredRun>& declared) {
-    // Scripts that import a training library directly may be run on their own; others are
-    // evaluated when a launch names them or when an entry script imports them. Python blocks
-    // of Markdown pages and notebook cells count as scripts too.
-    std::vector<FileId> candidates;
+  // Scripts that import a training library directly may be run on their own; others are
+  // evaluated when a launch names them or when an entry script imports them. Python blocks
+  // of Markdown pages and notebook cells count as scripts too.
+  std::vector<FileId> candidates() const {
+    std::vector<FileId> out;
     for (FileId id = 0; id < p_.sources.size(); ++id) {
       const auto& f = p_.sources.get(id);
       const bool python = f.kind == FileKind::Python || f.kind == FileKind::Markdown || f.kind == FileKind::Notebook;
-      if (python && p_.facts[id].loaded && imports_training_library(p_.facts[id].python)) candidates.push_back(id);
+      if (python && p_.facts[id].loaded && imports_training_library(p_.facts[id].python)) out.push_back(id);
     }
+    return out;
+  }
+
+  // The evaluation of every candidate script, each run as the main script.
+  std::map<FileId, ScriptSummary> scripts() {
+    std::map<FileId, ScriptSummary> out;
+    for (FileId id : candidates()) out.emplace(id, summary(id));
+    return out;
+  }
+
+  std::vector<TrainingRun> build(const std::vector<DeclaredRun>& declared) {
+    const std::vector<FileId> candidates = this->candidates();
     std::vector<TrainingRun> runs;
     std::set<FileId> launched;
     for (FileId id = 0; id < p_.sources.size(); ++id) {
@@ -189,6 +201,11 @@ class Builder {
         out.push_back((dir / launch->cwd).lexically_normal().string());
       out.push_back(p_.root);
       out.push_back(dir.string());
+      // A script in `scripts/` or `slurm/` is usually run from a folder above it (the root of a
+      // repository nested in the analysed folder): every folder between it and the root counts.
+      const std::string root = fs::path(p_.root).lexically_normal().string();
+      for (fs::path up = dir.parent_path(); inside_folder(up.string(), root); up = up.parent_path())
+        out.push_back(up.string());
     } else {
       out.push_back(p_.root);
     }
@@ -220,6 +237,23 @@ class Builder {
     return false;
   }
 
+  // Whether the folder a path names exists under one of the bases and holds some other file
+  // of the same kind (`scripts/sft.py`: a `.py` file in `scripts/`). A folder without one is a
+  // partial copy of a repository or is filled at run time: a missing file there is not judged.
+  bool folder_has_kind(const std::string& path, const std::vector<std::string>& b) const {
+    const fs::path rel(path);
+    const std::string ext = rel.extension().string();
+    std::error_code ec;
+    for (const auto& base : b) {
+      const fs::path folder = (fs::path(base) / rel).parent_path();
+      if (!fs::is_directory(folder, ec)) continue;
+      int seen = 0;
+      for (fs::directory_iterator it(folder, ec), end; !ec && it != end && seen < 10000; it.increment(ec), ++seen)
+        if (it->path().extension() == ext && it->is_regular_file(ec)) return true;
+    }
+    return false;
+  }
+
   bool created_by_launcher(const std::string& path, FileId launch_file) const {
     if (launch_file == kNoFile) return false;
     const std::string name = fs::path(path).filename().string();
@@ -239,7 +273,10 @@ class Builder {
     r.exists = resolved != kNoFile || (w.known && exists_on_disk(w.text, b));
     const bool plain = w.known && !w.text.empty() && w.text[0] != '/' && w.text.find('$') == std::string::npos &&
                        w.text.find('*') == std::string::npos && w.text[0] != '-';
-    r.checkable = plain && l.cwd_known && !created_by_launcher(w.text, launch_file);
+    // `scripts/run_{task}.py`, `<your_config>.yaml`: placeholders, not paths.
+    const bool placeholder = w.text.find_first_of("{}<>") != std::string::npos;
+    r.checkable = plain && !placeholder && l.cwd_known && !created_by_launcher(w.text, launch_file) &&
+                  (kind == FileReference::Kind::Module || folder_has_kind(w.text, b));
     if (r.checkable && launch_file != kNoFile && is_doc(p_.sources.get(launch_file))) {
       // Docs name placeholder files (`train.py`, `config.yaml`): judged only when the folder
       // they name exists in the repository.
@@ -290,7 +327,8 @@ class Builder {
         std::string path = l.script->text;
         std::replace(path.begin(), path.end(), '.', '/');
         auto slash = path.rfind('/');
-        ref->checkable = slash != std::string::npos && exists_on_disk(path.substr(0, slash), bases(&l, launch_file));
+        ref->checkable = slash != std::string::npos && exists_on_disk(path.substr(0, slash), bases(&l, launch_file)) &&
+                         folder_has_kind(path + ".py", bases(&l, launch_file));
         ref->exists = ref->exists || exists_on_disk(path + ".py", bases(&l, launch_file)) ||
                       exists_on_disk(path + "/__main__.py", bases(&l, launch_file));
       }
@@ -340,21 +378,15 @@ class Builder {
                             std::to_string(config_lines_->first + 1) + ")";
 
     if (launch && launch->launcher == Launcher::Trl) {
-      // `trl sft` runs TRL's own script: TrlParser over (ScriptArguments, <Trainer>Config, ModelConfig).
-      static const std::pair<std::string_view, std::string_view> config_of[] = {
-          {"sft", "SFTConfig"}, {"dpo", "DPOConfig"},       {"grpo", "GRPOConfig"},
-          {"kto", "KTOConfig"}, {"reward", "RewardConfig"}, {"rloo", "RLOOConfig"}};
+      // `trl sft` runs TRL's own script: TrlParser over its dataclasses (Knowledge::trl_cli_classes).
       TrainingRun run = base;
       run.script_display = "trl " + launch->trl_command;
-      for (auto [cmd, cls] : config_of)
-        if (cmd == launch->trl_command) run.config_class = k_.find(cls);
+      run.config_class = k_.trl_cli_config(launch->trl_command);
       run.trainer = launch->trl_command;
       run.args_from_parser = true;
-      std::vector<const ClassInfo*> classes;
-      if (run.config_class) classes.push_back(run.config_class);
-      for (auto name : {"ScriptArguments", "ModelConfig", "DatasetMixtureConfig"})
-        if (auto* c = k_.find(name)) classes.push_back(c);
+      std::vector<const ClassInfo*> classes = k_.trl_cli_classes(launch->trl_command);
       run.parser_classes = classes;
+      run.parser_classes_complete = run.config_class != nullptr;
       EnvMap yaml_env;
       apply_parser_inputs(run, classes, yaml_env);
       compute_topology(run, nullptr, yaml_env);
@@ -396,8 +428,13 @@ class Builder {
             else if (!c->cls)
               run.parser_classes_complete = false;
           }
+        // No parser seen, or one whose dataclasses we could not read: any key may be valid.
+        if (summary.parsers.empty()) run.parser_classes_complete = false;
+        for (const auto& parser : summary.parsers)
+          if (parser->parser_classes.empty()) run.parser_classes_complete = false;
         if (classes.empty() && config->cls) classes.push_back(config->cls);
         run.parser_classes = classes;
+        run.parser_keeps_unknown = summary.parser_keeps_unknown;
         if (launch)
           apply_parser_inputs(run, classes, yaml_env);
         else
@@ -863,6 +900,10 @@ void apply_cli_args(const std::vector<Word>& args, const std::vector<const Class
       out[name] = Setting::unknown(w.span, "command line");
     }
   }
+}
+
+std::map<FileId, ScriptSummary> evaluate_scripts(const Project& project, const Knowledge& knowledge) {
+  return Builder(project, knowledge).scripts();
 }
 
 std::vector<TrainingRun> build_runs(const Project& project, const Knowledge& knowledge,

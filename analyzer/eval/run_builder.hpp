@@ -4,6 +4,7 @@
 
 #include <vector>
 
+#include "analyzer/eval/python_eval.hpp"
 #include "analyzer/eval/training_run.hpp"
 #include "analyzer/project/project.hpp"
 
@@ -23,6 +24,10 @@ struct DeclaredRun {
 // declared run starts is not also analysed as a bare entry script.
 std::vector<TrainingRun> build_runs(const Project& project, const Knowledge& knowledge,
                                     const std::vector<DeclaredRun>& declared = {});
+
+// The evaluation of every Python file that imports trl/transformers/accelerate, by file
+// (what the run builder reads; rules use it for facts about constructions).
+std::map<FileId, ScriptSummary> evaluate_scripts(const Project& project, const Knowledge& knowledge);
 
 // Parses a script's own arguments (`--packing`, `--max_length=2048`, `--packing false`) into
 // settings, using the field types of `classes`. `--config` is skipped.

@@ -108,7 +108,8 @@ struct TrainingRun {
   std::vector<const ClassInfo*> parser_classes;
   std::vector<std::string> user_fields;
   bool parser_classes_complete = true;
-  bool args_fully_known = true;  // false: unset fields may still be set somewhere we cannot see
+  bool parser_keeps_unknown = false;  // unknown keys are handed back to the script, not rejected
+  bool args_fully_known = true;       // false: unset fields may still be set somewhere we cannot see
 
   // Library versions the run targets, from the trl-lint configuration that governs the run's
   // launch file (or script): "trl" -> "0.19.1". Empty when the configuration names none.

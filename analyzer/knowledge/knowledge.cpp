@@ -11,6 +11,39 @@ const ClassInfo* Knowledge::find(std::string_view name) const {
   return it == classes_.end() ? nullptr : &it->second;
 }
 
+namespace {
+
+// `dataclass_types` of trl/scripts/<command>.py (TRL v1.9.0): grpo and rloo parse their own
+// GRPOScriptArguments / RLOOScriptArguments (ScriptArguments plus `reward_funcs` and
+// `reward_model_name_or_path`); the others parse ScriptArguments.
+struct TrlCliCommand {
+  std::string_view command, script_args, config;
+};
+constexpr TrlCliCommand kTrlCli[] = {
+    {"sft", "ScriptArguments", "SFTConfig"},       {"dpo", "ScriptArguments", "DPOConfig"},
+    {"grpo", "GRPOScriptArguments", "GRPOConfig"}, {"kto", "ScriptArguments", "KTOConfig"},
+    {"reward", "ScriptArguments", "RewardConfig"}, {"rloo", "RLOOScriptArguments", "RLOOConfig"},
+};
+
+}  // namespace
+
+const ClassInfo* Knowledge::trl_cli_config(std::string_view command) const {
+  for (const auto& c : kTrlCli)
+    if (c.command == command) return find(c.config);
+  return nullptr;
+}
+
+std::vector<const ClassInfo*> Knowledge::trl_cli_classes(std::string_view command) const {
+  std::vector<const ClassInfo*> out;
+  for (const auto& c : kTrlCli) {
+    if (c.command != command) continue;
+    for (auto name :
+         {c.config, c.script_args, std::string_view("ModelConfig"), std::string_view("DatasetMixtureConfig")})
+      if (const ClassInfo* cls = find(name)) out.push_back(cls);
+  }
+  return out;
+}
+
 const ClassInfo* Knowledge::find_qualified(std::string_view q) const {
   auto dot = q.rfind('.');
   if (dot == std::string_view::npos) return nullptr;
@@ -52,12 +85,29 @@ const LaunchFlag* Knowledge::launch_flag(std::string_view name) const {
   return it == launch_flags_.end() ? nullptr : &it->second;
 }
 
+const std::map<std::string, FieldInfo, std::less<>>* Knowledge::accelerate_section(std::string_view section) const {
+  auto it = accelerate_sections_.find(section);
+  return it == accelerate_sections_.end() ? nullptr : &it->second;
+}
+
+const LibraryReleases* Knowledge::library(std::string_view name) const {
+  auto it = libraries_.find(name);
+  return it == libraries_.end() ? nullptr : &it->second;
+}
+
+std::string Knowledge::library_of(std::string_view cls) const {
+  if (const ClassInfo* c = find(cls); c && !c->package.empty()) return c->package;
+  // Classes named only by renames (e.g. trainers of old releases) are TRL's unless known otherwise.
+  if (cls == "PreTrainedModel") return "transformers";
+  return "trl";
+}
+
 }  // namespace trl
 
 // --- The compact binary form -------------------------------------------------------------------
-// Layout (analyzer/util/binary_io.hpp encodings): the magic, then the
-// classes, the launch flags (by lookup name, aliases included) and the accelerate profiles, each
-// as a count followed by its entries; strings are a u32 length and the bytes.
+// Layout (analyzer/util/binary_io.hpp encodings): the magic, then the classes, the launch flags
+// (by lookup name, aliases included), the accelerate profiles, the renames, the accelerate config
+// sections and the library releases, each as a count followed by its entries.
 
 namespace trl {
 
@@ -77,6 +127,31 @@ class Writer : public bin::Writer {
     str(s.s);
   }
 };
+
+void put_field(Writer& w, const FieldInfo& f) {
+  w.str(f.name);
+  w.str(f.type);
+  w.u8(static_cast<std::uint8_t>((f.has_default ? 1 : 0) | (f.nullable ? 2 : 0) | (f.accepts_bool ? 4 : 0)));
+  w.scalar(f.default_value);
+  w.strings(f.choices);
+  w.str(f.source);
+}
+
+Scalar read_scalar(Reader& r);
+
+FieldInfo read_field(Reader& r) {
+  FieldInfo f;
+  f.name = r.str();
+  f.type = r.str();
+  std::uint8_t flags = r.u8();
+  f.has_default = flags & 1;
+  f.nullable = flags & 2;
+  f.accepts_bool = flags & 4;
+  f.default_value = read_scalar(r);
+  f.choices = r.strings();
+  f.source = r.str();
+  return f;
+}
 
 Scalar read_scalar(Reader& r) {
   Scalar s;
@@ -106,11 +181,7 @@ std::string Knowledge::to_blob() const {
     w.u32(static_cast<std::uint32_t>(c.fields.size()));
     for (const auto& [fname, f] : c.fields) {
       w.str(fname);
-      w.str(f.type);
-      w.u8(static_cast<std::uint8_t>((f.has_default ? 1 : 0) | (f.nullable ? 2 : 0)));
-      w.scalar(f.default_value);
-      w.strings(f.choices);
-      w.str(f.source);
+      put_field(w, f);
     }
   }
   w.u32(static_cast<std::uint32_t>(launch_flags_.size()));
@@ -129,6 +200,38 @@ std::string Knowledge::to_blob() const {
       w.str(k);
       w.scalar(v);
     }
+  }
+  w.u32(static_cast<std::uint32_t>(renames_.size()));
+  for (const Rename& rn : renames_) {
+    w.str(rn.cls);
+    w.str(rn.old_name);
+    w.str(rn.new_name);
+    w.str(rn.field);
+    w.u8(static_cast<std::uint8_t>((rn.is_value ? 1 : 0) | (rn.unsafe_fix ? 2 : 0)));
+    w.scalar(rn.old_value);
+    w.scalar(rn.new_value);
+    w.str(rn.deprecated);
+    w.str(rn.removed);
+    w.str(rn.note);
+    w.str(rn.source);
+  }
+  w.u32(static_cast<std::uint32_t>(accelerate_sections_.size()));
+  for (const auto& [section, keys] : accelerate_sections_) {
+    w.str(section);
+    w.u32(static_cast<std::uint32_t>(keys.size()));
+    for (const auto& [k, f] : keys) {
+      w.str(k);
+      put_field(w, f);
+    }
+  }
+  w.u32(static_cast<std::uint32_t>(libraries_.size()));
+  for (const auto& [name, lib] : libraries_) {
+    w.str(name);
+    w.str(lib.name);
+    w.strings(lib.releases);
+    w.str(lib.newest);
+    w.str(lib.fields_complete_from);
+    w.str(lib.source);
   }
   return std::move(w.out);
 }
@@ -149,17 +252,8 @@ Knowledge Knowledge::from_blob(std::string_view blob) try {
     c.bases = r.strings();
     c.source = r.str();
     for (std::uint32_t m = r.count(); m > 0; --m) {
-      FieldInfo f;
-      f.name = r.str();
-      f.type = r.str();
-      std::uint8_t flags = r.u8();
-      f.has_default = flags & 1;
-      f.nullable = flags & 2;
-      f.default_value = read_scalar(r);
-      f.choices = r.strings();
-      f.source = r.str();
-      std::string key = f.name;
-      c.fields.emplace_hint(c.fields.end(), std::move(key), std::move(f));
+      std::string key = r.str();
+      c.fields.emplace_hint(c.fields.end(), std::move(key), read_field(r));
     }
     k.classes_.emplace_hint(k.classes_.end(), std::move(name), std::move(c));
   }
@@ -181,6 +275,41 @@ Knowledge Knowledge::from_blob(std::string_view blob) try {
     }
     std::string name = p.name;
     k.profiles_.emplace_hint(k.profiles_.end(), std::move(name), std::move(p));
+  }
+  for (std::uint32_t n = r.count(); n > 0; --n) {
+    Rename rn;
+    rn.cls = r.str();
+    rn.old_name = r.str();
+    rn.new_name = r.str();
+    rn.field = r.str();
+    const std::uint8_t flags = r.u8();
+    rn.is_value = flags & 1;
+    rn.unsafe_fix = flags & 2;
+    rn.old_value = read_scalar(r);
+    rn.new_value = read_scalar(r);
+    rn.deprecated = r.str();
+    rn.removed = r.str();
+    rn.note = r.str();
+    rn.source = r.str();
+    k.renames_.push_back(std::move(rn));
+  }
+  for (std::uint32_t n = r.count(); n > 0; --n) {
+    std::string section = r.str();
+    auto& keys = k.accelerate_sections_[section];
+    for (std::uint32_t m = r.count(); m > 0; --m) {
+      std::string key = r.str();
+      keys.emplace_hint(keys.end(), std::move(key), read_field(r));
+    }
+  }
+  for (std::uint32_t n = r.count(); n > 0; --n) {
+    std::string key = r.str();
+    LibraryReleases lib;
+    lib.name = r.str();
+    lib.releases = r.strings();
+    lib.newest = r.str();
+    lib.fields_complete_from = r.str();
+    lib.source = r.str();
+    k.libraries_.emplace_hint(k.libraries_.end(), std::move(key), std::move(lib));
   }
   if (!r.at_end()) Reader::fail();
   return k;

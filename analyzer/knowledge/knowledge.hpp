@@ -23,7 +23,8 @@ struct FieldInfo {
   Scalar default_value;
   bool nullable = false;
   std::vector<std::string> choices;
-  std::string source;  // file@version the fact was read from
+  bool accepts_bool = false;  // True/False are accepted and mapped to a choice
+  std::string source;         // file@version the fact was read from
 };
 
 enum class ClassRole {
@@ -44,6 +45,35 @@ struct ClassInfo {
   std::string trainer;  // sft, grpo, dpo, ... for trainers and their configs
   std::vector<std::string> bases;
   std::map<std::string, FieldInfo, std::less<>> fields;
+  std::string source;
+};
+
+// A renamed or removed argument (old -> new, or new empty when removed without replacement),
+// or a renamed value of one field (old_value -> new_value). Versions are release strings of the
+// library that owns `cls` ("" when not known).
+struct Rename {
+  std::string cls;  // class whose argument it is (applies to classes derived from it)
+  std::string old_name;
+  std::string new_name;  // empty: removed without a replacement
+  std::string field;     // for value renames: the field whose value was renamed
+  bool is_value = false;
+  Scalar old_value;
+  Scalar new_value;
+  std::string deprecated;  // first release that warns; "" when not verified
+  std::string removed;     // first release without it; "" while still accepted
+  std::string note;
+  std::string source;
+  bool unsafe_fix = false;  // the new name/value does not behave the same: the fix is not safe
+};
+
+// The known releases of one library, oldest first, and the newest one.
+struct LibraryReleases {
+  std::string name;  // trl, transformers, accelerate
+  std::vector<std::string> releases;
+  std::string newest;
+  // The oldest release whose field lists the knowledge describes completely (unknown-key checks
+  // are only made for targets at or after it).
+  std::string fields_complete_from;
   std::string source;
 };
 
@@ -86,13 +116,29 @@ class Knowledge {
   bool derives_from(const ClassInfo& cls, std::string_view ancestor) const;
   const LaunchFlag* launch_flag(std::string_view name) const;
   const AccelerateProfile* accelerate_profile(std::string_view name) const;
+  const std::map<std::string, LaunchFlag, std::less<>>& launch_flags() const { return launch_flags_; }
+  const std::vector<Rename>& renames() const { return renames_; }
+  // Keys of one accelerate config YAML section: "accelerate_yaml" (top level), "fsdp_config",
+  // "deepspeed_config", "parallelism_config", "dynamo_config". Null when the section is unknown.
+  const std::map<std::string, FieldInfo, std::less<>>* accelerate_section(std::string_view section) const;
+  const LibraryReleases* library(std::string_view name) const;
+  // The library whose version decides facts about `cls` (its package: trl, transformers, accelerate).
+  std::string library_of(std::string_view cls) const;
   const std::map<std::string, ClassInfo, std::less<>>& classes() const { return classes_; }
+  // The dataclasses TRL's own script for `trl <command>` parses: the trainer config, the script
+  // arguments, ModelConfig, DatasetMixtureConfig. Empty for a command that is not training.
+  std::vector<const ClassInfo*> trl_cli_classes(std::string_view command) const;
+  // The trainer config class of `trl <command>`, or null.
+  const ClassInfo* trl_cli_config(std::string_view command) const;
 
  private:
   void load(const std::string& name, const std::string& text);
   std::map<std::string, ClassInfo, std::less<>> classes_;
   std::map<std::string, LaunchFlag, std::less<>> launch_flags_;
   std::map<std::string, AccelerateProfile, std::less<>> profiles_;
+  std::vector<Rename> renames_;
+  std::map<std::string, std::map<std::string, FieldInfo, std::less<>>, std::less<>> accelerate_sections_;
+  std::map<std::string, LibraryReleases, std::less<>> libraries_;
 };
 
 }  // namespace trl

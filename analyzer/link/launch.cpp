@@ -93,21 +93,10 @@ std::optional<LaunchCommand> parse_trl_cli(const std::vector<Word>& argv, std::s
     return f ? f->takes_value : true;
   };
   if (i >= argv.size() || !argv[i].known) return std::nullopt;
-  static constexpr std::string_view commands[] = {"sft", "dpo", "grpo", "kto", "reward", "rloo"};
-  bool training = false;
-  for (auto c : commands) training = training || argv[i].text == c;
-  if (!training) return std::nullopt;
+  const std::vector<const ClassInfo*> classes = knowledge.trl_cli_classes(argv[i].text);
+  if (classes.empty()) return std::nullopt;  // not a training command (env, vllm-serve, ...)
   out.launcher = Launcher::Trl;
   out.trl_command = argv[i].text;
-  std::vector<const ClassInfo*> classes;
-  static const std::pair<std::string_view, std::string_view> config_of[] = {
-      {"sft", "SFTConfig"}, {"dpo", "DPOConfig"},       {"grpo", "GRPOConfig"},
-      {"kto", "KTOConfig"}, {"reward", "RewardConfig"}, {"rloo", "RLOOConfig"}};
-  for (auto [cmd, cls] : config_of)
-    if (cmd == out.trl_command)
-      if (auto* c = knowledge.find(cls)) classes.push_back(c);
-  for (auto name : {"ScriptArguments", "ModelConfig", "DatasetMixtureConfig"})
-    if (auto* c = knowledge.find(name)) classes.push_back(c);
   auto is_field = [&](const std::string& name) {
     for (auto* c : classes)
       if (knowledge.field(*c, name)) return true;

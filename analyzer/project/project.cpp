@@ -14,7 +14,9 @@
 #include <thread>
 #include <unordered_set>
 
+#include "analyzer/deps/pin_extractor.hpp"
 #include "analyzer/discover/discover.hpp"
+#include "analyzer/json/json_extractor.hpp"
 #include "analyzer/make/makefile_extractor.hpp"
 #include "analyzer/makefile/makefile_comments.hpp"
 #include "analyzer/markdown/markdown_extractor.hpp"
@@ -320,6 +322,12 @@ void extract_file(Project& project, FileId id) {
         }
       break;
     }
+    case FileKind::Json: {
+      auto f = json::extract(file.text, id);
+      facts.yaml = std::move(f.documents);
+      take(f.problems);
+      break;
+    }
     case FileKind::Shell: {
       auto f = shell::extract(file.text, id);
       facts.commands = std::move(f.commands);
@@ -366,6 +374,7 @@ void extract_file(Project& project, FileId id) {
     }
     default: break;
   }
+  deps::extract_pins(file, facts);
 }
 
 bool prefilter_enabled() { return !std::getenv("TRL_LINT_NO_PREFILTER"); }
@@ -421,6 +430,7 @@ Project read_project(const LoadOptions& options) {
   Project project;
   Discovery d = discover(options.paths, options.excluded);
   project.root = d.root;
+  project.target_versions = options.target_versions;
   project.missing_paths = std::move(d.missing);
   for (auto& f : d.files) {
     auto sf = std::make_unique<SourceFile>();
@@ -506,12 +516,91 @@ void extract_project(Project& project, const LoadOptions& options) {
       if (project.sources.get(id).kind != FileKind::Python) add_words(project.sources.get(id).text, words);
     extract_referenced(project, std::vector<std::string>(words.begin(), words.end()));
   }
+  load_referenced_json(project, options);
 }
 
 Project load_project(const LoadOptions& options) {
   Project project = read_project(options);
   extract_project(project, options);
   return project;
+}
+
+namespace {
+
+// The `*.json` paths a file's text names in string literals: "cfg/train.json" or 'x.json'.
+std::vector<std::string> json_literals(std::string_view text) {
+  std::vector<std::string> out;
+  for (std::size_t at = text.find(".json"); at != std::string_view::npos; at = text.find(".json", at + 5)) {
+    const std::size_t end = at + 5;
+    if (end >= text.size() || (text[end] != '"' && text[end] != '\'')) continue;
+    const char quote = text[end];
+    std::size_t start = at;
+    while (start > 0 && text[start - 1] != quote && text[start - 1] != '\n' && at - start < 512) --start;
+    if (start == 0 || text[start - 1] != quote || start == at) continue;
+    out.emplace_back(text.substr(start, end - start));
+  }
+  return out;
+}
+
+}  // namespace
+
+bool inside_folder(const std::string& path, const std::string& folder) {
+  return !folder.empty() && path.size() > folder.size() && path.compare(0, folder.size(), folder) == 0 &&
+         (folder.back() == '/' || path[folder.size()] == '/');
+}
+
+void load_referenced_json(Project& project, const LoadOptions& options) {
+  if (project.root.empty()) return;
+  std::error_code ec;
+  const fs::path root = fs::path(project.root).lexically_normal();
+  const fs::path root_real = fs::weakly_canonical(root, ec);
+  auto under = [](const fs::path& p, const fs::path& folder) { return inside_folder(p.string(), folder.string()); };
+  const fs::path cwd = fs::current_path(ec);
+  const std::size_t n = project.sources.size();
+  for (std::size_t i = 0; i < n; ++i) {
+    const SourceFile& from = project.sources.get(static_cast<FileId>(i));
+    // Not the Python files the pre-filter left unparsed (nothing of training, reached by nothing):
+    // their text takes part in no run (and the result cache does not key on it).
+    if (!project.facts[i].loaded || python_deferred(project, static_cast<FileId>(i)) ||
+        (from.kind != FileKind::Python && from.kind != FileKind::Notebook && from.kind != FileKind::Markdown))
+      continue;
+    const fs::path dir = fs::path(from.abs_path).parent_path();
+    for (const std::string& literal : json_literals(from.text)) {
+      const fs::path rel(literal);
+      if (rel.is_absolute()) continue;  // a path on the author's machine
+      for (const fs::path& base : {root, dir, cwd}) {
+        const fs::path candidate = (base / rel).lexically_normal();
+        if (!under(candidate, root)) continue;                               // never read outside the analysed root
+        if (project.sources.find_abs(candidate.string()) != kNoFile) break;  // already loaded
+        if (!fs::is_regular_file(candidate, ec)) continue;
+        if (!under(fs::weakly_canonical(candidate, ec), root_real)) continue;  // a symlink out of the root
+        if (options.excluded && options.excluded(candidate.string())) break;
+        auto sf = std::make_unique<SourceFile>();
+        const fs::path shown = fs::relative(candidate, cwd, ec);
+        sf->path = (ec || shown.empty()) ? candidate.generic_string() : shown.generic_string();
+        sf->abs_path = candidate.string();
+        sf->kind = FileKind::Json;
+        const FileId id = project.sources.add(std::move(sf));
+        project.facts.resize(project.sources.size());
+        read_file(project.sources.get_mut(id), project.facts[id], options.max_file_size);
+        if (project.facts[id].loaded) extract_file(project, id);
+        break;
+      }
+    }
+  }
+}
+
+bool names_json_files(const Project& project) {
+  for (std::size_t i = 0; i < project.sources.size(); ++i) {
+    const SourceFile& from = project.sources.get(static_cast<FileId>(i));
+    if (from.kind == FileKind::Json) return true;
+    if (!project.facts[i].loaded || python_deferred(project, static_cast<FileId>(i)) ||
+        (from.kind != FileKind::Python && from.kind != FileKind::Notebook && from.kind != FileKind::Markdown))
+      continue;
+    for (const std::string& literal : json_literals(from.text))
+      if (!fs::path(literal).is_absolute()) return true;
+  }
+  return false;
 }
 
 Project make_project(const std::string& root, const std::vector<std::pair<std::string, std::string>>& files) {

@@ -13,6 +13,7 @@
 #include "analyzer/discover/discover.hpp"
 #include "analyzer/facts/command.hpp"
 #include "analyzer/facts/file_facts.hpp"
+#include "analyzer/facts/package_pin.hpp"
 #include "analyzer/facts/python_ir.hpp"
 #include "analyzer/facts/yaml_node.hpp"
 #include "analyzer/source/source_file.hpp"
@@ -49,6 +50,7 @@ struct FileFacts {
   std::vector<CreatedPath> created;   // files the commands write
   std::vector<DocBlock> blocks;       // Markdown
   std::vector<DocHeading> headings;   // Markdown
+  std::vector<PackagePin> pins;       // requirement pins of trl/transformers/accelerate
   std::vector<FileProblem> problems;
   std::vector<Comment> comments;  // every comment of the file, in order (suppressions read them)
   bool loaded = false;            // text read and accepted (see accept_text)
@@ -65,6 +67,12 @@ struct Project {
   std::vector<FileFacts> facts;            // indexed by FileId
   std::vector<std::string> missing_paths;  // given on the command line but absent
   FileId overlay_file = kNoFile;           // the file whose text came from the overlay (stdin)
+  // Library versions fixed with `--target-version trl=0.19.1`: library name -> version. They
+  // win over the project configuration's `target-versions:` and over the pins in the files.
+  std::map<std::string, std::string, std::less<>> target_versions;
+  // The configuration's `target-versions:` that govern each file (only files that have some):
+  // library name -> version. They win over the pins.
+  std::map<FileId, std::map<std::string, std::string, std::less<>>> configured_target_versions;
 
   // A project file by a path as a launch line or config names it, tried against each base
   // folder in order (absolute folders). kNoFile when absent.
@@ -88,6 +96,20 @@ struct KnownFile {
   std::vector<std::pair<std::string, std::string>> problems;  // reading problems: code, message
 };
 
+// True when `path` is strictly inside `folder` (both absolute and normalised; no file access).
+bool inside_folder(const std::string& path, const std::string& folder);
+
+struct LoadOptions;
+// Adds the JSON files that Python code (scripts, notebooks, docs' Python blocks) names in a string
+// literal and that exist inside the project root, read and parsed with JSON semantics: the
+// configurations of `HfArgumentParser.parse_json_file` and `json.load`. Other JSON files
+// (tokenizers, datasets, package.json) are never read.
+void load_referenced_json(Project& project, const LoadOptions& options);
+// True when some analysed file names a JSON file load_referenced_json would look for (or one was
+// loaded): such an analysis depends on files discovery does not list, so the result cache does
+// not store it.
+bool names_json_files(const Project& project);
+
 struct LoadOptions {
   std::vector<std::string> paths{"."};
   std::optional<Overlay> overlay;
@@ -99,6 +121,8 @@ struct LoadOptions {
   // not read (FileFacts::unread).
   std::function<const KnownFile*(const std::string&)> known;
   std::int64_t known_since_ns = 0;
+
+  std::map<std::string, std::string, std::less<>> target_versions;  // --target-version: Project::target_versions
 };
 
 // discover -> read -> parse -> extract, files in parallel. Deterministic whatever the thread count.

@@ -14,6 +14,8 @@ const char* to_string(FileKind kind) {
     case FileKind::Notebook: return "notebook";
     case FileKind::Toml: return "toml";
     case FileKind::Requirements: return "requirements";
+    case FileKind::SetupCfg: return "setup.cfg";
+    case FileKind::Json: return "json";
     case FileKind::Other: return "other";
   }
   return "other";

@@ -32,7 +32,8 @@ struct Span {
   bool operator==(const Span&) const = default;
 };
 
-enum class FileKind { Python, Yaml, Shell, Markdown, Makefile, Notebook, Toml, Requirements, Other };
+// Json: only the JSON files a Python file names in a string literal (see load_referenced_json).
+enum class FileKind { Python, Yaml, Shell, Markdown, Makefile, Notebook, Toml, Requirements, SetupCfg, Json, Other };
 
 const char* to_string(FileKind kind);
 

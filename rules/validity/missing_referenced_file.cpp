@@ -21,10 +21,13 @@ README and docs code blocks) that name a file the repository does not have: the 
 script of `accelerate launch` / `torchrun` / `deepspeed` / `python`, the module of `python -m`,
 the trainer YAML of `--config`, or the accelerate YAML of `--config_file` / `--accelerate_config`.
 
-Paths are resolved the way the launch would: against the folder of an earlier `cd`, else the
-repository root, else the launching file's folder. To stay precise it only judges paths that are
+Paths are resolved the way the launch could be run: against the folder of an earlier `cd`, the
+repository root, the launching file's folder, and every folder between that folder and the root
+(a script in `scripts/` of a repository nested in the analysed folder is run from its root). To stay precise it only judges paths that are
 fully known (no unresolved `$VAR`), relative, and not written by the launching script itself
-(`> file`, `cp`, `tee`, `wget -O`). It never judges `trl sft` (TRL's own script), modules of other
+(`> file`, `cp`, `tee`, `wget -O`), and only in a folder that holds other files of the same
+kind (a `scripts/` folder with no `.py` file at all is a partial copy of the repository or is
+filled at run time). Placeholders such as `scripts/run_{task}.py` are not paths. It never judges `trl sft` (TRL's own script), modules of other
 packages, TRL's bundled accelerate profiles (`--accelerate_config zero3`), or, in docs, bare
 placeholder names such as `train.py` whose folder is not part of the repository.
 
@@ -62,8 +65,8 @@ class MissingReferencedFile final : public Rule {
       Diagnostic d = make(ref.span, std::string(to_string(ref.kind)) + " `" + ref.text + "` does not exist");
       d.label = "no such file";
       d.notes.push_back(
-          "looked for it relative to the command's working directory, the repository root and "
-          "the launching file's folder");
+          "looked for it relative to the command's working directory, the repository root, the "
+          "launching file's folder and the folders between them");
       const bool trl_cli = run.launch && run.launch->launcher == Launcher::Trl;
       d.help = ref.kind == FileReference::Kind::AccelerateConfig && trl_cli
                    ? "fix the path, or name one of TRL's bundled profiles (fsdp1, fsdp2, multi_gpu, single_gpu, "

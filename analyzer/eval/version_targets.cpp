@@ -1,0 +1,235 @@
+#include "analyzer/eval/version_targets.hpp"
+
+#include <cctype>
+#include <filesystem>
+#include <vector>
+
+#include "analyzer/knowledge/knowledge.hpp"
+
+namespace fs = std::filesystem;
+
+namespace trl {
+
+namespace {
+
+struct Parsed {
+  std::vector<long> release;
+  bool pre = false;  // dev/rc/a/b suffix
+};
+
+Parsed parse_version(std::string_view v) {
+  Parsed p;
+  if (!v.empty() && (v[0] == 'v' || v[0] == 'V')) v.remove_prefix(1);
+  std::size_t i = 0;
+  while (i < v.size()) {
+    if (!std::isdigit(static_cast<unsigned char>(v[i]))) {
+      p.pre = true;
+      break;
+    }
+    long n = 0;
+    while (i < v.size() && std::isdigit(static_cast<unsigned char>(v[i]))) {
+      n = n * 10 + (v[i] - '0');
+      if (n > 1000000000L) n = 1000000000L;
+      ++i;
+    }
+    p.release.push_back(n);
+    if (i < v.size() && v[i] == '.' && i + 1 < v.size() && std::isdigit(static_cast<unsigned char>(v[i + 1]))) {
+      ++i;
+      continue;
+    }
+    if (i < v.size() && !(v[i] == '+')) p.pre = true;
+    break;
+  }
+  return p;
+}
+
+int compare_release(const std::vector<long>& a, const std::vector<long>& b) {
+  const std::size_t n = std::max(a.size(), b.size());
+  for (std::size_t i = 0; i < n; ++i) {
+    long x = i < a.size() ? a[i] : 0, y = i < b.size() ? b[i] : 0;
+    if (x != y) return x < y ? -1 : 1;
+  }
+  return 0;
+}
+
+bool clause_ok(std::string_view version, std::string_view clause) {
+  std::size_t op_len = 0;
+  while (op_len < clause.size() && std::string_view("=<>!~").find(clause[op_len]) != std::string_view::npos) ++op_len;
+  std::string_view op = clause.substr(0, op_len);
+  std::string_view target = clause.substr(op_len);
+  if (target.empty()) return true;
+  const bool wildcard = target.size() >= 2 && target.substr(target.size() - 2) == ".*";
+  if (wildcard) target.remove_suffix(2);
+  const Parsed v = parse_version(version), t = parse_version(target);
+  const int c = compare_release(v.release, t.release);
+  if (op == "==" || op == "===" || op.empty()) {
+    if (wildcard) {
+      for (std::size_t i = 0; i < t.release.size(); ++i)
+        if ((i < v.release.size() ? v.release[i] : 0) != t.release[i]) return false;
+      return true;
+    }
+    return c == 0;
+  }
+  if (op == "!=") {
+    if (wildcard) return !clause_ok(version, std::string("==") + std::string(target) + ".*");
+    return c != 0;
+  }
+  if (op == ">=") return c >= 0;
+  if (op == "<=") return c <= 0;
+  if (op == ">") return c > 0;
+  if (op == "<") return c < 0;
+  if (op == "~=") {
+    // ~=X.Y.Z means >=X.Y.Z, ==X.Y.*
+    if (c < 0 || t.release.size() < 2) return c >= 0;
+    for (std::size_t i = 0; i + 1 < t.release.size(); ++i)
+      if ((i < v.release.size() ? v.release[i] : 0) != t.release[i]) return false;
+    return true;
+  }
+  return false;
+}
+
+std::vector<std::string_view> clauses(std::string_view spec) {
+  std::vector<std::string_view> out;
+  std::size_t start = 0;
+  while (start <= spec.size()) {
+    auto comma = spec.find(',', start);
+    std::string_view c = spec.substr(start, comma == std::string_view::npos ? std::string_view::npos : comma - start);
+    if (!c.empty()) out.push_back(c);
+    if (comma == std::string_view::npos) break;
+    start = comma + 1;
+  }
+  return out;
+}
+
+std::string display_name(std::string_view lib) {
+  if (lib == "trl") return "TRL";
+  return std::string(lib);
+}
+
+}  // namespace
+
+std::string VersionTarget::describe() const {
+  std::string out = display_name(library) + " " + (version ? *version : std::string("(unknown)"));
+  if (!why.empty()) out += " (" + why + ")";
+  return out;
+}
+
+const VersionTarget& VersionTargets::of(std::string_view library) const {
+  if (library == "transformers") return transformers;
+  if (library == "accelerate") return accelerate;
+  return trl;
+}
+
+int compare_versions(std::string_view a, std::string_view b) {
+  const Parsed x = parse_version(a), y = parse_version(b);
+  int c = compare_release(x.release, y.release);
+  if (c != 0) return c;
+  if (x.pre != y.pre) return x.pre ? -1 : 1;
+  return 0;
+}
+
+bool satisfies(std::string_view version, std::string_view spec) {
+  for (auto c : clauses(spec))
+    if (!clause_ok(version, c)) return false;
+  return true;
+}
+
+std::optional<std::string> resolve_spec(std::string_view spec, const Knowledge& knowledge, std::string_view library) {
+  for (auto c : clauses(spec)) {
+    if ((c.rfind("==", 0) == 0 || c.rfind("===", 0) == 0) && c.find('*') == std::string_view::npos) {
+      std::string_view v = c.substr(c.rfind('=') + 1);
+      if (!v.empty()) return std::string(v);
+    }
+  }
+  const LibraryReleases* lib = knowledge.library(library);
+  if (!lib) return std::nullopt;
+  for (auto it = lib->releases.rbegin(); it != lib->releases.rend(); ++it)
+    if (satisfies(*it, spec)) return *it;
+  return std::nullopt;
+}
+
+std::optional<std::pair<std::string, std::string>> parse_target_option(std::string_view text) {
+  auto eq = text.find('=');
+  if (eq == std::string_view::npos || eq == 0 || eq + 1 >= text.size()) return std::nullopt;
+  std::string lib(text.substr(0, eq));
+  for (auto& c : lib) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  if (lib != "trl" && lib != "transformers" && lib != "accelerate") return std::nullopt;
+  std::string version(text.substr(eq + 1));
+  // `trl=0.19.1`, and the pip spelling `trl==0.19.1`.
+  while (!version.empty() && version.front() == '=') version.erase(0, 1);
+  if (version.empty() || !std::isdigit(static_cast<unsigned char>(version[0]))) return std::nullopt;
+  return std::make_pair(lib, version);
+}
+
+VersionTargets version_targets(const Project& project, FileId file, const Knowledge& knowledge) {
+  VersionTargets out;
+  // Folder of each dependency file, once.
+  std::vector<std::pair<std::string, FileId>> pin_files;
+  for (FileId id = 0; id < project.facts.size() && id < project.sources.size(); ++id)
+    if (!project.facts[id].pins.empty())
+      pin_files.emplace_back(fs::path(project.sources.get(id).abs_path).parent_path().string(), id);
+  // Folders from the file's own up to the project root.
+  std::vector<std::string> folders;
+  fs::path dir = file != kNoFile && file < project.sources.size()
+                     ? fs::path(project.sources.get(file).abs_path).parent_path()
+                     : fs::path(project.root);
+  const fs::path root = fs::path(project.root).lexically_normal();
+  for (int guard = 0; guard < 64; ++guard) {
+    folders.push_back(dir.lexically_normal().string());
+    if (dir.lexically_normal() == root || !dir.has_parent_path() || dir.parent_path() == dir) break;
+    // Stop at the project root; a file outside it (a named file) looks only at its own folder chain.
+    auto rel = dir.lexically_normal().lexically_relative(root);
+    if (rel.empty() || rel.native().rfind("..", 0) == 0) break;
+    dir = dir.parent_path();
+  }
+  for (VersionTarget* t : {&out.trl, &out.transformers, &out.accelerate}) {
+    t->library = t == &out.trl ? "trl" : t == &out.transformers ? "transformers" : "accelerate";
+    if (auto it = project.target_versions.find(t->library); it != project.target_versions.end()) {
+      t->version = it->second;
+      t->why = "set with --target-version";
+      continue;
+    }
+    if (auto c = project.configured_target_versions.find(file); c != project.configured_target_versions.end())
+      if (auto it = c->second.find(t->library); it != c->second.end()) {
+        t->version = it->second;
+        t->why = "set in the trl-lint configuration (target-versions)";
+        continue;
+      }
+    bool decided = false;
+    for (const auto& folder : folders) {
+      std::string spec;
+      std::vector<const PackagePin*> found;
+      bool url = false;
+      for (const auto& [pin_dir, id] : pin_files) {
+        if (pin_dir != folder) continue;
+        for (const auto& p : project.facts[id].pins) {
+          if (p.package != t->library) continue;
+          found.push_back(&p);
+          url = url || p.direct_url;
+          if (!p.spec.empty()) spec += (spec.empty() ? "" : ",") + p.spec;
+        }
+      }
+      if (found.empty()) continue;
+      decided = true;
+      const PackagePin& first = *found.front();
+      t->pin = first.span;
+      t->why = project.sources.get(first.span.file).path + ": " + first.text;
+      if (url) {
+        t->why += "; a direct URL, version unknown";
+        break;
+      }
+      t->version = resolve_spec(spec, knowledge, t->library);
+      if (t->version && spec.find("==") == std::string::npos) t->why += "; newest known release inside the range";
+      break;
+    }
+    if (!decided) {
+      if (const LibraryReleases* lib = knowledge.library(t->library); lib && !lib->newest.empty()) {
+        t->version = lib->newest;
+        t->why = "newest known release; no pin found";
+      }
+    }
+  }
+  return out;
+}
+
+}  // namespace trl

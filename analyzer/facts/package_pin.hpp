@@ -1,0 +1,19 @@
+// A requirement on one of the libraries trl-lint models (trl, transformers, accelerate), as a
+// requirements file, pyproject.toml, setup.cfg, setup.py or environment.yml states it.
+#pragma once
+
+#include <string>
+
+#include "analyzer/source/source_file.hpp"
+
+namespace trl {
+
+struct PackagePin {
+  std::string package;      // normalised name: trl, transformers, accelerate
+  std::string spec;         // version clauses as written, e.g. ">=0.19.1,<0.20" ("" = any version)
+  bool direct_url = false;  // `trl @ git+https://...` or `git+https://...#egg=trl`: version not knowable
+  std::string text;         // the requirement as written, for messages
+  Span span;
+};
+
+}  // namespace trl

@@ -1,0 +1,62 @@
+// TRL502 removed-argument: an argument the target version removed without a replacement
+// (dataset_batch_size, vllm_device, overwrite_output_dir, ...).
+
+#include "rules/api/rename_findings.hpp"
+
+namespace trl {
+
+namespace {
+
+const RuleInfo kInfo{"TRL502", "removed-argument", Severity::Error,
+                     "An argument the target version removed without a replacement.",
+                     R"(## What it does
+Finds arguments that TRL, transformers or accelerate removed without a direct replacement, in
+trainer YAML keys, launch-line flags and Python keyword arguments of known classes, judged
+against the target version (pins, `--target-version`, or the newest known release; the message
+says which). An error once removed; a warning while only deprecated.
+
+## Why is this bad?
+Python raises `TypeError` on the keyword, `HfArgumentParser` rejects the flag, and `TrlParser`
+rejects the YAML key, all before training starts; TRL's own scripts drop such YAML keys
+silently, so a setting the author relied on (`vllm_device: auto`, `overwrite_output_dir: true`)
+simply does nothing.
+
+## Example
+```yaml
+# GRPO recipe, target TRL 1.9.0
+use_vllm: true
+vllm_device: auto
+```
+
+## Use instead
+```yaml
+use_vllm: true
+vllm_mode: server   # and start the server with `trl vllm-serve`
+```
+
+## Fix
+None: what replaces the argument depends on the case; the note says what to do.
+
+## References
+- `trl/trainer/grpo_config.py` (v0.17.0: `vllm_device`, `vllm_dtype`, ... deprecated; removed in v0.18.0)
+- `trl/trainer/sft_config.py` (v0.17.0: `dataset_batch_size`, `chars_per_token` removed in v0.18.0)
+- transformers `MIGRATION_GUIDE_V5.md` (arguments removed in v5.0.0: `overwrite_output_dir`, ...)
+- the full list: `rules/knowledge/fields_*.yaml`, section `renames:` (entries with `new: null`)
+)"};
+
+class RemovedArgument final : public Rule {
+ public:
+  const RuleInfo& info() const override { return kInfo; }
+  void check_project(const Project& project, const std::vector<TrainingRun>& runs,
+                     std::vector<Diagnostic>& out) const override {
+    rules::find_renamed_arguments(*this, true, project, runs, out);
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Rule> make_removed_argument() {
+  return std::make_unique<RemovedArgument>();
+}
+
+}  // namespace trl

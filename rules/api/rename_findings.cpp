@@ -1,0 +1,125 @@
+#include "rules/api/rename_findings.hpp"
+
+#include <set>
+
+#include "analyzer/eval/run_builder.hpp"
+#include "rules/support/rule_support.hpp"
+
+namespace trl::rules {
+
+namespace {
+
+struct Context {
+  const Rule& rule;
+  bool removed;
+  const Project& project;
+  const Knowledge& k = Knowledge::get();
+  std::set<std::tuple<FileId, std::uint32_t, std::string>> seen;
+};
+
+bool is_field_of_any(const Knowledge& k, const std::vector<const ClassInfo*>& classes, std::string_view name) {
+  for (const ClassInfo* c : classes)
+    if (k.field(*c, name)) return true;
+  return false;
+}
+
+// The diagnostic for one occurrence of `r.old_name` at `at`; `also_new` when the new name is set
+// in the same place too (then no fix is offered).
+void report(Context& cx, const Rename& r, Span at, const VersionTargets& targets, bool also_new,
+            const std::string& where, std::vector<Diagnostic>& out) {
+  if ((r.new_name.empty()) != cx.removed) return;
+  const std::string lib = cx.k.library_of(r.cls);
+  const VersionTarget& target = targets.of(lib);
+  const RenameState state = rename_state(r, target);
+  if (state == RenameState::NotYet) return;
+  Span word = find_word(cx.project, at, r.old_name);
+  if (!word.valid()) word = at;
+  if (!cx.seen.insert({word.file, word.begin, r.old_name}).second) return;
+  const std::string L = library_display(lib);
+  std::string msg = "`" + r.old_name + "` ";
+  if (!r.new_name.empty())
+    msg += state == RenameState::Removed ? "was renamed to `" + r.new_name + "`"
+                                         : "is deprecated: renamed to `" + r.new_name + "`";
+  else
+    msg += state == RenameState::Removed ? "was removed" : "is deprecated and will be removed";
+  if (!r.deprecated.empty()) msg += " (deprecated in " + L + " " + r.deprecated;
+  if (!r.removed.empty()) msg += (r.deprecated.empty() ? " (" : ", ") + std::string("removed in ") + r.removed;
+  if (!r.deprecated.empty() || !r.removed.empty()) msg += ")";
+  msg += "; judged against " + target.describe();
+  Diagnostic d;
+  d.code = cx.rule.info().code;
+  d.name = cx.rule.info().name;
+  d.severity = state == RenameState::Removed ? Severity::Error : Severity::Warning;
+  d.span = word;
+  d.message = msg;
+  d.label = where;
+  if (target.pin.valid()) d.related.push_back({target.pin, "version pinned here"});
+  if (!r.note.empty()) d.notes.push_back(r.note);
+  if (state == RenameState::Removed && where == "trainer YAML key")
+    d.notes.push_back(
+        "TrlParser rejects config keys no dataclass takes (\"Unknown arguments from config file\"); TRL's own "
+        "scripts pass fail_with_unknown_args=False and ignore the key silently");
+  d.notes.push_back("source: " + r.source);
+  if (!r.new_name.empty()) {
+    d.help = "use `" + r.new_name + "`";
+    if (!also_new && word.valid() && span_text(cx.project, word) == r.old_name) {
+      Fix fix;
+      fix.title = "Rename `" + r.old_name + "` to `" + r.new_name + "`";
+      fix.edits.push_back({word, r.new_name});
+      fix.safe = !r.unsafe_fix;
+      d.fixes.push_back(std::move(fix));
+    } else if (also_new) {
+      d.notes.push_back("`" + r.new_name + "` is set here too: remove `" + r.old_name + "`");
+    }
+  } else {
+    d.help = "remove `" + r.old_name + "`";
+  }
+  out.push_back(std::move(d));
+}
+
+}  // namespace
+
+void find_renamed_arguments(const Rule& rule, bool removed, const Project& project,
+                            const std::vector<TrainingRun>& runs, std::vector<Diagnostic>& out) {
+  Context cx{rule, removed, project};
+  // Trainer YAML keys and launch-line flags of runs whose arguments come from TrlParser.
+  for (const TrainingRun& run : runs) {
+    if (!run.args_from_parser || run.parser_classes.empty()) continue;
+    const VersionTargets targets = version_targets(project, run_anchor(run), cx.k);
+    std::vector<const Rename*> renames;
+    for (const ClassInfo* c : run.parser_classes)
+      for (const Rename* r : renames_for(cx.k, *c, false)) renames.push_back(r);
+    for (const auto& [key, setting] : run.args) {
+      if (setting.origin != "trainer YAML" && setting.origin != "command line") continue;
+      if (is_field_of_any(cx.k, run.parser_classes, key)) continue;
+      for (const Rename* r : renames) {
+        if (r->old_name != key) continue;
+        const bool also_new =
+            !r->new_name.empty() && run.args.count(r->new_name) && run.args.at(r->new_name).origin == setting.origin;
+        report(cx, *r, setting.span, targets, also_new,
+               setting.origin == "trainer YAML" ? "trainer YAML key" : "command-line flag", out);
+        break;
+      }
+    }
+  }
+  // Python keyword arguments of known classes (configs and trainers).
+  for (const auto& [file, summary] : evaluate_scripts(project, cx.k)) {
+    const VersionTargets targets = version_targets(project, file, cx.k);
+    for (const Construction& c : summary.constructions) {
+      if (!c.cls) continue;
+      auto renames = renames_for(cx.k, *c.cls, false);
+      for (const Member& kw : c.keywords) {
+        if (cx.k.field(*c.cls, kw.name)) continue;
+        for (const Rename* r : renames) {
+          if (r->old_name != kw.name) continue;
+          bool also_new = false;
+          for (const Member& o : c.keywords) also_new = also_new || o.name == r->new_name;
+          report(cx, *r, kw.set_at, targets, also_new, "keyword argument of " + c.cls->name, out);
+          break;
+        }
+      }
+    }
+  }
+}
+
+}  // namespace trl::rules

@@ -1,0 +1,106 @@
+// TRL503 renamed-value: a renamed value of an argument (packing_strategy ffd -> bfd,
+// bfd-requeue -> bfd_split, truncation_mode keep_end -> keep_start).
+
+#include <set>
+
+#include "rules/rule.hpp"
+#include "rules/support/rule_support.hpp"
+
+namespace trl {
+
+namespace {
+
+const RuleInfo kInfo{"TRL503", "renamed-value", Severity::Error,
+                     "An argument value the target version renamed or deprecated.",
+                     R"(## What it does
+Finds a value of an argument that the library renamed: `packing_strategy: ffd` (renamed `bfd` in
+TRL 0.20.0, no alias), `packing_strategy: bfd-requeue` (renamed `bfd_split` in TRL 1.0.0, still
+rewritten with a warning), `truncation_mode: keep_end` (deprecated in TRL 1.1.0), wherever the
+value is set: trainer YAML, launch line or Python. Judged against the target TRL version (pins,
+`--target-version`, or the newest known release); an error once the old value is gone, a warning
+while it is deprecated.
+
+## Why is this bad?
+A value that no longer exists fails late: `packing_strategy` is checked only when the dataset is
+packed, after the model has loaded on the cluster. A deprecated value warns now and breaks on
+the next major release.
+
+## Example
+```yaml
+packing: true
+packing_strategy: ffd
+```
+
+## Use instead
+```yaml
+packing: true
+packing_strategy: bfd
+```
+
+## Fix
+Safe for pure renames (`ffd` -> `bfd`, `bfd-requeue` -> `bfd_split`). For `keep_end` the
+replacement keeps the other end of the sequence, so the fix is offered as unsafe.
+
+## References
+- `trl/trainer/sft_config.py` (v0.19.1 default `"ffd"`; v0.20.0 choices `bfd`, `wrapped`)
+- `trl/trainer/sft_config.py` (v1.9.0 `__post_init__`: `bfd-requeue` rewritten to `bfd_split` with a
+  FutureWarning; `keep_end` deprecated, removal planned for v2.0.0)
+)"};
+
+class RenamedValue final : public Rule {
+ public:
+  const RuleInfo& info() const override { return kInfo; }
+
+  void check_project(const Project& project, const std::vector<TrainingRun>& runs,
+                     std::vector<Diagnostic>& out) const override {
+    const Knowledge& k = Knowledge::get();
+    std::set<std::pair<FileId, std::uint32_t>> seen;
+    for (const TrainingRun& run : runs) {
+      if (!run.config_class) continue;
+      const VersionTargets targets = version_targets(project, rules::run_anchor(run), k);
+      for (const Rename* r : rules::renames_for(k, *run.config_class, true)) {
+        if (r->old_value.kind != Scalar::Kind::Str) continue;
+        auto it = run.args.find(r->field);
+        if (it == run.args.end() || !it->second.known()) continue;
+        const Setting& s = it->second;
+        if (!(s.value == r->old_value)) continue;
+        const VersionTarget& target = targets.of(k.library_of(r->cls));
+        const auto state = rules::rename_state(*r, target);
+        if (state == rules::RenameState::NotYet) continue;
+        Span at = rules::find_word(project, s.span, r->old_value.s, true);
+        if (!at.valid()) at = s.span;
+        if (!seen.insert({at.file, at.begin}).second) continue;
+        const std::string L = rules::library_display(k.library_of(r->cls));
+        const std::string nv = r->new_value.kind == Scalar::Kind::Str ? r->new_value.s : r->new_value.yaml();
+        Diagnostic d = make(at, "`" + r->field + ": " + r->old_value.s + "` " +
+                                    (state == rules::RenameState::Removed ? "no longer exists" : "is deprecated") +
+                                    ": use `" + nv + "` (" +
+                                    (r->removed.empty() ? "deprecated in " + L + " " + r->deprecated
+                                                        : "renamed in " + L + " " + r->removed) +
+                                    "); judged against " + target.describe());
+        d.severity = state == rules::RenameState::Removed ? Severity::Error : Severity::Warning;
+        d.label = "set here (" + s.origin + ")";
+        if (target.pin.valid()) d.related.push_back({target.pin, "version pinned here"});
+        if (!r->note.empty()) d.notes.push_back(r->note);
+        d.notes.push_back("source: " + r->source);
+        d.help = "set `" + r->field + ": " + nv + "`";
+        if (rules::span_text(project, at) == r->old_value.s) {
+          Fix fix;
+          fix.title = "Replace `" + r->old_value.s + "` with `" + nv + "`";
+          fix.edits.push_back({at, nv});
+          fix.safe = !r->unsafe_fix;
+          d.fixes.push_back(std::move(fix));
+        }
+        out.push_back(std::move(d));
+      }
+    }
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Rule> make_renamed_value() {
+  return std::make_unique<RenamedValue>();
+}
+
+}  // namespace trl

@@ -1,0 +1,149 @@
+// TRL005 invalid-choice: a value outside the accepted set of a field (packing_strategy,
+// truncation_mode, loss_type, eval/save/logging strategy, distributed_type, mixed_precision, ...).
+
+#include <algorithm>
+#include <set>
+
+#include "rules/rule.hpp"
+#include "rules/support/rule_support.hpp"
+#include "rules/support/yaml_scopes.hpp"
+
+namespace trl {
+
+namespace {
+
+const RuleInfo kInfo{"TRL005", "invalid-choice", Severity::Error, "A value outside the set the field accepts.",
+                     R"(## What it does
+Finds a string value that is not one of the values a field accepts, in the effective trainer
+arguments (trainer YAML, launch line, Python) and in accelerate config YAMLs:
+`packing_strategy`, `truncation_mode`, `loss_type`, `eval_strategy`, `save_strategy`,
+`logging_strategy`, `lr_scheduler_type`, `optim`, `vllm_mode`, `distributed_type`,
+`mixed_precision`, `fsdp_auto_wrap_policy`, `fsdp_state_dict_type`, ... and suggests the nearest
+valid value. A field checked only when it is used is reported only then: `packing_strategy`
+when packing is on, `vllm_mode` when `use_vllm` is on, SFT `loss_type` without Liger. Values a
+newer release renamed are TRL503's; booleans from `no`/`off` are TRL003's. Judged only for
+targets at or after the releases the lists describe (TRL 1.9.0, transformers 5.2.0).
+
+## Why is this bad?
+Some values fail at start (`TrainingArguments` enums, `accelerate launch`), but many are checked
+only deep inside the trainer: an unknown `packing_strategy` raises while the dataset is packed,
+an unknown GRPO `loss_type` in the first loss computation, after the model has loaded and the
+first generations have run.
+
+## Example
+```yaml
+packing: true
+packing_strategy: best_fit
+```
+
+## Use instead
+```yaml
+packing: true
+packing_strategy: bfd
+```
+
+## References
+- `trl/trainer/sft_config.py`, `grpo_config.py`, `dpo_config.py` (v1.9.0: field metadata `choices`)
+- `trl/data_utils.py` (`pack_dataset`: unknown strategy raises), `trl/trainer/grpo_trainer.py`
+  (`compute_loss`: "Unknown loss type")
+- transformers `src/transformers/training_args.py` (enum conversions in `__post_init__`)
+- accelerate `src/accelerate/utils/dataclasses.py` (`DistributedType`, `PrecisionType`) (v1.14.0)
+)"};
+
+bool version_ok(const VersionTargets& t, const Knowledge& k, const char* lib) {
+  const LibraryReleases* r = k.library(lib);
+  const VersionTarget& v = t.of(lib);
+  return r && v.version &&
+         (r->fields_complete_from.empty() || compare_versions(*v.version, r->fields_complete_from) >= 0);
+}
+
+class InvalidChoice final : public Rule {
+ public:
+  const RuleInfo& info() const override { return kInfo; }
+
+  void check_project(const Project& project, const std::vector<TrainingRun>& runs,
+                     std::vector<Diagnostic>& out) const override {
+    const Knowledge& k = Knowledge::get();
+    std::set<std::pair<FileId, std::uint32_t>> seen;
+    for (const TrainingRun& run : runs) {
+      std::vector<const ClassInfo*> classes = run.parser_classes;
+      if (classes.empty() && run.config_class) classes.push_back(run.config_class);
+      if (classes.empty()) continue;
+      const VersionTargets t = version_targets(project, rules::run_anchor(run), k);
+      if (!version_ok(t, k, "trl") || !version_ok(t, k, "transformers")) continue;
+      for (const auto& [key, s] : run.args) {
+        if (!s.known() || s.value.kind != Scalar::Kind::Str || !s.span.valid()) continue;
+        const FieldInfo* f = nullptr;
+        for (const ClassInfo* c : classes)
+          if (!f) f = k.field(*c, key);
+        if (!f || f->choices.empty() || f->type == "list") continue;
+        if (std::find(f->choices.begin(), f->choices.end(), s.value.s) != f->choices.end()) continue;
+        if (renamed_value(k, run, key, s.value.s)) continue;  // TRL503
+        if (!used(run, key)) continue;
+        Span at = rules::find_word(project, s.span, s.value.s, true);
+        if (!at.valid()) at = s.span;
+        if (!seen.insert({at.file, at.begin}).second) continue;
+        Diagnostic d =
+            make(at, "`" + key + ": " + s.value.s + "` is not one of the accepted values (" + join(f->choices) + ")");
+        d.label = "set here (" + s.origin + ")";
+        if (auto near = rules::nearest(s.value.s, f->choices); !near.empty()) d.help = "did you mean `" + near + "`?";
+        if (!f->source.empty()) d.notes.push_back("source: " + f->source);
+        if (run.launch) d.related.push_back({run.launch->span, "used by this launch"});
+        out.push_back(std::move(d));
+      }
+    }
+    rules::for_each_yaml_key(project, runs, [&](const rules::YamlKeyUse& u) {
+      if (u.reader != rules::YamlReader::Accelerate || u.field->choices.empty()) return;
+      const YamlNode& v = *u.entry->value;
+      if (v.kind != YamlNode::Kind::Scalar || v.tagged) return;
+      if (v.scalar.kind != Scalar::Kind::Str && v.scalar.kind != Scalar::Kind::Int) return;
+      const std::string value = v.scalar.kind == Scalar::Kind::Str ? v.scalar.s : std::to_string(v.scalar.i);
+      if (std::find(u.field->choices.begin(), u.field->choices.end(), value) != u.field->choices.end()) return;
+      if (!seen.insert({v.span.file, v.span.begin}).second) return;
+      Diagnostic d = make(v.span, "`" + u.entry->key + ": " + value + "` is not one of the accepted values (" +
+                                      join(u.field->choices) + ")");
+      if (auto near = rules::nearest(value, u.field->choices); !near.empty()) d.help = "did you mean `" + near + "`?";
+      d.notes.push_back("accelerate rejects it when it loads the config or builds the plugin");
+      out.push_back(std::move(d));
+    });
+  }
+
+ private:
+  static std::string join(const std::vector<std::string>& v) {
+    std::string out;
+    for (std::size_t i = 0; i < v.size(); ++i) out += (i ? ", " : "") + v[i];
+    return out;
+  }
+
+  static bool renamed_value(const Knowledge& k, const TrainingRun& run, const std::string& field,
+                            const std::string& value) {
+    for (const auto& r : k.renames())
+      if (r.is_value && r.field == field && r.old_value.kind == Scalar::Kind::Str && r.old_value.s == value &&
+          (!run.config_class || k.derives_from(*run.config_class, r.cls)))
+        return true;
+    return false;
+  }
+
+  // Fields validated only when the feature that reads them is on.
+  static bool used(const TrainingRun& run, const std::string& field) {
+    if (field == "packing_strategy") return run.arg("packing").known_true() || run.arg("eval_packing").known_true();
+    if (field == "vllm_mode") return run.arg("use_vllm").known_true();
+    if (field == "loss_type" && run.is_sft_family()) {
+      const Setting liger = run.arg("use_liger_kernel");
+      return liger.known() && !liger.value.truthy();
+    }
+    if (field == "truncation_mode") {
+      const Setting max_length = run.arg("max_length");
+      return max_length.known() && max_length.value.kind != Scalar::Kind::Null;
+    }
+    return true;
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Rule> make_invalid_choice() {
+  return std::make_unique<InvalidChoice>();
+}
+
+}  // namespace trl

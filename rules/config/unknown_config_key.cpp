@@ -1,0 +1,243 @@
+// TRL001 unknown-config-key: a trainer YAML key, launch-line flag, config keyword argument or
+// accelerate YAML key that the target version does not accept.
+
+#include <algorithm>
+#include <set>
+
+#include "analyzer/eval/run_builder.hpp"
+#include "rules/rule.hpp"
+#include "rules/support/rule_support.hpp"
+
+namespace trl {
+
+namespace {
+
+const RuleInfo kInfo{"TRL001", "unknown-config-key", Severity::Error,
+                     "A configuration key or argument the target version does not accept.",
+                     R"(## What it does
+Finds names nothing accepts, and suggests the nearest valid one:
+- top-level keys of a trainer YAML passed with `--config` to a `TrlParser` script or the `trl`
+  CLI, and `--flags` on its launch line, that are not fields of the script's dataclasses
+  (the trainer config, `ScriptArguments`, `ModelConfig`, `DatasetMixtureConfig`). `env:` is always
+  accepted; for the `trl` CLI so are `accelerate launch` options (`num_processes`,
+  `accelerate_config`, ...), which it forwards to accelerate. Scripts with their own dataclasses,
+  or that keep unknown arguments (`return_remaining_strings=True`), are not judged;
+- keyword arguments of known config classes in Python (`SFTConfig(...)`, `ParallelismConfig(...)`);
+- keys of an accelerate config YAML, at the top level and under `fsdp_config`,
+  `deepspeed_config`, `dynamo_config` and `parallelism_config`.
+
+Renamed and removed names are TRL501/TRL502's business; a misspelled `parallelism_config` key
+without the `parallelism_config_` prefix is TRL108's. Keys are judged only when the target
+versions are at least the releases the field lists describe (TRL 1.9.0, transformers 5.2.0,
+accelerate 1.14.0), so old pinned projects are not judged by new field lists.
+
+## Why is this bad?
+`TrlParser` raises "Unknown arguments from config file" (TRL >= 0.19) or, in TRL's own scripts,
+ignores the key silently; `HfArgumentParser` rejects an unknown flag; a config class raises
+`TypeError` on an unknown keyword; accelerate raises on unknown top-level keys and silently
+ignores unknown nested keys, so `fsdp_config: {fsdp_activation_checkpoint: true}` does nothing.
+
+## Example
+```yaml
+learning_rate: 2.0e-5
+gradient_checkpointing_kwarg:
+  use_reentrant: false
+```
+
+## Use instead
+```yaml
+learning_rate: 2.0e-5
+gradient_checkpointing_kwargs:
+  use_reentrant: false
+```
+
+## References
+- `trl/scripts/utils.py` (`TrlParser.parse_args_and_config`, v1.9.0)
+- transformers `src/transformers/hf_argparser.py` (`parse_args_into_dataclasses`)
+- accelerate `src/accelerate/commands/config/config_args.py` (`BaseConfig.from_yaml_file`: unknown
+  keys raise) and `src/accelerate/commands/launch.py` (`_validate_launch_command`: nested keys are
+  copied onto the launch arguments unchecked), v1.14.0
+)"};
+
+bool at_least(const VersionTargets& t, const Knowledge& k, const std::string& lib) {
+  const LibraryReleases* r = k.library(lib);
+  const VersionTarget& v = t.of(lib);
+  return r && v.version &&
+         (r->fields_complete_from.empty() || compare_versions(*v.version, r->fields_complete_from) >= 0);
+}
+
+bool is_old_name(const Knowledge& k, std::string_view name) {
+  for (const auto& r : k.renames())
+    if (!r.is_value && r.old_name == name) return true;
+  return false;
+}
+
+// Every class of the derivation chain has a field list: the list is complete.
+bool fully_described(const Knowledge& k, const ClassInfo& cls, int depth = 0) {
+  if (cls.fields.empty() || depth > 16) return false;
+  for (const auto& b : cls.bases) {
+    const ClassInfo* base = k.find(b);
+    if (!base || !fully_described(k, *base, depth + 1)) return false;
+  }
+  return true;
+}
+
+void all_fields(const Knowledge& k, const ClassInfo& cls, std::vector<std::string>& out, int depth = 0) {
+  if (depth > 16) return;
+  for (const auto& [name, f] : cls.fields) out.push_back(name);
+  for (const auto& b : cls.bases)
+    if (const ClassInfo* base = k.find(b)) all_fields(k, *base, out, depth + 1);
+}
+
+std::string class_list(const std::vector<const ClassInfo*>& classes) {
+  std::string out;
+  for (std::size_t i = 0; i < classes.size(); ++i)
+    out += (i ? (i + 1 == classes.size() ? " or " : ", ") : "") + classes[i]->name;
+  return out;
+}
+
+const YamlNode* root_of(const Project& p, FileId id) {
+  if (id == kNoFile || id >= p.facts.size() || p.facts[id].yaml.empty()) return nullptr;
+  const auto& r = p.facts[id].yaml.front().root;
+  return r && r->kind == YamlNode::Kind::Mapping ? r.get() : nullptr;
+}
+
+class UnknownConfigKey final : public Rule {
+ public:
+  const RuleInfo& info() const override { return kInfo; }
+
+  void check_project(const Project& project, const std::vector<TrainingRun>& runs,
+                     std::vector<Diagnostic>& out) const override {
+    const Knowledge& k = Knowledge::get();
+    std::set<std::pair<FileId, std::uint32_t>> seen;
+    auto emit = [&](Diagnostic d) {
+      if (seen.insert({d.span.file, d.span.begin}).second) out.push_back(std::move(d));
+    };
+
+    // Trainer YAML keys and flags of TrlParser runs.
+    for (const TrainingRun& run : runs) {
+      if (!run.args_from_parser || !run.parser_classes_complete || run.parser_keeps_unknown ||
+          run.parser_classes.empty())
+        continue;
+      const VersionTargets t = version_targets(project, rules::run_anchor(run), k);
+      if (!at_least(t, k, "trl") || !at_least(t, k, "transformers")) continue;
+      const bool trl_cli = run.launch && run.launch->launcher == Launcher::Trl;
+      std::vector<std::string> names;
+      for (const ClassInfo* c : run.parser_classes) all_fields(k, *c, names);
+      for (const auto& [key, s] : run.args) {
+        if (s.origin != "trainer YAML" && s.origin != "command line") continue;
+        bool known = false;
+        for (const ClassInfo* c : run.parser_classes) known = known || k.field(*c, key);
+        // Fields of the script's own @dataclass classes the parser also fills.
+        known = known || std::find(run.user_fields.begin(), run.user_fields.end(), key) != run.user_fields.end();
+        if (known || is_old_name(k, key) || key == "env") continue;
+        if (trl_cli && (k.launch_flag(key) || key == "accelerate_config")) continue;
+        if (!trl_cli && s.origin == "command line" && key.rfind("no_", 0) == 0) continue;
+        Span at = rules::find_word(project, s.span, key);
+        if (!at.valid()) at = s.span;
+        const bool yaml = s.origin == "trainer YAML";
+        Diagnostic d =
+            make(at, std::string(yaml ? "trainer YAML key" : "flag") + " `" + key + "` is not an argument of " +
+                         class_list(run.parser_classes) + " (" + t.trl.describe() + ")");
+        if (k.launch_flag(key)) {
+          d.notes.push_back("`" + key +
+                            "` is an `accelerate launch` option: the script's argument parser does not read it");
+          d.help = "pass `--" + key + "` to `accelerate launch` instead";
+        } else if (auto near = rules::nearest(key, names); !near.empty()) {
+          d.help = "did you mean `" + near + "`?";
+        }
+        d.notes.push_back(yaml ? "TrlParser raises \"Unknown arguments from config file\" (TRL >= 0.19); TRL's own "
+                                 "scripts ignore the key silently"
+                               : "HfArgumentParser raises on arguments no dataclass takes");
+        if (run.launch) d.related.push_back({run.launch->span, "read by this launch"});
+        emit(std::move(d));
+      }
+    }
+
+    // Keyword arguments of known config classes in Python.
+    for (const auto& [file, summary] : evaluate_scripts(project, k)) {
+      const VersionTargets t = version_targets(project, file, k);
+      for (const Construction& c : summary.constructions) {
+        if (!c.cls) continue;
+        const ClassRole role = c.cls->role;
+        if (role != ClassRole::TrainerConfig && role != ClassRole::ParallelismConfig &&
+            role != ClassRole::ModelConfig && role != ClassRole::ScriptArgs)
+          continue;
+        if (!fully_described(k, *c.cls)) continue;
+        if (!at_least(t, k, c.cls->package) || (c.cls->package == "trl" && !at_least(t, k, "transformers"))) continue;
+        std::vector<std::string> names;
+        all_fields(k, *c.cls, names);
+        for (const Member& kw : c.keywords) {
+          if (k.field(*c.cls, kw.name) || is_old_name(k, kw.name)) continue;
+          Span at = rules::find_word(project, kw.set_at, kw.name);
+          if (!at.valid()) at = kw.set_at;
+          Diagnostic d = make(at, "`" + kw.name + "` is not an argument of " + c.cls->name + " (" +
+                                      t.of(c.cls->package).describe() + ")");
+          if (auto near = rules::nearest(kw.name, names); !near.empty()) d.help = "did you mean `" + near + "`?";
+          d.notes.push_back(c.cls->name + "(...) raises TypeError: unexpected keyword argument");
+          emit(std::move(d));
+        }
+      }
+    }
+
+    // accelerate config YAMLs: the ones launches use, and files that are clearly accelerate configs.
+    std::set<FileId> files;
+    for (const TrainingRun& run : runs)
+      if (run.accelerate_yaml != kNoFile) files.insert(run.accelerate_yaml);
+    for (FileId id = 0; id < project.sources.size(); ++id)
+      if (const YamlNode* r = root_of(project, id); r && r->find("distributed_type") && r->find("compute_environment"))
+        files.insert(id);
+    for (FileId id : files) {
+      const YamlNode* root = root_of(project, id);
+      if (!root) continue;
+      if (const YamlEntry* ce = root->find("compute_environment");
+          ce && ce->value->kind == YamlNode::Kind::Scalar && ce->value->scalar.yaml() != "LOCAL_MACHINE")
+        continue;  // SageMaker configs have other keys
+      const VersionTargets t = version_targets(project, id, k);
+      if (!at_least(t, k, "accelerate")) continue;
+      check_section(project, *root, "accelerate_yaml", "", t, emit);
+      for (const auto& e : root->entries) {
+        if (e.value->kind != YamlNode::Kind::Mapping) continue;
+        if (e.key == "fsdp_config") check_section(project, *e.value, "fsdp_config", "fsdp_", t, emit);
+        if (e.key == "deepspeed_config") check_section(project, *e.value, "deepspeed_config", "", t, emit);
+        if (e.key == "dynamo_config") check_section(project, *e.value, "dynamo_config", "dynamo_", t, emit);
+        if (e.key == "parallelism_config") check_section(project, *e.value, "parallelism_config", "", t, emit);
+      }
+    }
+  }
+
+ private:
+  template <typename Emit>
+  void check_section(const Project&, const YamlNode& map, const char* section, const std::string& prefix,
+                     const VersionTargets& t, Emit& emit) const {
+    const Knowledge& k = Knowledge::get();
+    const auto* keys = k.accelerate_section(section);
+    if (!keys) return;
+    std::vector<std::string> names;
+    for (const auto& [name, f] : *keys) names.push_back(name);
+    const bool top = std::string(section) == "accelerate_yaml";
+    for (const auto& e : map.entries) {
+      std::string key = e.key;
+      // launch prepends the section prefix when missing (fsdp_, dynamo_).
+      if (!prefix.empty() && key.rfind(prefix, 0) != 0) key = prefix + key;
+      if (keys->count(key)) continue;
+      if (std::string(section) == "parallelism_config" && key.rfind("parallelism_config_", 0) != 0) continue;  // TRL108
+      Diagnostic d = make(
+          e.key_span, top ? "unknown accelerate config key `" + e.key + "` (" + t.accelerate.describe() + ")"
+                          : "unknown key `" + e.key + "` under `" + section + "` (" + t.accelerate.describe() + ")");
+      if (auto near = rules::nearest(key, names); !near.empty()) d.help = "did you mean `" + near + "`?";
+      d.notes.push_back(top ? "accelerate raises ValueError on unknown top-level keys when it loads the config"
+                            : "accelerate copies nested keys onto the launch arguments unchecked: this one is "
+                              "silently ignored");
+      emit(std::move(d));
+    }
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Rule> make_unknown_config_key() {
+  return std::make_unique<UnknownConfigKey>();
+}
+
+}  // namespace trl

@@ -1,0 +1,98 @@
+// TRL003 yaml-word-read-as-boolean: an unquoted yes/no/on/off that PyYAML turns into a boolean
+// where the field expects one of its string choices (`mixed_precision: no`).
+
+#include <algorithm>
+
+#include "rules/rule.hpp"
+#include "rules/support/rule_support.hpp"
+#include "rules/support/yaml_scopes.hpp"
+
+namespace trl {
+
+namespace {
+
+const RuleInfo kInfo{"TRL003", "yaml-word-read-as-boolean", Severity::Error,
+                     "An unquoted yes/no/on/off becomes a boolean where a string is expected.",
+                     R"(## What it does
+Finds unquoted `yes`, `no`, `on` and `off` (any case) as the value of a field whose accepted
+values are strings that include that word: accelerate's `mixed_precision: no` and
+`distributed_type: NO`, the trainer's `eval_strategy: no`, `save_strategy: no` and
+`logging_strategy: no`. Fields that map booleans to a value themselves
+(`include_num_input_tokens_seen`, GRPO's `scale_rewards`) and fields typed bool
+(`downcast_bf16: no`) are not reported: there the boolean is what the author meant.
+
+## Why is this bad?
+PyYAML follows YAML 1.1, where these words are booleans. `mixed_precision: no` loads as `False`
+and `accelerate launch` fails with `AttributeError: 'bool' object has no attribute 'lower'`;
+`eval_strategy: no` reaches `TrainingArguments` as `False` and fails its enum conversion (argparse
+converts only string defaults, so `TrlParser` does not help).
+
+## Example
+```yaml
+mixed_precision: no
+```
+
+## Use instead
+```yaml
+mixed_precision: 'no'
+```
+
+## Fix
+Safe: quotes the value.
+
+## References
+- PyYAML `lib/yaml/resolver.py` (6.0.3), the implicit bool resolver
+- accelerate `src/accelerate/commands/launch.py` (v1.14.0: `PrecisionType(args.mixed_precision.lower())`)
+- transformers `src/transformers/training_args.py` (`IntervalStrategy(self.eval_strategy)`)
+)"};
+
+std::string lower(std::string s) {
+  for (auto& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
+class YamlWordReadAsBoolean final : public Rule {
+ public:
+  const RuleInfo& info() const override { return kInfo; }
+
+  void check_project(const Project& project, const std::vector<TrainingRun>& runs,
+                     std::vector<Diagnostic>& out) const override {
+    rules::for_each_yaml_key(project, runs, [&](const rules::YamlKeyUse& u) {
+      const YamlNode& v = *u.entry->value;
+      if (v.kind != YamlNode::Kind::Scalar || v.style != ScalarStyle::Plain || v.tagged ||
+          v.scalar.kind != Scalar::Kind::Bool)
+        return;
+      const std::string word = lower(v.raw);
+      if (word != "yes" && word != "no" && word != "on" && word != "off") return;
+      if (u.field->type != "str" || u.field->accepts_bool) return;
+      auto choice = std::find_if(u.field->choices.begin(), u.field->choices.end(),
+                                 [&](const std::string& c) { return lower(c) == word; });
+      if (choice == u.field->choices.end()) return;
+      Diagnostic d = make(v.span, "PyYAML reads `" + u.entry->key + ": " + v.raw + "` as the boolean " +
+                                      (v.scalar.b ? "True" : "False") + ", not the string '" + *choice + "'");
+      d.label = "a boolean for PyYAML";
+      if (u.reader == rules::YamlReader::Accelerate && u.entry->key == "mixed_precision")
+        d.notes.push_back("`accelerate launch` calls .lower() on it: AttributeError before training starts");
+      else if (u.reader == rules::YamlReader::Accelerate)
+        d.notes.push_back("accelerate expects one of its string values here and fails on a boolean");
+      else
+        d.notes.push_back("the config receives a bool where it converts the value to an enum: ValueError at start");
+      if (u.run && u.run->launch) d.related.push_back({u.run->launch->span, "read by this launch"});
+      const std::string quoted = "'" + *choice + "'";
+      d.help = "quote it: `" + u.entry->key + ": " + quoted + "`";
+      Fix fix;
+      fix.title = "Quote the value";
+      fix.edits.push_back({v.span, quoted});
+      d.fixes.push_back(std::move(fix));
+      out.push_back(std::move(d));
+    });
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Rule> make_yaml_word_read_as_boolean() {
+  return std::make_unique<YamlWordReadAsBoolean>();
+}
+
+}  // namespace trl

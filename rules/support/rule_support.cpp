@@ -1,0 +1,110 @@
+#include "rules/support/rule_support.hpp"
+
+#include <algorithm>
+#include <cctype>
+
+namespace trl::rules {
+
+Span sub_span(const Project& project, Span span, std::uint32_t offset, std::uint32_t length) {
+  if (!span.valid() || span.file >= project.sources.size()) return {};
+  const SourceFile& f = project.sources.get(span.file);
+  const std::uint32_t begin = span.begin + offset;
+  if (begin + length > f.text.size()) return {};
+  Span s;
+  s.file = span.file;
+  s.begin = begin;
+  s.end = begin + length;
+  s.start = f.point_at(s.begin);
+  s.stop = f.point_at(s.end);
+  return s;
+}
+
+std::string_view span_text(const Project& project, Span span) {
+  if (!span.valid() || span.file >= project.sources.size()) return {};
+  const SourceFile& f = project.sources.get(span.file);
+  if (span.end > f.text.size() || span.begin > span.end) return {};
+  return std::string_view(f.text).substr(span.begin, span.end - span.begin);
+}
+
+Span find_word(const Project& project, Span span, std::string_view word, bool to_line_end) {
+  if (!span.valid() || word.empty() || span.file >= project.sources.size()) return {};
+  const SourceFile& f = project.sources.get(span.file);
+  std::uint32_t end = span.end;
+  if (to_line_end) {
+    auto nl = f.text.find('\n', span.end);
+    end = nl == std::string::npos ? static_cast<std::uint32_t>(f.text.size()) : static_cast<std::uint32_t>(nl);
+  }
+  if (end > f.text.size() || span.begin > end) return {};
+  std::string_view text = std::string_view(f.text).substr(span.begin, end - span.begin);
+  auto is_name = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-'; };
+  for (std::size_t at = text.find(word); at != std::string_view::npos; at = text.find(word, at + 1)) {
+    const bool left = at == 0 || !is_name(text[at - 1]) || (at >= 2 && text.substr(at - 2, 2) == "--");
+    const std::size_t after = at + word.size();
+    const bool right = after >= text.size() || !is_name(text[after]);
+    if (left && right)
+      return sub_span(project, span, static_cast<std::uint32_t>(at), static_cast<std::uint32_t>(word.size()));
+  }
+  return {};
+}
+
+namespace {
+std::size_t distance(std::string_view a, std::string_view b) {
+  std::vector<std::size_t> prev(b.size() + 1), cur(b.size() + 1);
+  for (std::size_t j = 0; j <= b.size(); ++j) prev[j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    cur[0] = i;
+    for (std::size_t j = 1; j <= b.size(); ++j)
+      cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1)});
+    std::swap(prev, cur);
+  }
+  return prev[b.size()];
+}
+}  // namespace
+
+std::string nearest(std::string_view name, const std::vector<std::string>& candidates) {
+  std::string best;
+  std::size_t best_d = std::max<std::size_t>(1, name.size() / 3) + 1;
+  for (const auto& c : candidates) {
+    std::size_t d = distance(name, c);
+    if (d < best_d || (d == best_d && !best.empty() && c < best)) {
+      if (d < best_d) best_d = d;
+      best = c;
+    }
+  }
+  return best;
+}
+
+FileId run_anchor(const TrainingRun& run) {
+  return run.launch_file != kNoFile ? run.launch_file : run.script;
+}
+
+std::string library_display(std::string_view library) {
+  if (library == "trl") return "TRL";
+  return std::string(library);
+}
+
+RenameState rename_state(const Rename& r, const VersionTarget& target) {
+  if (!target.version) return RenameState::NotYet;
+  if (!r.removed.empty() && compare_versions(*target.version, r.removed) >= 0) return RenameState::Removed;
+  if (!r.deprecated.empty() && compare_versions(*target.version, r.deprecated) >= 0) return RenameState::Deprecated;
+  return RenameState::NotYet;
+}
+
+std::vector<const Rename*> renames_for(const Knowledge& k, const ClassInfo& cls, bool values) {
+  std::vector<const Rename*> out;
+  for (const auto& r : k.renames())
+    if (r.is_value == values && k.derives_from(cls, r.cls)) out.push_back(&r);
+  std::stable_sort(out.begin(), out.end(),
+                   [&](const Rename* a, const Rename* b) { return (a->cls == cls.name) > (b->cls == cls.name); });
+  return out;
+}
+
+std::vector<const Rename*> renames_named(const Knowledge& k, std::string_view cls, bool values) {
+  if (const ClassInfo* c = k.find(cls)) return renames_for(k, *c, values);
+  std::vector<const Rename*> out;
+  for (const auto& r : k.renames())
+    if (r.is_value == values && r.cls == cls) out.push_back(&r);
+  return out;
+}
+
+}  // namespace trl::rules
