@@ -68,8 +68,7 @@ Span get_span(bin::Reader& r, const Project& project) {
   // Spans must fit the file as it is now: the formatters index its text and lines with them.
   const SourceFile& f = project.sources.get(s.file);
   const std::size_t lines = std::max<std::size_t>(f.line_starts.size(), 1);
-  if (s.begin > s.end || s.end > f.text.size() || s.start.line >= lines || s.stop.line >= lines ||
-      s.stop < s.start)
+  if (s.begin > s.end || s.end > f.text.size() || s.start.line >= lines || s.stop.line >= lines || s.stop < s.start)
     bin::Reader::fail();
   return s;
 }
@@ -83,9 +82,8 @@ bool ensure_dir(const std::string& dir) {
   const fs::path gitignore = fs::path(dir) / ".gitignore";
   if (!fs::exists(gitignore, ec)) {
     std::ofstream(gitignore) << "# Automatically created by trl-lint.\n*\n";
-    std::ofstream(fs::path(dir) / "CACHEDIR.TAG")
-        << "Signature: 8a477f597d28d172789f06886806bc55\n"
-           "# This file is a cache directory tag created by trl-lint.\n";
+    std::ofstream(fs::path(dir) / "CACHEDIR.TAG") << "Signature: 8a477f597d28d172789f06886806bc55\n"
+                                                     "# This file is a cache directory tag created by trl-lint.\n";
   }
   return true;
 }
@@ -402,7 +400,8 @@ bool ResultCache::store(const Project& project, const std::vector<Diagnostic>& d
   std::vector<std::pair<std::uint32_t, std::uint64_t>> reached;
   for (FileId id = 0; id < project.sources.size() && id < deferred_.size(); ++id) {
     const FileFacts& f = project.facts[id];
-    if (deferred_[id] && (f.extracted || !f.deferred)) reached.emplace_back(static_cast<std::uint32_t>(id), f.content_hash);
+    if (deferred_[id] && (f.extracted || !f.deferred))
+      reached.emplace_back(static_cast<std::uint32_t>(id), f.content_hash);
   }
   p.u32(static_cast<std::uint32_t>(reached.size()));
   for (const auto& [id, h] : reached) {

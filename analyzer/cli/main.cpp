@@ -117,8 +117,8 @@ Analysis analyse(trl::LoadOptions options, trl::Configuration& config, const Foc
     auto excluded = options.excluded;
     const std::string dir = cache_choice.dir;
     options.excluded = [excluded, dir](const std::string& abs_path) {
-      if (abs_path == dir || (abs_path.size() > dir.size() && abs_path.compare(0, dir.size(), dir) == 0 &&
-                              abs_path[dir.size()] == '/'))
+      if (abs_path == dir ||
+          (abs_path.size() > dir.size() && abs_path.compare(0, dir.size(), dir) == 0 && abs_path[dir.size()] == '/'))
         return true;
       return excluded && excluded(abs_path);
     };
@@ -435,14 +435,13 @@ int main(int argc, char** argv) {
     // and --fix / --diff / --stdin-filename always analyse afresh.
     CacheChoice cache;
     const char* no_cache_env = std::getenv("TRL_LINT_NO_CACHE");
-    cache.enabled = !no_cache && !(no_cache_env && *no_cache_env && std::string(no_cache_env) != "0") &&
-                    !*runs_cmd && !*show_cmd && !*graph_cmd && !fix && !diff && !options.overlay;
+    cache.enabled = !no_cache && !(no_cache_env && *no_cache_env && std::string(no_cache_env) != "0") && !*runs_cmd &&
+                    !*show_cmd && !*graph_cmd && !fix && !diff && !options.overlay;
     if (cache.enabled) {
       const char* env_dir = std::getenv("TRL_LINT_CACHE_DIR");
       if (cache_dir.empty() && env_dir && *env_dir) cache_dir = env_dir;
       std::error_code ec;
-      if (!cache_dir.empty())
-        cache.dir = std::filesystem::absolute(cache_dir, ec).lexically_normal().string();
+      if (!cache_dir.empty()) cache.dir = std::filesystem::absolute(cache_dir, ec).lexically_normal().string();
       if (!cache.dir.empty() && cache.dir.size() > 1 && cache.dir.back() == '/') cache.dir.pop_back();
       std::string inv = trl::cache::build_identity();
       inv += "\nknowledge " + std::to_string(trl::Knowledge::embedded_version());

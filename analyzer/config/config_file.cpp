@@ -153,10 +153,9 @@ std::optional<Value> parse_config(const std::string& path) {
 
 // --- Interpretation ---
 
-const std::vector<std::string> kTopKeys = {"extend",        "select",          "ignore",
-                                           "extend-select", "severity",        "per-file-ignores",
-                                           "exclude",       "target-versions", "runs",
-                                           "cache-dir"};
+const std::vector<std::string> kTopKeys = {"extend",   "select",           "ignore",  "extend-select",
+                                           "severity", "per-file-ignores", "exclude", "target-versions",
+                                           "runs",     "cache-dir"};
 const std::vector<std::string> kRunKeys = {"name", "script", "config", "accelerate-config", "args", "env"};
 const std::vector<std::string> kLibraries = {"trl", "transformers", "accelerate"};
 const std::vector<std::string> kSeverities = {"error", "warning", "info"};

@@ -15,10 +15,11 @@ namespace trl {
 namespace {
 
 bool skipped_dir(const std::string& name, const fs::path& dir) {
-  static const std::set<std::string> names = {
-      ".git",  ".hg",   ".svn", "node_modules",       "__pycache__",   ".venv",
-      "venv",  ".tox",  ".nox", ".mypy_cache",        ".pytest_cache", ".ruff_cache",
-      ".eggs", "build", "dist", ".ipynb_checkpoints", "site-packages", ".cache", ".trl-lint_cache"};
+  static const std::set<std::string> names = {".git",          ".hg",         ".svn",           "node_modules",
+                                              "__pycache__",   ".venv",       "venv",           ".tox",
+                                              ".nox",          ".mypy_cache", ".pytest_cache",  ".ruff_cache",
+                                              ".eggs",         "build",       "dist",           ".ipynb_checkpoints",
+                                              "site-packages", ".cache",      ".trl-lint_cache"};
   if (names.count(name)) return true;
   std::error_code ec;
   // Virtual environments and cache folders mark themselves.

@@ -8,7 +8,9 @@ std::string_view embedded_blob();
 
 namespace trl {
 
-std::string_view Knowledge::embedded_blob() { return knowledge::embedded_blob(); }
+std::string_view Knowledge::embedded_blob() {
+  return knowledge::embedded_blob();
+}
 
 std::uint64_t Knowledge::embedded_version() {
   static const std::uint64_t version = [] {

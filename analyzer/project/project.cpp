@@ -176,7 +176,9 @@ bool python_may_matter(std::string_view text) {
   // file): a byte that starts no name costs one comparison.
   const std::size_t n = text.size();
   const char* p = text.data();
-  auto at = [&](std::size_t i, std::string_view w) { return n - i >= w.size() && std::memcmp(p + i, w.data(), w.size()) == 0; };
+  auto at = [&](std::size_t i, std::string_view w) {
+    return n - i >= w.size() && std::memcmp(p + i, w.data(), w.size()) == 0;
+  };
   // `c | 0x20` folds ASCII upper case to lower case and maps no other byte onto a lower-case letter.
   auto folded = [&](std::size_t i, std::string_view lower) {
     if (n - i < lower.size()) return false;
@@ -377,7 +379,9 @@ void extract_file(Project& project, FileId id) {
   deps::extract_pins(file, facts);
 }
 
-bool prefilter_enabled() { return !std::getenv("TRL_LINT_NO_PREFILTER"); }
+bool prefilter_enabled() {
+  return !std::getenv("TRL_LINT_NO_PREFILTER");
+}
 
 namespace {
 

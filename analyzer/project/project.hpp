@@ -52,12 +52,12 @@ struct FileFacts {
   std::vector<DocHeading> headings;   // Markdown
   std::vector<PackagePin> pins;       // requirement pins of trl/transformers/accelerate
   std::vector<FileProblem> problems;
-  std::vector<Comment> comments;  // every comment of the file, in order (suppressions read them)
-  bool loaded = false;            // text read and accepted (see accept_text)
-  bool deferred = false;          // a Python file the pre-filter left unparsed when it was read
-  bool extracted = false;         // extract_file ran on it
-  bool unread = false;            // not read: the result cache vouched for its content (read_unread reads it)
-  FileStamp stamp;                // when it was read
+  std::vector<Comment> comments;   // every comment of the file, in order (suppressions read them)
+  bool loaded = false;             // text read and accepted (see accept_text)
+  bool deferred = false;           // a Python file the pre-filter left unparsed when it was read
+  bool extracted = false;          // extract_file ran on it
+  bool unread = false;             // not read: the result cache vouched for its content (read_unread reads it)
+  FileStamp stamp;                 // when it was read
   std::uint64_t content_hash = 0;  // of the text as read (bin::hash64); 0 when not loaded
 };
 

@@ -18,8 +18,8 @@ struct TempDir {
   fs::path root;
   TempDir() {
     static int counter = 0;
-    root = fs::temp_directory_path() /
-           ("trl-lint-cache-" + std::to_string(::getpid()) + "-" + std::to_string(counter++));
+    root =
+        fs::temp_directory_path() / ("trl-lint-cache-" + std::to_string(::getpid()) + "-" + std::to_string(counter++));
     fs::create_directories(root);
   }
   ~TempDir() {
