@@ -3,10 +3,10 @@ BUILD ?= build
 JOBS ?= $(shell nproc)
 CMAKE_FLAGS ?= -DCMAKE_BUILD_TYPE=RelWithDebInfo
 
-.PHONY: help setup configure build fuzz-build fuzz test-asan demo test clean bench-eval bench
+.PHONY: help setup configure build fuzz-build fuzz test-asan demo test lint lint-format lint-tidy clean bench-eval bench
 FUZZ_BUILD ?= $(BUILD)/fuzz
 FUZZ_SECONDS ?= 60
-FUZZ_TARGETS = python yaml shell runs
+FUZZ_TARGETS = python yaml shell markdown config runs
 ASAN_BUILD ?= build-asan
 
 help: ## List the targets
@@ -18,7 +18,7 @@ setup: ## Install the Debian packages and npm grammars the build and the tests n
 $(BUILD)/CMakeCache.txt:
 	cmake -S . -B $(BUILD) $(CMAKE_FLAGS)
 
-configure: $(BUILD)/CMakeCache.txt
+configure: $(BUILD)/CMakeCache.txt ## Configure the build folder (cmake) without building
 
 build: $(BUILD)/CMakeCache.txt ## Build build/trl-lint, the tests, and the libFuzzer targets (run `make setup` first)
 	cmake --build $(BUILD) -j $(JOBS)
@@ -54,8 +54,16 @@ demo: setup build ## Set up, build, and lint the bundled example project
 	@cd fixtures/example && ../../$(BUILD)/trl-lint . ; status=$$?; \
 	  echo "(exit code $$status: 0 clean, 1 findings, 2 error)"; [ $$status -le 1 ]
 
-test: setup build ## Set up, build, and run the whole test suite through ctest
+test: setup build ## Set up, build, and run the whole test suite through ctest (includes lint/clang-format and lint/clang-tidy on a subset)
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
+
+lint: lint-format lint-tidy ## clang-format --dry-run and clang-tidy over all of analyzer/ rules/ tests/ bench/
+
+lint-format: ## clang-format --dry-run -Werror over our C++ (.clang-format)
+	scripts/lint.sh format
+
+lint-tidy: $(BUILD)/CMakeCache.txt ## clang-tidy over every .cpp of ours (.clang-tidy; slow: minutes on 2 cores)
+	JOBS=$(JOBS) scripts/lint.sh tidy $(BUILD)
 
 clean: ## Remove the build folders
 	rm -rf $(BUILD) $(ASAN_BUILD)

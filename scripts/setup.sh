@@ -11,6 +11,8 @@ packages=(
   git pre-commit
   # fuzzing (libFuzzer targets, `make fuzz`) and the safety tests (strace)
   clang-14 libfuzzer-14-dev strace
+  # lint (make lint, ctest lint/*) and scripts/new-rule
+  clang-format clang-tidy python3
 )
 packages+=("$@")
 

@@ -33,7 +33,14 @@ struct Entry {
   Value value;
 };
 
+// A configuration is a small regular file: `extend: /dev/zero` or a FIFO must not hang the run.
+constexpr std::uintmax_t kMaxConfigSize = 1u << 20;
+
 std::string read_text(const std::string& path) {
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(path, ec))
+    throw ConfigError(path + ": not a regular file (a configuration must be a file)");
+  if (std::filesystem::file_size(path, ec) > kMaxConfigSize) throw ConfigError(path + ": configuration file over 1 MB");
   std::ifstream in(path, std::ios::binary);
   if (!in) throw ConfigError(path + ": cannot read configuration file");
   std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());

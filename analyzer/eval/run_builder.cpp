@@ -327,10 +327,10 @@ class Builder {
         std::string path = l.script->text;
         std::replace(path.begin(), path.end(), '.', '/');
         auto slash = path.rfind('/');
-        ref->checkable = slash != std::string::npos && exists_on_disk(path.substr(0, slash), bases(&l, launch_file)) &&
-                         folder_has_kind(path + ".py", bases(&l, launch_file));
-        ref->exists = ref->exists || exists_on_disk(path + ".py", bases(&l, launch_file)) ||
-                      exists_on_disk(path + "/__main__.py", bases(&l, launch_file));
+        const auto b = bases(&l, launch_file);
+        ref->checkable =
+            slash != std::string::npos && exists_on_disk(path.substr(0, slash), b) && folder_has_kind(path + ".py", b);
+        ref->exists = ref->exists || exists_on_disk(path + ".py", b) || exists_on_disk(path + "/__main__.py", b);
       }
       if (!ref->exists && !sections_.empty()) {
         // Docs: the Python blocks of the section stand in for the script.

@@ -5,11 +5,18 @@
 // default gradient_checkpointing to True (trl/trainer/base_config.py), so an FSDP YAML with
 // fsdp_activation_checkpointing: true fails with every TRL trainer unless it is turned off.
 
+#include "analyzer/eval/version_targets.hpp"
+#include "analyzer/knowledge/knowledge.hpp"
 #include "rules/rule_support.hpp"
+#include "rules/support/rule_support.hpp"
 
 namespace trl {
 
 namespace {
+
+// TRL's configs override TrainingArguments' `gradient_checkpointing=False` with True from
+// v0.22.0 (trl/trainer/*_config.py; absent in v0.21.0).
+constexpr std::string_view kTrlDefaultTrueSince = "0.22.0";
 
 const RuleInfo kInfo{"TRL109", "double-activation-checkpointing", Severity::Error,
                      "FSDP activation checkpointing together with gradient_checkpointing.",
@@ -30,7 +37,8 @@ distributed_type: FSDP
 fsdp_config:
   fsdp_activation_checkpointing: true
 ```
-with an SFT YAML that does not set `gradient_checkpointing` (TRL default: true).
+with an SFT YAML that does not set `gradient_checkpointing` (TRL default: true since 0.22.0;
+runs whose target TRL is older, or unknown, are judged only when they set it themselves).
 
 ## Use instead
 ```yaml
@@ -46,13 +54,21 @@ class DoubleActivationCheckpointing final : public Rule {
  public:
   const RuleInfo& info() const override { return kInfo; }
 
-  void check_run(const TrainingRun& run, const Project&, std::vector<Diagnostic>& out) const override {
+  void check_run(const TrainingRun& run, const Project& project, std::vector<Diagnostic>& out) const override {
     const AccelerateSettings& a = run.accelerate;
     if (!a.launched || !support::is_str(a.distributed_type, "FSDP") || !a.fsdp_activation_checkpointing.known_true())
       return;
     const Setting gc = run.arg("gradient_checkpointing");
     if (!gc.known_true()) return;
     const bool by_default = !gc.span.valid();
+    std::string judged;
+    if (by_default && run.config_class && run.config_class->package == "trl") {
+      // The default is True only from TRL 0.22.0: older or unknown targets are not judged.
+      const VersionTarget trl = version_targets(project, rules::run_anchor(run), Knowledge::get()).trl;
+      if (!trl.known() || compare_versions(*trl.version, kTrlDefaultTrueSince) < 0) return;
+      judged =
+          "judged against " + trl.describe() + ": TRL configs default `gradient_checkpointing` to True since 0.22.0";
+    }
     Diagnostic d = make(support::primary_span(run, {&gc, &a.fsdp_activation_checkpointing}),
                         std::string("`gradient_checkpointing` is true") +
                             (by_default ? " (the " + support::trainer_name(run) + " default)" : "") +
@@ -61,6 +77,7 @@ class DoubleActivationCheckpointing final : public Rule {
     if (!by_default) support::relate(d, a.fsdp_activation_checkpointing, "FSDP activation checkpointing enabled here");
     support::relate_launch(d, run);
     d.notes.push_back("the transformers Trainer raises ValueError at start-up: both can't be True simultaneously");
+    if (!judged.empty()) d.notes.push_back(judged);
     d.help =
         "set `gradient_checkpointing: false` in the trainer config (FSDP then checkpoints activations), or "
         "`fsdp_activation_checkpointing: false`";

@@ -14,6 +14,7 @@
 
 #include "analyzer/knowledge/knowledge.hpp"
 #include "rules/rule.hpp"
+#include "rules/support/rule_support.hpp"
 
 namespace trl {
 
@@ -64,6 +65,26 @@ or keep packing and turn context parallelism off (`parallelism_config_cp_size: 1
   with no mask or causal mask"
 )"};
 
+// The last release that trains on without a word; the check landed after it (PR #6843).
+constexpr std::string_view kLastSilentTrl = "1.9.0";
+
+// What TRL does with the run at its target version: raise at start-up or train silently.
+std::string consequence(const VersionTarget& trl) {
+  const std::string mechanism =
+      "context parallelism replaces each layer's attention mask with plain causal attention, so every packed "
+      "document attends to the documents before it in the row; ";
+  if (!trl.known())
+    return mechanism +
+           "TRL after v1.9.0 raises at SFTTrainer init, older TRL trains silently on the "
+           "contaminated sequences (target TRL version unknown: " +
+           trl.why + ")";
+  if (compare_versions(*trl.version, kLastSilentTrl) > 0)
+    return mechanism + "judged against " + trl.describe() +
+           ", which raises ValueError at SFTTrainer init, after the model has loaded on the cluster";
+  return mechanism + "judged against " + trl.describe() +
+         ", which trains silently on the contaminated sequences (TRL raises only after v1.9.0)";
+}
+
 std::string where(const Setting& s) {
   if (s.origin == "default") return "default";
   return s.origin;
@@ -73,7 +94,7 @@ class PackingWithContextParallelism final : public Rule {
  public:
   const RuleInfo& info() const override { return kInfo; }
 
-  void check_run(const TrainingRun& run, const Project&, std::vector<Diagnostic>& out) const override {
+  void check_run(const TrainingRun& run, const Project& project, std::vector<Diagnostic>& out) const override {
     if (!run.is_sft_family()) return;
     // Every path must have cp > 1 (a OneOf counts only when all of its values do).
     const auto cp = run.cp_size.min_int();
@@ -93,10 +114,7 @@ class PackingWithContextParallelism final : public Rule {
         d.related.push_back({run.cp_size.primary_span(),
                              "context parallelism enabled here (cp_size=" + cp_text + ", " + where(run.cp_size) + ")"});
       if (run.launch) d.related.push_back({run.launch->span, "both meet in this launch"});
-      d.notes.push_back(
-          "context parallelism replaces each layer's attention mask with plain causal attention, so every packed "
-          "document attends to the documents before it in the row; TRL after v1.9.0 raises at SFTTrainer init, "
-          "older TRL trains silently on the contaminated sequences");
+      d.notes.push_back(consequence(version_targets(project, rules::run_anchor(run), Knowledge::get()).trl));
       const std::string f(field);
       if (on.origin == "Python")
         d.help = "pass `" + f + "=False`" + (f == "packing" ? " (and `eval_packing=False`)" : "") +

@@ -24,9 +24,18 @@ seeds() {
     python) pattern='*.py' ;;
     yaml) pattern='*.y*ml' ;;
     shell) pattern='*.sh' ;;
+    markdown) pattern='*.md' ;;
+    config) pattern='' ;;
     runs) pattern='' ;;
   esac
-  if [ -n "$pattern" ]; then
+  if [ "$target" = config ]; then
+    # The first byte picks the file kind (even: .trl-lint.yaml, odd: pyproject.toml).
+    while IFS= read -r -d '' f; do
+      n=$((n + 1))
+      case $f in *.toml) { printf '\x01'; sed '/^\[tool.trl-lint\]/d' "$f"; } > "$out/seed-$n" ;;
+                 *) { printf '\x00'; cat "$f"; } > "$out/seed-$n" ;; esac
+    done < <(find "$root/fixtures" "$root/tests" -type f \( -name '.trl-lint.y*ml' -o -name 'pyproject.toml' \) -print0 | sort -z)
+  elif [ -n "$pattern" ]; then
     while IFS= read -r -d '' f; do
       n=$((n + 1)); cp "$f" "$out/seed-$n"
     done < <(find "$root/fixtures" -type f -name "$pattern" -print0 | sort -z)

@@ -53,6 +53,24 @@ printf 'select: [TRL9]\n' > "$tmp/other.yaml"
 [ "$(run --config "$tmp/other.yaml" --isolated .)" = 2 ] || fail "--config with --isolated"
 rm .trl-lint.yaml
 
+# TRL101 says what the target TRL does: raise at start-up (after v1.9.0) or train silently.
+[ "$(run --select TRL101 --target-version trl=1.10.0 .)" = 1 ] || fail "TRL101 at trl 1.10.0"
+grep -q 'judged against TRL 1.10.0 (set with --target-version), which raises ValueError at SFTTrainer init' "$tmp/out" ||
+  fail "TRL101 does not say TRL 1.10.0 raises"
+[ "$(run --select TRL101 --target-version trl=0.19.1 .)" = 1 ] || fail "TRL101 at trl 0.19.1"
+grep -q 'judged against TRL 0.19.1 (set with --target-version), which trains silently' "$tmp/out" ||
+  fail "TRL101 does not say TRL 0.19.1 trains silently"
+
+# `extend` to something that is not a small regular file ends in a usage error, not a hang.
+printf 'extend: /dev/zero
+' > .trl-lint.yaml
+[ "$(timeout 20 "$bin" . > "$tmp/out" 2>&1; echo $?)" = 2 ] || fail "extend: /dev/zero"
+grep -q '/dev/zero' "$tmp/out" || fail "extend: /dev/zero message"
+mkfifo "$tmp/fifo.yaml"
+printf 'extend: %s\n' "$tmp/fifo.yaml" > .trl-lint.yaml
+[ "$(timeout 20 "$bin" . > "$tmp/out" 2>&1; echo $?)" = 2 ] || fail "extend: a FIFO"
+rm .trl-lint.yaml "$tmp/fifo.yaml"
+
 # Explicit files: the project is analysed; a finding is kept when it touches a given file.
 # (TRL201 also touches the script through the model's attention default: only TRL101 here.)
 printf 'select: [TRL101]\n' > .trl-lint.yaml

@@ -34,7 +34,7 @@ set -e
 [ $status -le 1 ] || { cat "$tmp/fix.out"; fail "--fix exited $status"; }
 diff -r "$tmp/expected" "$tmp/work" || fail "--fix result differs from before/ + expected.diff"
 # No temporary files left behind.
-! find "$tmp/work" -name '*.trl-lint-*' | grep -q . || fail "temporary files left behind"
+[ -z "$(find "$tmp/work" -name '*.trl-lint-*')" ] || fail "temporary files left behind"
 
 # Idempotence: nothing more to fix.
 set +e

@@ -27,12 +27,14 @@ namespace {
 
 std::vector<std::string> texts(const std::vector<Comment>& comments) {
   std::vector<std::string> out;
+  out.reserve(comments.size());
   for (const auto& c : comments) out.push_back(c.text);
   return out;
 }
 
 std::vector<std::string> codes(const NoqaDirective& d) {
   std::vector<std::string> out;
+  out.reserve(d.codes.size());
   for (const auto& c : d.codes) out.push_back(c.code);
   return out;
 }

@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# scripts/new-rule in a temporary copy of the repository: the scaffolded rule compiles into the
+# library and the binary, `trl-lint rule` documents it, ctest picks up its two fixtures, the silent
+# fixture passes and the firing one fails until the check is written; bad arguments and a taken
+# code are refused. Only trl-lint is built in the copy (ccache makes the unchanged files cheap).
+set -euo pipefail
+src=$(cd "$1" && pwd)
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+repo=$tmp/repo
+mkdir -p "$repo"
+cp -r "$src"/CMakeLists.txt "$src"/.clang-format "$src"/.clang-tidy "$src"/cmake "$src"/analyzer "$src"/rules "$src"/scripts "$src"/tests "$src"/bench "$src"/tools "$repo"/
+mkdir -p "$repo/fixtures" "$repo/grammars"
+ln -s "$src/grammars/node_modules" "$repo/grammars/node_modules"
+cp -r "$src/fixtures/example" "$repo/fixtures/"
+fail() { echo "FAIL: $*"; exit 1; }
+
+cd "$repo"
+out=$(scripts/new-rule TRL399 scaffold-check-rule)
+echo "$out"
+f=rules/batch/scaffold_check_rule.cpp
+[ -f "$f" ] || fail "$f not created"
+grep -q 'const RuleInfo kInfo{"TRL399", "scaffold-check-rule", Severity::Error' "$f" || fail "RuleInfo missing"
+for h in '## What it does' '## Why is this bad?' '## Example' '## Use instead' '## References'; do
+  grep -qF "$h" "$f" || fail "doc section '$h' missing"
+done
+grep -q 'class ScaffoldCheckRule final : public Rule' "$f" || fail "Rule class missing"
+[ "$(grep -c 'make_scaffold_check_rule()' rules/registry.cpp)" -eq 2 ] || fail "registry lines missing"
+# In code order: after TRL306's factory, before TRL401's.
+decls=$(grep -n '^std::unique_ptr<Rule> make_' rules/registry.cpp)
+echo "$decls" | grep -A1 'make_sync_ref_model_without_beta' | grep -q make_scaffold_check_rule || fail "declaration not in code order"
+for c in fires_example silent_example; do
+  for x in CASE.md expected.txt launch.sh recipes/train.yaml recipes/accelerate.yaml scripts/train.py; do
+    [ -f "fixtures/TRL399/$c/$x" ] || fail "fixtures/TRL399/$c/$x missing"
+  done
+done
+[ -s fixtures/TRL399/silent_example/expected.txt ] && fail "silent fixture expects findings"
+grep -q 'TRL399' fixtures/TRL399/fires_example/expected.txt || fail "firing fixture expects nothing"
+clang-format --dry-run -Werror "$f" || fail "scaffolded rule is not clang-formatted"
+
+# Refusals: a taken code, a taken name, a malformed code or name (exit 2, nothing changed).
+before=$(cat rules/registry.cpp)
+for args in "TRL399 other-name" "TRL398 scaffold-check-rule" "TRL39 x" "XYZ123 x" "TRL397 Bad_Name"; do
+  set +e; msg=$(scripts/new-rule $args 2>&1); st=$?; set -e
+  [ "$st" -eq 2 ] || fail "new-rule $args: exit $st, expected 2 ($msg)"
+done
+[ "$(cat rules/registry.cpp)" = "$before" ] || fail "a refused scaffold changed the registry"
+[ -e fixtures/TRL398 ] && fail "a refused scaffold created fixtures"
+
+# Build only the library and the binary.
+cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+cmake --build build --target trl-lint -j 2 >build.log 2>&1 || { tail -50 build.log; fail "build failed"; }
+# Capture before matching: with pipefail, `trl-lint ... | grep -q` fails at random when grep exits
+# on its match and trl-lint is killed by SIGPIPE writing the rest (CI saw exactly that).
+doc=$(build/trl-lint rule TRL399)
+grep -q '^# TRL399 scaffold-check-rule' <<<"$doc" || fail "trl-lint rule TRL399"
+all=$(build/trl-lint rule --all)
+grep -q '^TRL399  scaffold-check-rule' <<<"$all" || fail "rule --all lacks TRL399"
+build/trl-lint --select TRL399 --output-format concise fixtures/example >/dev/null || fail "--select TRL399 (inert rule) did not exit 0"
+
+# ctest sees both fixtures; the silent one passes, the firing one waits for the check.
+tests=$(cd build && ctest -N -R '^golden/TRL399/')
+echo "$tests" | grep -q 'golden/TRL399/fires_example' || fail "ctest does not list fires_example"
+echo "$tests" | grep -q 'golden/TRL399/silent_example' || fail "ctest does not list silent_example"
+tests/golden/check_golden.sh "$repo/build/trl-lint" fixtures/TRL399/silent_example || fail "silent fixture"
+set +e; msg=$(tests/golden/check_golden.sh "$repo/build/trl-lint" fixtures/TRL399/fires_example); st=$?; set -e
+[ "$st" -eq 1 ] && echo "$msg" | grep -q 'golden mismatch' || fail "the firing fixture should fail until the rule is written ($st: $msg)"
+echo "new-rule scaffold OK"
