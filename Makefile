@@ -3,7 +3,7 @@ BUILD ?= build
 JOBS ?= $(shell nproc)
 CMAKE_FLAGS ?= -DCMAKE_BUILD_TYPE=RelWithDebInfo
 
-.PHONY: help setup configure build fuzz-build fuzz test-asan demo test lint lint-format lint-tidy clean bench-eval bench-lsp
+.PHONY: help setup configure build fuzz-build fuzz test-asan demo test lint lint-format lint-tidy clean bench-eval bench-lsp bench
 FUZZ_BUILD ?= $(BUILD)/fuzz
 FUZZ_SECONDS ?= 60
 FUZZ_TARGETS = python yaml shell markdown config runs lsp
@@ -73,3 +73,6 @@ bench-eval: build ## Evaluation-stage scaling benchmark (500/1,000/2,000 modules
 
 bench-lsp: build ## LSP edit-to-diagnostics latency (p50/p95, 200 edits, 1,000-file workspace)
 	$(BUILD)/bench_lsp $(BUILD)/trl-lint 200
+
+bench: build ## trl-lint end to end vs a parse-only baseline at 60/1k/5k/20k files (writes build/bench/results.txt)
+	bench/run_bench.py $(BUILD)

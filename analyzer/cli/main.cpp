@@ -8,8 +8,11 @@
 #include <fstream>
 #include <iostream>
 #include <map>
+#include <optional>
 #include <set>
+#include <thread>
 
+#include "analyzer/cache/result_cache.hpp"
 #include "analyzer/config/apply.hpp"
 #include "analyzer/config/configuration.hpp"
 #include "analyzer/eval/run_builder.hpp"
@@ -88,23 +91,81 @@ struct Focus {
 
 struct Analysis {
   trl::Project project;
-  std::vector<trl::TrainingRun> runs;
+  std::vector<trl::TrainingRun> runs;  // empty when the findings came from the cache
   std::vector<trl::Diagnostic> diags;
 };
 
-Analysis analyse(trl::LoadOptions options, trl::Configuration& config, const Focus& focus) {
+// The result cache of one invocation (see analyzer/cache/result_cache.hpp).
+struct CacheChoice {
+  bool enabled = false;
+  std::string dir;         // --cache-dir or TRL_LINT_CACHE_DIR (absolute); empty: config or default
+  std::string invocation;  // every option that changes findings
+  bool trace = false;      // TRL_LINT_CACHE_TRACE=1: say on stderr whether the cache served the findings
+};
+
+std::string cache_dir_for(const CacheChoice& choice, trl::Configuration& config, const std::string& root) {
+  if (!choice.dir.empty()) return choice.dir;
+  if (const auto& d = config.for_path(root).cache_dir) return d->value;
+  return (std::filesystem::path(root) / trl::cache::kDefaultDirName).string();
+}
+
+Analysis analyse(trl::LoadOptions options, trl::Configuration& config, const Focus& focus,
+                 const CacheChoice& cache_choice = {}) {
   Analysis a;
   options.excluded = trl::exclusion(config);
-  a.project = trl::load_project(options);
+  if (cache_choice.enabled && !cache_choice.dir.empty()) {
+    // A cache folder given inside the analysed tree is never analysed itself.
+    auto excluded = options.excluded;
+    const std::string dir = cache_choice.dir;
+    options.excluded = [excluded, dir](const std::string& abs_path) {
+      if (abs_path == dir ||
+          (abs_path.size() > dir.size() && abs_path.compare(0, dir.size(), dir) == 0 && abs_path[dir.size()] == '/'))
+        return true;
+      return excluded && excluded(abs_path);
+    };
+  }
+  std::optional<trl::cache::ResultCache> cache;
+  if (cache_choice.enabled && !options.overlay) {
+    // The entry is read first: its records of unchanged files spare reading them.
+    cache.emplace(cache_dir_for(cache_choice, config, trl::discovery_root(options.paths)), cache_choice.invocation);
+    cache->load();
+    options.known = [&c = *cache](const std::string& abs) { return c.known(abs); };
+    options.known_since_ns = cache->known_since_ns();
+  }
+  const std::int64_t read_start = trl::cache::now_ns();
+  a.project = trl::read_project(options);
   if (!a.project.missing_paths.empty()) return a;
-  trl::apply_configured_targets(a.project, config);
-  auto declared = trl::declared_runs(a.project, config);
-  a.runs = trl::build_runs(a.project, trl::Knowledge::get(), declared);
-  trl::apply_target_versions(a.runs, a.project, config);
-  trl::Selection selection{{}, trl::disabled_everywhere(config)};
-  a.diags = trl::collect_diagnostics(a.project, a.runs, selection);
-  trl::apply_settings(a.diags, a.project, config);
-  trl::apply_suppressions(a.project, a.diags, selection);
+  bool hit = false;
+  if (cache) {
+    cache->prepare(a.project, config);
+    if (auto diags = cache->lookup(a.project, options)) {
+      a.diags = std::move(*diags);
+      hit = true;
+    } else {
+      // A miss: every file is needed; the key is computed again from what was actually read.
+      trl::read_unread(a.project, options);
+      cache->prepare(a.project, config);
+    }
+    if (cache_choice.trace) {
+      std::size_t unread = 0;
+      for (const auto& f : a.project.facts) unread += f.unread ? 1 : 0;
+      std::cerr << "trl-lint: cache " << (hit ? "hit " : "miss ") << cache->entry_path() << " (" << unread << " of "
+                << a.project.sources.size() << " files not read)\n";
+    }
+  }
+  if (!hit) {
+    trl::extract_project(a.project, options);
+    trl::apply_configured_targets(a.project, config);
+    auto declared = trl::declared_runs(a.project, config);
+    a.runs = trl::build_runs(a.project, trl::Knowledge::get(), declared);
+    trl::apply_target_versions(a.runs, a.project, config);
+    trl::Selection selection{{}, trl::disabled_everywhere(config)};
+    a.diags = trl::collect_diagnostics(a.project, a.runs, selection);
+    trl::apply_settings(a.diags, a.project, config);
+    trl::apply_suppressions(a.project, a.diags, selection);
+    if (cache && !cache->store(a.project, a.diags, read_start) && cache_choice.trace)
+      std::cerr << "trl-lint: cache not written " << cache->entry_path() << '\n';
+  }
   std::erase_if(a.diags, [&](const trl::Diagnostic& d) { return !focus.keeps(a.project, d); });
   if (a.project.overlay_file != trl::kNoFile) {
     // Editors ask about one buffer: keep the findings located in it, or related to it.
@@ -221,6 +282,8 @@ int main(int argc, char** argv) {
   std::string config_file;
   bool isolated = false;
   bool fix = false, unsafe_fixes = false, diff = false;
+  std::string cache_dir;
+  bool no_cache = false;
   std::vector<std::string> target_versions;
   app.add_option("paths", paths,
                  "Files or folders to analyse (default: .). Files alone: their whole project is analysed and "
@@ -255,6 +318,10 @@ int main(int argc, char** argv) {
                  "that touch it");
   app.add_option("--baseline", baseline, "Report only findings not recorded in this baseline file");
   app.add_option("--write-baseline", write_baseline, "Record the current findings in this baseline file and exit 0");
+  app.add_option("--cache-dir", cache_dir,
+                 "Folder of the result cache (default: .trl-lint_cache at the project root; also "
+                 "TRL_LINT_CACHE_DIR or `cache-dir` in the configuration)");
+  app.add_flag("-n,--no-cache", no_cache, "Do not read or write the result cache (also TRL_LINT_NO_CACHE=1)");
   app.add_option("--target-version", target_versions,
                  "Judge against this library version instead of the pins, e.g. trl=0.19.1 (repeatable; "
                  "trl, transformers, accelerate)")
@@ -376,7 +443,36 @@ int main(int argc, char** argv) {
     const trl::FixOptions fix_options{unsafe_fixes};
     std::size_t fixed = 0;
     if (fix && !diff) fixed = apply_fixes(options, config, focus, fix_options);
-    Analysis a = analyse(options, config, focus);
+    // The result cache serves the findings of a plain check; the views need the runs themselves,
+    // and --fix / --diff / --stdin-filename always analyse afresh.
+    CacheChoice cache;
+    const char* no_cache_env = std::getenv("TRL_LINT_NO_CACHE");
+    cache.enabled = !no_cache && !(no_cache_env && *no_cache_env && std::string(no_cache_env) != "0") && !*runs_cmd &&
+                    !*show_cmd && !*graph_cmd && !fix && !diff && !options.overlay;
+    if (cache.enabled) {
+      const char* env_dir = std::getenv("TRL_LINT_CACHE_DIR");
+      if (cache_dir.empty() && env_dir && *env_dir) cache_dir = env_dir;
+      std::error_code ec;
+      if (!cache_dir.empty()) cache.dir = std::filesystem::absolute(cache_dir, ec).lexically_normal().string();
+      if (!cache.dir.empty() && cache.dir.size() > 1 && cache.dir.back() == '/') cache.dir.pop_back();
+      std::string inv = trl::cache::build_identity();
+      inv += "\nknowledge " + std::to_string(trl::Knowledge::embedded_version());
+      inv += "\nprefilter " + std::to_string(trl::prefilter_enabled());
+      inv += "\ncwd " + std::filesystem::current_path(ec).string();
+      for (const auto& p : options.paths) inv += "\npath " + p;
+      inv += "\nisolated " + std::to_string(isolated) + "\nconfig " + config_file;
+      inv += "\nmax-file-size " + std::to_string(options.max_file_size);
+      for (const auto& [lib, version] : options.target_versions) inv += "\ntarget-version " + lib + "=" + version;
+      if (!select.empty()) inv += "\nselect-given";
+      if (!select.empty())
+        for (const auto& c : split_codes(select)) inv += "\nselect " + c;
+      for (const auto& c : split_codes(extend_select)) inv += "\nextend-select " + c;
+      for (const auto& c : split_codes(ignore)) inv += "\nignore " + c;
+      cache.invocation = std::move(inv);
+      const char* trace = std::getenv("TRL_LINT_CACHE_TRACE");
+      cache.trace = trace && *trace && std::string(trace) != "0";
+    }
+    Analysis a = analyse(options, config, focus, cache);
     trl::Project& project = a.project;
     if (!project.missing_paths.empty()) {
       for (const auto& p : project.missing_paths) std::cerr << "trl-lint: " << p << ": no such file or directory\n";

@@ -3,9 +3,12 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <memory>
 #include <set>
 #include <sstream>
 #include <tuple>
+
+#include "analyzer/project/prefilter.hpp"
 
 namespace fs = std::filesystem;
 
@@ -62,9 +65,21 @@ Word word(const SourceFile& f, const Located<std::string>& v) {
 }  // namespace
 
 ExcludeFn exclusion(Configuration& config) {
-  return [&config](const std::string& abs_path) {
+  // Discovery asks for every file and folder, folder by folder: the settings of the last parent
+  // folder are remembered (Configuration keeps each Settings alive for its own lifetime).
+  struct Last {
+    std::string dir;
+    const Settings* settings = nullptr;
+  };
+  auto last = std::make_shared<Last>();
+  return [&config, last](const std::string& abs_path) {
     const fs::path p(abs_path);
-    return config.for_path(p.parent_path().string()).excluded(abs_path);
+    std::string dir = p.parent_path().string();
+    if (!last->settings || dir != last->dir) {
+      last->settings = &config.for_path(dir);
+      last->dir = std::move(dir);
+    }
+    return last->settings->excluded(abs_path);
   };
 }
 
@@ -97,6 +112,8 @@ std::vector<DeclaredRun> declared_runs(Project& project, Configuration& config) 
         l.options.push_back(LaunchOption{"config_file", w, w.span});
       }
       l.script = word(f, *spec.script);
+      // The pre-filter may have deferred the script: a declared run names it.
+      if (l.script) extract_referenced(project, {fs::path(l.script->text).stem().string()});
       if (spec.config) {
         Word flag = word(f, *spec.config);
         flag.text = "--config";

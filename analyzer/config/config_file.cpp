@@ -160,9 +160,9 @@ std::optional<Value> parse_config(const std::string& path) {
 
 // --- Interpretation ---
 
-const std::vector<std::string> kTopKeys = {"extend",        "select",          "ignore",
-                                           "extend-select", "severity",        "per-file-ignores",
-                                           "exclude",       "target-versions", "runs"};
+const std::vector<std::string> kTopKeys = {"extend",   "select",           "ignore",  "extend-select",
+                                           "severity", "per-file-ignores", "exclude", "target-versions",
+                                           "runs",     "cache-dir"};
 const std::vector<std::string> kRunKeys = {"name", "script", "config", "accelerate-config", "args", "env"};
 const std::vector<std::string> kLibraries = {"trl", "transformers", "accelerate"};
 const std::vector<std::string> kSeverities = {"error", "warning", "info"};
@@ -320,6 +320,13 @@ Settings interpret(const Value& root, const std::string& path, Chain& chain) {
           throw ConfigError(v.where, "`" + v.value + "` is not a version (expected e.g. \"0.19.1\")");
         s.target_versions[lib.value] = v;
       }
+    } else if (k == "cache-dir") {
+      Located<std::string> dir = string_of(value, k);
+      if (dir.value.empty()) throw ConfigError(dir.where, "`cache-dir` must not be empty");
+      fs::path p = fs::path(dir.value);
+      if (p.is_relative()) p = fs::path(base_dir) / p;
+      dir.value = p.lexically_normal().string();
+      s.cache_dir = dir;
     } else if (k == "runs") {
       s.runs.clear();
       if (value.kind != Value::Kind::List) throw ConfigError(value.where, "`runs` must be a list of runs");

@@ -170,6 +170,7 @@ void print_settings(std::ostream& out, const Settings& s, const std::string& for
   out << "target-versions:"
       << (s.target_versions.empty() ? " {}  # from the project's pins, else the newest known" : "") << '\n';
   for (const auto& [lib, v] : s.target_versions) out << "  " << lib << ": " << quoted(v.value) << '\n';
+  if (s.cache_dir) out << "cache-dir: " << quoted(s.cache_dir->value) << '\n';
   out << "runs:" << (s.runs.empty() ? " []" : "") << '\n';
   for (const auto& r : s.runs) {
     out << "  - name: " << quoted(r.name.empty() ? "(unnamed)" : r.name) << '\n';

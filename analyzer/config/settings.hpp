@@ -75,6 +75,7 @@ struct Settings {
   std::vector<PathPattern> exclude;
   std::map<std::string, Located<std::string>> target_versions;  // "trl" -> "0.19.1"
   std::vector<DeclaredRunSpec> runs;
+  std::optional<Located<std::string>> cache_dir;  // `cache-dir:`, absolute (relative to the file's folder)
 
   bool enabled(const std::string& code) const;
   Severity severity_of(const std::string& code, Severity default_severity) const;

@@ -15,31 +15,42 @@ namespace trl {
 namespace {
 
 bool skipped_dir(const std::string& name, const fs::path& dir) {
-  static const std::set<std::string> names = {
-      ".git",  ".hg",   ".svn", "node_modules",       "__pycache__",   ".venv",
-      "venv",  ".tox",  ".nox", ".mypy_cache",        ".pytest_cache", ".ruff_cache",
-      ".eggs", "build", "dist", ".ipynb_checkpoints", "site-packages", ".cache"};
+  static const std::set<std::string> names = {".git",          ".hg",         ".svn",           "node_modules",
+                                              "__pycache__",   ".venv",       "venv",           ".tox",
+                                              ".nox",          ".mypy_cache", ".pytest_cache",  ".ruff_cache",
+                                              ".eggs",         "build",       "dist",           ".ipynb_checkpoints",
+                                              "site-packages", ".cache",      ".trl-lint_cache"};
   if (names.count(name)) return true;
   std::error_code ec;
   // Virtual environments and cache folders mark themselves.
   return fs::exists(dir / "pyvenv.cfg", ec) || fs::exists(dir / "CACHEDIR.TAG", ec);
 }
 
+// The first `n` bytes of a file ("" when it cannot be opened), read in small steps: most files
+// asked for (.gitignore of every folder) are absent or short.
 std::string read_head(const fs::path& p, std::size_t n) {
   std::ifstream in(p, std::ios::binary);
-  std::string s(n, '\0');
-  in.read(s.data(), static_cast<std::streamsize>(n));
-  s.resize(static_cast<std::size_t>(in.gcount()));
+  std::string s;
+  if (!in) return s;
+  char buf[4096];
+  while (s.size() < n && in.read(buf, static_cast<std::streamsize>(std::min(sizeof buf, n - s.size())))) {
+    s.append(buf, static_cast<std::size_t>(in.gcount()));
+  }
+  if (s.size() < n) s.append(buf, static_cast<std::size_t>(in.gcount()));
   return s;
 }
 
-std::string display(const fs::path& abs) {
-  std::error_code ec;
-  // Lexically: fs::relative would resolve symlinks, showing a link by its target's path.
-  fs::path cwd = fs::current_path(ec);
-  fs::path rel = ec ? fs::path() : abs.lexically_relative(cwd);
-  std::string s = (ec || rel.empty()) ? abs.generic_string() : rel.generic_string();
-  return s;
+// `abs` as users see it: relative to the working folder `cwd` (empty when unknown), lexically —
+// fs::relative would resolve symlinks, showing a link by its target's path.
+std::string display_path(const fs::path& abs, const fs::path& cwd) {
+  // The common case without fs::path arithmetic: a path below the working folder.
+  const std::string& a = abs.native();
+  const std::string& c = cwd.native();
+  if (!c.empty() && c != "/" && a.size() > c.size() + 1 && a.compare(0, c.size(), c) == 0 && a[c.size()] == '/' &&
+      a.find("/.", c.size()) == std::string::npos)
+    return a.substr(c.size() + 1);
+  fs::path rel = cwd.empty() ? fs::path() : abs.lexically_relative(cwd);
+  return rel.empty() ? abs.generic_string() : rel.generic_string();
 }
 
 // Why a path that exists cannot be read as a text file, or "" when it can be tried.
@@ -85,8 +96,22 @@ FileKind classify(const std::string& name, std::string_view head) {
   return FileKind::Other;
 }
 
+std::string discovery_root(const std::vector<std::string>& paths) {
+  for (const auto& given : paths) {
+    std::error_code ec;
+    fs::path p = fs::absolute(given, ec).lexically_normal();
+    if (!fs::exists(fs::symlink_status(p, ec))) continue;
+    if (!fs::is_directory(p, ec)) return p.parent_path().string();
+    return fs::weakly_canonical(p, ec).string();
+  }
+  return fs::current_path().string();
+}
+
 Discovery discover(const std::vector<std::string>& paths, const ExcludeFn& excluded) {
   Discovery out;
+  std::error_code cwd_ec;
+  const fs::path cwd = fs::current_path(cwd_ec);  // asked once: it does not change during the walk
+  auto display = [&](const fs::path& abs) { return display_path(abs, cwd_ec ? fs::path() : cwd); };
   std::set<std::string> seen;
   for (const auto& given : paths) {
     std::error_code ec;
@@ -111,12 +136,13 @@ Discovery discover(const std::vector<std::string>& paths, const ExcludeFn& exclu
     fs::path root = fs::weakly_canonical(p, ec);
     if (out.root.empty()) out.root = root.string();
     IgnoreRules ignore;
-    // Iterative walk: folders as an explicit stack, sorted for a stable order.
-    std::vector<fs::path> stack{root};
+    // Iterative walk: folders as an explicit stack (with their path relative to the root), sorted
+    // for a stable order. Paths are built by appending names to the canonical root, so they are
+    // normal already.
+    std::vector<std::pair<fs::path, std::string>> stack{{root, ""}};
     while (!stack.empty()) {
-      fs::path dir = stack.back();
+      auto [dir, rel_dir] = std::move(stack.back());
       stack.pop_back();
-      std::string rel_dir = dir == root ? "" : fs::relative(dir, root, ec).generic_string();
       if (std::string gi = read_head(dir / ".gitignore", 1 << 20); !gi.empty()) ignore.add_file(rel_dir, gi);
       std::vector<fs::directory_entry> entries;
       // Not skip_permission_denied: an unreadable folder is reported, not silently dropped.
@@ -132,7 +158,7 @@ Discovery discover(const std::vector<std::string>& paths, const ExcludeFn& exclu
       if (ec) out.problems.emplace_back(display(dir), "cannot list the whole directory: " + ec.message());
       std::sort(entries.begin(), entries.end(),
                 [](const auto& a, const auto& b) { return a.path().filename() < b.path().filename(); });
-      std::vector<fs::path> subdirs;
+      std::vector<std::pair<fs::path, std::string>> subdirs;
       for (const auto& e : entries) {
         const fs::path& path = e.path();
         const std::string name = path.filename().string();
@@ -170,12 +196,13 @@ Discovery discover(const std::vector<std::string>& paths, const ExcludeFn& exclu
         }
         if (e.is_directory(sec) && !is_link) {
           if (skipped_dir(name, path) || ignore.ignored(rel, true)) continue;
-          if (excluded && excluded(path.lexically_normal().string())) continue;
-          subdirs.push_back(path);
+          if (excluded && excluded(path.string())) continue;
+          subdirs.emplace_back(path, rel);
           continue;
         }
         if (ignore.ignored(rel, false)) continue;
-        if (excluded && excluded(path.lexically_normal().string())) continue;
+        const std::string s = path.string();
+        if (excluded && excluded(s)) continue;
         const bool regular = e.is_regular_file(sec);
         FileKind kind = classify(name, (name.find('.') == std::string::npos && regular) ? read_head(path, 256) : "");
         if (kind == FileKind::Other) continue;
@@ -183,7 +210,6 @@ Discovery discover(const std::vector<std::string>& paths, const ExcludeFn& exclu
           out.problems.emplace_back(display(path), "not a regular file (FIFO, socket or device); skipped");
           continue;
         }
-        std::string s = path.lexically_normal().string();
         if (seen.insert(s).second) out.files.push_back({s, display(path), kind});
       }
       for (auto d = subdirs.rbegin(); d != subdirs.rend(); ++d) stack.push_back(*d);

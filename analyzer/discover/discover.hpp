@@ -30,6 +30,10 @@ struct Discovery {
 using ExcludeFn = std::function<bool(const std::string& abs_path)>;
 Discovery discover(const std::vector<std::string>& paths, const ExcludeFn& excluded = {});
 
+// The root discover() will report for `paths`, without walking: the first existing path (a
+// folder itself, a file's folder), else the working folder.
+std::string discovery_root(const std::vector<std::string>& paths);
+
 // Kind by name (and, for files without an extension, by a shell shebang in `head`).
 FileKind classify(const std::string& filename, std::string_view head);
 

@@ -1,187 +1,10 @@
 #include "analyzer/knowledge/knowledge.hpp"
 
-#include <yaml-cpp/yaml.h>
-
 #include <stdexcept>
 
-#include "analyzer/yaml/pyyaml_resolver.hpp"
-
-namespace trl::knowledge {
-const std::vector<std::pair<std::string_view, std::string_view>>& embedded_files();
-}
+#include "analyzer/util/binary_io.hpp"
 
 namespace trl {
-
-namespace {
-
-ClassRole parse_role(const std::string& r) {
-  if (r == "trainer_config") return ClassRole::TrainerConfig;
-  if (r == "trainer") return ClassRole::Trainer;
-  if (r == "parallelism_config") return ClassRole::ParallelismConfig;
-  if (r == "accelerator") return ClassRole::Accelerator;
-  if (r == "arg_parser") return ClassRole::ArgParser;
-  if (r == "script_args") return ClassRole::ScriptArgs;
-  if (r == "model_config") return ClassRole::ModelConfig;
-  return ClassRole::Unknown;
-}
-
-Scalar to_scalar(const YAML::Node& n) {
-  if (!n || n.IsNull()) return Scalar::null();
-  if (!n.IsScalar()) return Scalar::string("<" + std::string(n.IsSequence() ? "list" : "dict") + ">");
-  // yaml-cpp gives the text; "!" marks a quoted scalar (non-plain) in its tag.
-  if (n.Tag() == "!") return Scalar::string(n.Scalar());
-  return yaml::resolve_plain(n.Scalar());
-}
-
-FieldInfo parse_field(const std::string& name, const YAML::Node& d, const std::string& fallback_source) {
-  FieldInfo field;
-  field.name = name;
-  if (d.IsMap()) {
-    if (d["type"]) field.type = d["type"].as<std::string>();
-    if (d["default"]) {
-      field.has_default = true;
-      field.default_value = to_scalar(d["default"]);
-    }
-    if (d["nullable"]) field.nullable = d["nullable"].as<bool>();
-    if (d["choices"])
-      for (const auto& ch : d["choices"]) field.choices.push_back(ch.as<std::string>());
-    if (d["source"]) field.source = d["source"].as<std::string>();
-    if (d["accepts_bool"]) field.accepts_bool = d["accepts_bool"].as<bool>();
-  }
-  if (field.source.empty()) field.source = fallback_source;
-  return field;
-}
-
-std::string str_or_empty(const YAML::Node& n) {
-  if (!n || n.IsNull()) return "";
-  return n.as<std::string>();
-}
-
-}  // namespace
-
-const Knowledge& Knowledge::get() {
-  static const Knowledge k = [] {
-    std::vector<std::pair<std::string, std::string>> files;
-    for (const auto& [name, text] : knowledge::embedded_files()) files.emplace_back(name, text);
-    return from_texts(files);
-  }();
-  return k;
-}
-
-Knowledge Knowledge::from_texts(const std::vector<std::pair<std::string, std::string>>& files) {
-  Knowledge k;
-  for (const auto& [name, text] : files) k.load(name, text);
-  return k;
-}
-
-void Knowledge::load(const std::string& file, const std::string& text) {
-  YAML::Node root;
-  try {
-    root = YAML::Load(text);
-  } catch (const YAML::Exception& e) {
-    throw std::runtime_error("knowledge file " + file + ": " + e.what());
-  }
-  if (auto classes = root["classes"]) {
-    for (auto it = classes.begin(); it != classes.end(); ++it) {
-      const std::string name = it->first.as<std::string>();
-      const YAML::Node c = it->second;
-      ClassInfo& info = classes_[name];
-      info.name = name;
-      if (c["package"]) info.package = c["package"].as<std::string>();
-      if (c["role"]) info.role = parse_role(c["role"].as<std::string>());
-      if (c["trainer"]) info.trainer = c["trainer"].as<std::string>();
-      if (c["source"]) info.source = c["source"].as<std::string>();
-      if (c["bases"])
-        for (const auto& b : c["bases"]) {
-          auto base = b.as<std::string>();
-          if (std::find(info.bases.begin(), info.bases.end(), base) == info.bases.end()) info.bases.push_back(base);
-        }
-      if (auto fields = c["fields"]) {
-        for (auto f = fields.begin(); f != fields.end(); ++f) {
-          FieldInfo field = parse_field(f->first.as<std::string>(), f->second, info.source);
-          info.fields[field.name] = std::move(field);
-        }
-      }
-    }
-  }
-  if (auto profiles = root["accelerate_profiles"]) {
-    for (auto it = profiles.begin(); it != profiles.end(); ++it) {
-      AccelerateProfile p;
-      p.name = it->first.as<std::string>();
-      for (auto kv = it->second.begin(); kv != it->second.end(); ++kv) {
-        const std::string key = kv->first.as<std::string>();
-        if (key == "source")
-          p.source = kv->second.as<std::string>();
-        else
-          p.values[key] = to_scalar(kv->second);
-      }
-      if (p.source.empty())
-        throw std::runtime_error("knowledge file " + file + ": profile " + p.name + " has no source");
-      profiles_[p.name] = std::move(p);
-    }
-  }
-  if (auto renames = root["renames"]) {
-    for (const auto& r : renames) {
-      Rename rn;
-      rn.cls = str_or_empty(r["class"]);
-      rn.source = str_or_empty(r["source"]);
-      rn.note = str_or_empty(r["note"]);
-      rn.deprecated = str_or_empty(r["deprecated"]);
-      rn.removed = str_or_empty(r["removed"]);
-      if (r["unsafe_fix"]) rn.unsafe_fix = r["unsafe_fix"].as<bool>();
-      if (r["field"]) {
-        rn.is_value = true;
-        rn.field = str_or_empty(r["field"]);
-        rn.old_value = to_scalar(r["old_value"]);
-        rn.new_value = to_scalar(r["new_value"]);
-      } else {
-        rn.old_name = str_or_empty(r["old"]);
-        rn.new_name = str_or_empty(r["new"]);
-      }
-      if (rn.cls.empty() || (!rn.is_value && rn.old_name.empty()))
-        throw std::runtime_error("knowledge file " + file + ": a rename needs class and old");
-      renames_.push_back(std::move(rn));
-    }
-  }
-  for (const char* section :
-       {"accelerate_yaml", "fsdp_config", "deepspeed_config", "parallelism_config", "dynamo_config"}) {
-    if (auto keys = root[section]) {
-      auto& out = accelerate_sections_[section];
-      for (auto it = keys.begin(); it != keys.end(); ++it) {
-        FieldInfo field = parse_field(it->first.as<std::string>(), it->second, "");
-        out[field.name] = std::move(field);
-      }
-    }
-  }
-  if (auto libs = root["libraries"]) {
-    for (auto it = libs.begin(); it != libs.end(); ++it) {
-      LibraryReleases lib;
-      lib.name = it->first.as<std::string>();
-      const YAML::Node d = it->second;
-      if (d["releases"])
-        for (const auto& v : d["releases"]) lib.releases.push_back(v.as<std::string>());
-      lib.newest = str_or_empty(d["newest"]);
-      lib.fields_complete_from = str_or_empty(d["fields_complete_from"]);
-      lib.source = str_or_empty(d["source"]);
-      if (lib.newest.empty() && !lib.releases.empty()) lib.newest = lib.releases.back();
-      libraries_[lib.name] = std::move(lib);
-    }
-  }
-  if (auto flags = root["launch_flags"]) {
-    for (auto it = flags.begin(); it != flags.end(); ++it) {
-      LaunchFlag flag;
-      flag.name = it->first.as<std::string>();
-      const YAML::Node d = it->second;
-      if (d.IsMap()) {
-        if (d["value"]) flag.takes_value = d["value"].as<bool>();
-        if (d["type"]) flag.type = d["type"].as<std::string>();
-        if (d["aliases"])
-          for (const auto& a : d["aliases"]) launch_flags_[a.as<std::string>()] = flag;
-      }
-      launch_flags_[flag.name] = flag;
-    }
-  }
-}
 
 const ClassInfo* Knowledge::find(std::string_view name) const {
   auto it = classes_.find(name);
@@ -277,6 +100,221 @@ std::string Knowledge::library_of(std::string_view cls) const {
   // Classes named only by renames (e.g. trainers of old releases) are TRL's unless known otherwise.
   if (cls == "PreTrainedModel") return "transformers";
   return "trl";
+}
+
+}  // namespace trl
+
+// --- The compact binary form -------------------------------------------------------------------
+// Layout (analyzer/util/binary_io.hpp encodings): the magic, then the classes, the launch flags
+// (by lookup name, aliases included), the accelerate profiles, the renames, the accelerate config
+// sections and the library releases, each as a count followed by its entries.
+
+namespace trl {
+
+namespace {
+
+constexpr std::string_view kMagic = "TRLKNOW1";
+
+using bin::Reader;
+
+class Writer : public bin::Writer {
+ public:
+  void scalar(const Scalar& s) {
+    u8(static_cast<std::uint8_t>(s.kind));
+    u8(s.b ? 1 : 0);
+    u64(static_cast<std::uint64_t>(s.i));
+    f64(s.f);
+    str(s.s);
+  }
+};
+
+void put_field(Writer& w, const FieldInfo& f) {
+  w.str(f.name);
+  w.str(f.type);
+  w.u8(static_cast<std::uint8_t>((f.has_default ? 1 : 0) | (f.nullable ? 2 : 0) | (f.accepts_bool ? 4 : 0)));
+  w.scalar(f.default_value);
+  w.strings(f.choices);
+  w.str(f.source);
+}
+
+Scalar read_scalar(Reader& r);
+
+FieldInfo read_field(Reader& r) {
+  FieldInfo f;
+  f.name = r.str();
+  f.type = r.str();
+  std::uint8_t flags = r.u8();
+  f.has_default = flags & 1;
+  f.nullable = flags & 2;
+  f.accepts_bool = flags & 4;
+  f.default_value = read_scalar(r);
+  f.choices = r.strings();
+  f.source = r.str();
+  return f;
+}
+
+Scalar read_scalar(Reader& r) {
+  Scalar s;
+  std::uint8_t kind = r.u8();
+  if (kind > static_cast<std::uint8_t>(Scalar::Kind::Timestamp)) Reader::fail();
+  s.kind = static_cast<Scalar::Kind>(kind);
+  s.b = r.u8() != 0;
+  s.i = static_cast<std::int64_t>(r.u64());
+  s.f = r.f64();
+  s.s = r.str();
+  return s;
+}
+
+}  // namespace
+
+std::string Knowledge::to_blob() const {
+  Writer w;
+  w.out.append(kMagic);
+  w.u32(static_cast<std::uint32_t>(classes_.size()));
+  for (const auto& [name, c] : classes_) {
+    w.str(name);
+    w.str(c.package);
+    w.u8(static_cast<std::uint8_t>(c.role));
+    w.str(c.trainer);
+    w.strings(c.bases);
+    w.str(c.source);
+    w.u32(static_cast<std::uint32_t>(c.fields.size()));
+    for (const auto& [fname, f] : c.fields) {
+      w.str(fname);
+      put_field(w, f);
+    }
+  }
+  w.u32(static_cast<std::uint32_t>(launch_flags_.size()));
+  for (const auto& [key, f] : launch_flags_) {
+    w.str(key);
+    w.str(f.name);
+    w.u8(f.takes_value ? 1 : 0);
+    w.str(f.type);
+  }
+  w.u32(static_cast<std::uint32_t>(profiles_.size()));
+  for (const auto& [name, p] : profiles_) {
+    w.str(name);
+    w.str(p.source);
+    w.u32(static_cast<std::uint32_t>(p.values.size()));
+    for (const auto& [k, v] : p.values) {
+      w.str(k);
+      w.scalar(v);
+    }
+  }
+  w.u32(static_cast<std::uint32_t>(renames_.size()));
+  for (const Rename& rn : renames_) {
+    w.str(rn.cls);
+    w.str(rn.old_name);
+    w.str(rn.new_name);
+    w.str(rn.field);
+    w.u8(static_cast<std::uint8_t>((rn.is_value ? 1 : 0) | (rn.unsafe_fix ? 2 : 0)));
+    w.scalar(rn.old_value);
+    w.scalar(rn.new_value);
+    w.str(rn.deprecated);
+    w.str(rn.removed);
+    w.str(rn.note);
+    w.str(rn.source);
+  }
+  w.u32(static_cast<std::uint32_t>(accelerate_sections_.size()));
+  for (const auto& [section, keys] : accelerate_sections_) {
+    w.str(section);
+    w.u32(static_cast<std::uint32_t>(keys.size()));
+    for (const auto& [k, f] : keys) {
+      w.str(k);
+      put_field(w, f);
+    }
+  }
+  w.u32(static_cast<std::uint32_t>(libraries_.size()));
+  for (const auto& [name, lib] : libraries_) {
+    w.str(name);
+    w.str(lib.name);
+    w.strings(lib.releases);
+    w.str(lib.newest);
+    w.str(lib.fields_complete_from);
+    w.str(lib.source);
+  }
+  return std::move(w.out);
+}
+
+Knowledge Knowledge::from_blob(std::string_view blob) try {
+  Knowledge k;
+  Reader r(blob);
+  r.expect(kMagic);
+  for (std::uint32_t n = r.count(); n > 0; --n) {
+    std::string name = r.str();
+    ClassInfo c;
+    c.name = name;
+    c.package = r.str();
+    std::uint8_t role = r.u8();
+    if (role > static_cast<std::uint8_t>(ClassRole::ModelConfig)) Reader::fail();
+    c.role = static_cast<ClassRole>(role);
+    c.trainer = r.str();
+    c.bases = r.strings();
+    c.source = r.str();
+    for (std::uint32_t m = r.count(); m > 0; --m) {
+      std::string key = r.str();
+      c.fields.emplace_hint(c.fields.end(), std::move(key), read_field(r));
+    }
+    k.classes_.emplace_hint(k.classes_.end(), std::move(name), std::move(c));
+  }
+  for (std::uint32_t n = r.count(); n > 0; --n) {
+    std::string key = r.str();
+    LaunchFlag f;
+    f.name = r.str();
+    f.takes_value = r.u8() != 0;
+    f.type = r.str();
+    k.launch_flags_.emplace_hint(k.launch_flags_.end(), std::move(key), std::move(f));
+  }
+  for (std::uint32_t n = r.count(); n > 0; --n) {
+    AccelerateProfile p;
+    p.name = r.str();
+    p.source = r.str();
+    for (std::uint32_t m = r.count(); m > 0; --m) {
+      std::string key = r.str();
+      p.values.emplace_hint(p.values.end(), std::move(key), read_scalar(r));
+    }
+    std::string name = p.name;
+    k.profiles_.emplace_hint(k.profiles_.end(), std::move(name), std::move(p));
+  }
+  for (std::uint32_t n = r.count(); n > 0; --n) {
+    Rename rn;
+    rn.cls = r.str();
+    rn.old_name = r.str();
+    rn.new_name = r.str();
+    rn.field = r.str();
+    const std::uint8_t flags = r.u8();
+    rn.is_value = flags & 1;
+    rn.unsafe_fix = flags & 2;
+    rn.old_value = read_scalar(r);
+    rn.new_value = read_scalar(r);
+    rn.deprecated = r.str();
+    rn.removed = r.str();
+    rn.note = r.str();
+    rn.source = r.str();
+    k.renames_.push_back(std::move(rn));
+  }
+  for (std::uint32_t n = r.count(); n > 0; --n) {
+    std::string section = r.str();
+    auto& keys = k.accelerate_sections_[section];
+    for (std::uint32_t m = r.count(); m > 0; --m) {
+      std::string key = r.str();
+      keys.emplace_hint(keys.end(), std::move(key), read_field(r));
+    }
+  }
+  for (std::uint32_t n = r.count(); n > 0; --n) {
+    std::string key = r.str();
+    LibraryReleases lib;
+    lib.name = r.str();
+    lib.releases = r.strings();
+    lib.newest = r.str();
+    lib.fields_complete_from = r.str();
+    lib.source = r.str();
+    k.libraries_.emplace_hint(k.libraries_.end(), std::move(key), std::move(lib));
+  }
+  if (!r.at_end()) Reader::fail();
+  return k;
+} catch (const bin::BinaryFormatError&) {
+  throw std::runtime_error("embedded knowledge data is truncated or malformed");
 }
 
 }  // namespace trl

@@ -1,7 +1,11 @@
-// The library knowledge of rules/knowledge/*.yaml (embedded at build time), loaded once:
-// config classes with their roles and fields, and `accelerate launch` options.
+// The library knowledge of rules/knowledge/*.yaml, loaded once: config classes with their roles
+// and fields, and `accelerate launch` options. The YAML files are the single source of truth;
+// at build time tools/knowledge_gen.cpp reads them (with from_texts) and embeds the result as a
+// compact binary blob (to_blob), which get() decodes on first use in well under a millisecond
+// instead of parsing YAML at every start.
 #pragma once
 
+#include <cstdint>
 #include <map>
 #include <optional>
 #include <string>
@@ -91,8 +95,16 @@ class Knowledge {
   // The embedded knowledge; loaded on first use. Throws std::runtime_error on malformed data
   // (a build defect, caught by the test suite).
   static const Knowledge& get();
-  // Loads from YAML texts (for tests).
+  // Loads from YAML texts (file name, text): the build-time generator and tests. Throws
+  // std::runtime_error on malformed data. Defined in knowledge_yaml.cpp (yaml-cpp).
   static Knowledge from_texts(const std::vector<std::pair<std::string, std::string>>& files);
+  // The compact binary form, and back. from_blob throws std::runtime_error on a truncated or
+  // malformed blob.
+  std::string to_blob() const;
+  static Knowledge from_blob(std::string_view blob);
+  // The embedded blob, and a 64-bit hash of it (part of the cache key: new knowledge, new results).
+  static std::string_view embedded_blob();
+  static std::uint64_t embedded_version();
 
   // Finds a class by a qualified name such as `trl.SFTConfig` or `trl.trainer.sft_config.SFTConfig`:
   // the last component names the class, the first must be its package.

@@ -243,6 +243,7 @@ class Server {
     options.paths = {root};
     for (const auto& [uri, d] : docs_.all()) options.overlays.push_back(Overlay{d.path, d.text});
     options.excluded = exclusion(*config_);
+    options.prefilter = false;
     load_options_ = options;
     load_options_.overlays.clear();
     try {

@@ -1,9 +1,18 @@
 #include "analyzer/project/project.hpp"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
 #include <atomic>
+#include <cctype>
+#include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <thread>
+#include <unordered_set>
 
 #include "analyzer/deps/pin_extractor.hpp"
 #include "analyzer/discover/discover.hpp"
@@ -12,8 +21,10 @@
 #include "analyzer/makefile/makefile_comments.hpp"
 #include "analyzer/markdown/markdown_extractor.hpp"
 #include "analyzer/notebook/notebook_extractor.hpp"
+#include "analyzer/project/prefilter.hpp"
 #include "analyzer/python/python_extractor.hpp"
 #include "analyzer/shell/shell_extractor.hpp"
+#include "analyzer/util/binary_io.hpp"
 #include "analyzer/yaml/workflow.hpp"
 #include "analyzer/yaml/yaml_extractor.hpp"
 
@@ -55,31 +66,82 @@ void accept_text(SourceFile& file, FileFacts& facts, std::string text) {
 
 namespace {
 
-// Reads a file with the checks every later stage relies on: size, text, UTF-8.
+FileStamp stamp_of(const struct stat& st) {
+  FileStamp s;
+  s.valid = true;
+  s.dev = static_cast<std::uint64_t>(st.st_dev);
+  s.ino = static_cast<std::uint64_t>(st.st_ino);
+  s.size = static_cast<std::uint64_t>(st.st_size);
+  s.mtime_ns = static_cast<std::int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec;
+  s.ctime_ns = static_cast<std::int64_t>(st.st_ctim.tv_sec) * 1000000000 + st.st_ctim.tv_nsec;
+  return s;
+}
+
+// Reads a file with the checks every later stage relies on: size, text, UTF-8. One open, one
+// fstat and as few reads as the size allows (this runs over every file of the repository).
 void read_file(SourceFile& file, FileFacts& facts, std::uint64_t max_size) {
-  std::error_code ec;
-  auto size = fs::file_size(file.abs_path, ec);
-  if (ec) {
-    facts.problems.push_back({"TRL901", "cannot read file: " + ec.message(), Span{file.id}});
-    return;
-  }
-  if (size > max_size) {
+  auto too_big = [&](std::uint64_t size) {
     facts.problems.push_back({"TRL905",
                               "file is " + std::to_string(size >> 20) + " MB, over the " +
                                   std::to_string(max_size >> 20) + " MB limit (--max-file-size); skipped",
                               Span{file.id}});
+  };
+  // O_NONBLOCK: a file replaced by a FIFO since discovery must not block the open.
+  const int fd = ::open(file.abs_path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+  if (fd < 0) {
+    struct stat st {};
+    if (::stat(file.abs_path.c_str(), &st) != 0) {
+      facts.problems.push_back(
+          {"TRL901", "cannot read file: " + std::error_code(errno, std::system_category()).message(), Span{file.id}});
+    } else if (static_cast<std::uint64_t>(st.st_size) > max_size) {
+      too_big(static_cast<std::uint64_t>(st.st_size));
+    } else {
+      facts.problems.push_back({"TRL901", "cannot read file: permission denied or vanished", Span{file.id}});
+    }
     return;
   }
-  std::ifstream in(file.abs_path, std::ios::binary);
-  if (!in) {
-    facts.problems.push_back({"TRL901", "cannot read file: permission denied or vanished", Span{file.id}});
+  struct Closer {
+    int fd;
+    ~Closer() { ::close(fd); }
+  } closer{fd};
+  struct stat st {};
+  if (::fstat(fd, &st) != 0) {
+    facts.problems.push_back(
+        {"TRL901", "cannot read file: " + std::error_code(errno, std::system_category()).message(), Span{file.id}});
     return;
   }
-  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  if (in.bad()) {
-    facts.problems.push_back({"TRL901", "cannot read file: read error", Span{file.id}});
+  if (!S_ISREG(st.st_mode)) {
+    facts.problems.push_back({"TRL901", "not a regular file (FIFO, socket or device); skipped", Span{file.id}});
     return;
   }
+  facts.stamp = stamp_of(st);
+  const auto size = static_cast<std::uint64_t>(st.st_size);
+  if (size > max_size) {
+    too_big(size);
+    return;
+  }
+  // One byte more than the size: a read that fills it means the file grew since fstat.
+  std::string text(static_cast<std::size_t>(size) + 1, '\0');
+  std::size_t done = 0;
+  for (;;) {
+    if (done == text.size()) {
+      // The file may have grown since fstat: read on, within the limit.
+      if (text.size() > max_size) {
+        too_big(text.size());
+        return;
+      }
+      text.resize(std::max<std::size_t>(text.size() * 2, 4096));
+    }
+    const ssize_t n = ::read(fd, text.data() + done, text.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      facts.problems.push_back({"TRL901", "cannot read file: read error", Span{file.id}});
+      return;
+    }
+    if (n == 0) break;
+    done += static_cast<std::size_t>(n);
+  }
+  text.resize(done);
   accept_text(file, facts, std::move(text));
 }
 
@@ -106,6 +168,121 @@ FileId overlay_target(Project& project, const Overlay& overlay) {
 
 }  // namespace
 
+bool python_may_matter(std::string_view text) {
+  // A file that names none of these is a run candidate only if a launch line, a configuration
+  // or an import names it, which extract_referenced handles. The names (case-sensitive): trl,
+  // transformers, accelerate, peft, deepspeed, Trainer, import_module, __import__; and `# noqa`
+  // and `# trl-lint:` comments in any case. One pass over the text (this runs over every Python
+  // file): a byte that starts no name costs one comparison.
+  const std::size_t n = text.size();
+  const char* p = text.data();
+  auto at = [&](std::size_t i, std::string_view w) {
+    return n - i >= w.size() && std::memcmp(p + i, w.data(), w.size()) == 0;
+  };
+  // `c | 0x20` folds ASCII upper case to lower case and maps no other byte onto a lower-case letter.
+  auto folded = [&](std::size_t i, std::string_view lower) {
+    if (n - i < lower.size()) return false;
+    for (std::size_t k = 0; k < lower.size(); ++k)
+      if (static_cast<char>(p[i + k] | 0x20) != lower[k]) return false;
+    return true;
+  };
+  for (std::size_t i = 0; i < n; ++i) {
+    switch (p[i]) {
+      case 't':
+        if (at(i, "trl") || at(i, "transformers") || folded(i, "trl-")) return true;
+        break;
+      case 'T':
+        if (at(i, "Trainer") || folded(i, "trl-")) return true;
+        break;
+      case 'a':
+        if (at(i, "accelerate")) return true;
+        break;
+      case 'p':
+        if (at(i, "peft")) return true;
+        break;
+      case 'd':
+        if (at(i, "deepspeed")) return true;
+        break;
+      case 'i':
+        if (at(i, "import_module")) return true;
+        break;
+      case '_':
+        if (at(i, "__import__")) return true;
+        break;
+      case 'n':
+      case 'N':
+        if (folded(i, "noqa")) return true;
+        break;
+      default: break;
+    }
+  }
+  return false;
+}
+
+bool python_deferred(const Project& project, FileId id) {
+  if (id >= project.facts.size() || project.sources.get(id).kind != FileKind::Python) return false;
+  const FileFacts& f = project.facts[id];
+  return f.loaded && f.deferred && !f.extracted;
+}
+
+namespace {
+
+// Adds to `out` the parts of every word of `text`, split at anything but letters, digits and `_`:
+// `scripts/train.py` gives `scripts`, `train`, `py`.
+void add_words(std::string_view text, std::unordered_set<std::string>& out) {
+  std::size_t i = 0;
+  while (i < text.size()) {
+    while (i < text.size() && !(std::isalnum(static_cast<unsigned char>(text[i])) || text[i] == '_' || text[i] == '-'))
+      ++i;
+    std::size_t b = i;
+    while (i < text.size() && (std::isalnum(static_cast<unsigned char>(text[i])) || text[i] == '_' || text[i] == '-'))
+      ++i;
+    if (i > b) out.emplace(text.substr(b, i - b));
+  }
+}
+
+// The name a deferred file is reached by: its stem, or its folder's name for `__init__.py`.
+std::string reach_name(const SourceFile& f) {
+  fs::path p(f.abs_path);
+  if (p.filename() == "__init__.py") return p.parent_path().filename().string();
+  return p.stem().string();
+}
+
+}  // namespace
+
+void extract_referenced(Project& project, const std::vector<std::string>& names) {
+  std::unordered_set<std::string> reached(names.begin(), names.end());
+  const std::size_t n = project.sources.size();
+  std::vector<char> scanned(n, 0), tried(n, 0);
+  for (;;) {
+    for (FileId id = 0; id < n; ++id) {
+      if (scanned[id] || python_deferred(project, id)) continue;
+      scanned[id] = 1;
+      for (const auto& s : project.facts[id].python.stmts) {
+        if (s.kind != py::StmtKind::Import && s.kind != py::StmtKind::ImportFrom) continue;
+        add_words(s.module, reached);
+        for (const auto& a : s.names) add_words(a.name, reached);
+      }
+    }
+    std::vector<FileId> now;
+    for (FileId id = 0; id < n; ++id)
+      if (!tried[id] && python_deferred(project, id) && reached.count(reach_name(project.sources.get(id))))
+        now.push_back(id);
+    if (now.empty()) return;
+    for (FileId id : now) {
+      tried[id] = 1;
+      try {
+        extract_file(project, id);
+      } catch (const std::exception& e) {
+        project.facts[id] = FileFacts{};
+        project.facts[id].loaded = true;
+        project.facts[id].problems.push_back(
+            {"TRL901", std::string("internal error while reading: ") + e.what(), Span{id}});
+      }
+    }
+  }
+}
+
 FileId add_file_from_text(Project& project, const std::string& path, std::string text, FileKind kind) {
   auto sf = std::make_unique<SourceFile>();
   sf->path = path;
@@ -122,6 +299,7 @@ FileId add_file_from_text(Project& project, const std::string& path, std::string
 void extract_file(Project& project, FileId id) {
   SourceFile& file = project.sources.get_mut(id);
   FileFacts& facts = project.facts[id];
+  facts.extracted = true;
   auto take = [&](std::vector<FileProblem>& problems) {
     for (auto& p : problems) facts.problems.push_back(std::move(p));
   };
@@ -201,7 +379,60 @@ void extract_file(Project& project, FileId id) {
   deps::extract_pins(file, facts);
 }
 
-Project load_project(const LoadOptions& options) {
+bool prefilter_enabled() {
+  return !std::getenv("TRL_LINT_NO_PREFILTER");
+}
+
+namespace {
+
+// Runs `work(i)` for i in [0, n) on `threads` threads (0: one per core).
+template <typename Work>
+void parallel_for(std::size_t n, unsigned threads, Work&& work) {
+  threads = threads ? threads : std::max(1u, std::thread::hardware_concurrency());
+  threads = static_cast<unsigned>(std::min<std::size_t>(threads, std::max<std::size_t>(n, 1)));
+  std::atomic<std::size_t> next{0};
+  auto loop = [&] {
+    for (std::size_t i = next++; i < n; i = next++) work(i);
+  };
+  if (threads <= 1) {
+    loop();
+    return;
+  }
+  std::vector<std::thread> pool;
+  for (unsigned t = 0; t < threads; ++t) pool.emplace_back(loop);
+  for (auto& t : pool) t.join();
+}
+
+void record_internal_error(Project& project, std::size_t i, const std::exception& e) {
+  // A defect of ours on one file must not stop the others.
+  project.facts[i] = FileFacts{};
+  project.facts[i].problems.push_back(
+      {"TRL901", std::string("internal error while reading: ") + e.what(), Span{static_cast<FileId>(i)}});
+}
+
+// Reads file `i` and records the pre-filter's decision and the content hash.
+// `overlay`: the in-memory text that stands for the file (an editor buffer, stdin), or null.
+void read_one(Project& project, std::size_t i, const LoadOptions& options, const std::string* overlay) {
+  SourceFile& file = project.sources.get_mut(static_cast<FileId>(i));
+  try {
+    if (overlay)
+      accept_text(file, project.facts[i], *overlay);
+    else
+      read_file(file, project.facts[i], options.max_file_size);
+    FileFacts& f = project.facts[i];
+    // TRL_LINT_NO_PREFILTER=1 parses every file (to compare the two in tests and benchmarks).
+    // In-memory texts are always parsed: they are what the user is looking at.
+    f.deferred = options.prefilter && prefilter_enabled() && f.loaded && file.kind == FileKind::Python &&
+                 !overlay && !python_may_matter(file.text);
+    f.content_hash = f.loaded ? bin::hash64(file.text) : 0;
+  } catch (const std::exception& e) {
+    record_internal_error(project, i, e);
+  }
+}
+
+}  // namespace
+
+Project read_project(const LoadOptions& options) {
   Project project;
   Discovery d = discover(options.paths, options.excluded);
   project.root = d.root;
@@ -230,36 +461,81 @@ Project load_project(const LoadOptions& options) {
   std::map<FileId, const std::string*> overlay_text;
   if (options.overlay) overlay_text[project.overlay_file] = &options.overlay->text;
   for (const auto& o : options.overlays) overlay_text[overlay_target(project, o)] = &o.text;
-  const std::size_t n = project.sources.size();
-  unsigned threads = options.threads ? options.threads : std::max(1u, std::thread::hardware_concurrency());
-  threads = static_cast<unsigned>(std::min<std::size_t>(threads, std::max<std::size_t>(n, 1)));
-  std::atomic<std::size_t> next{0};
-  auto work = [&] {
-    for (std::size_t i = next++; i < n; i = next++) {
-      SourceFile& file = project.sources.get_mut(static_cast<FileId>(i));
-      if (file.abs_path.rfind("<skipped>/", 0) == 0) continue;  // a walk problem, already reported
-      try {
-        if (auto it = overlay_text.find(static_cast<FileId>(i)); it != overlay_text.end())
-          accept_text(file, project.facts[i], *it->second);
-        else
-          read_file(file, project.facts[i], options.max_file_size);
-        if (project.facts[i].loaded) extract_file(project, static_cast<FileId>(i));
-      } catch (const std::exception& e) {
-        // A defect of ours on one file must not stop the others.
-        project.facts[i] = FileFacts{};
-        project.facts[i].problems.push_back(
-            {"TRL901", std::string("internal error while reading: ") + e.what(), Span{static_cast<FileId>(i)}});
+  parallel_for(project.sources.size(), options.threads, [&](std::size_t i) {
+    SourceFile& file = project.sources.get_mut(static_cast<FileId>(i));
+    if (file.abs_path.rfind("<skipped>/", 0) == 0) return;  // a walk problem, already reported
+    const auto overlay = overlay_text.find(static_cast<FileId>(i));
+    if (overlay != overlay_text.end()) {
+      read_one(project, i, options, overlay->second);
+      return;
+    }
+    if (options.known) {
+      // The result cache's record stands for the file while its stamp is unchanged and it was
+      // last modified well before the record was taken (a file written in the same instant as
+      // its record may have changed unseen: read it).
+      if (const KnownFile* k = options.known(file.abs_path)) {
+        struct stat st {};
+        if (k->stamp.valid && ::stat(file.abs_path.c_str(), &st) == 0 && S_ISREG(st.st_mode)) {
+          const FileStamp now = stamp_of(st);
+          if (now == k->stamp && now.mtime_ns < options.known_since_ns - 1000000000 &&
+              now.ctime_ns < options.known_since_ns - 1000000000) {
+            FileFacts& f = project.facts[i];
+            f.unread = true;
+            f.stamp = now;
+            f.loaded = k->loaded;
+            f.deferred = k->deferred;
+            f.content_hash = k->content_hash;
+            for (const auto& [code, message] : k->problems) f.problems.push_back({code, message, Span{file.id}});
+            return;
+          }
+        }
       }
     }
-  };
-  if (threads <= 1) {
-    work();
+    read_one(project, i, options, nullptr);
+  });
+  return project;
+}
+
+void read_unread(Project& project, const LoadOptions& options, const std::vector<FileId>* only) {
+  std::vector<FileId> ids;
+  if (only) {
+    for (FileId id : *only)
+      if (id < project.facts.size() && project.facts[id].unread) ids.push_back(id);
   } else {
-    std::vector<std::thread> pool;
-    for (unsigned t = 0; t < threads; ++t) pool.emplace_back(work);
-    for (auto& t : pool) t.join();
+    for (FileId id = 0; id < project.facts.size(); ++id)
+      if (project.facts[id].unread) ids.push_back(id);
+  }
+  parallel_for(ids.size(), options.threads, [&](std::size_t k) {
+    const FileId id = ids[k];
+    project.facts[id] = FileFacts{};
+    read_one(project, id, options, nullptr);
+  });
+}
+
+void extract_project(Project& project, const LoadOptions& options) {
+  parallel_for(project.sources.size(), options.threads, [&](std::size_t i) {
+    const FileFacts& f = project.facts[i];
+    if (!f.loaded || f.deferred || f.extracted) return;  // deferred: parsed below if anything reaches it
+    try {
+      extract_file(project, static_cast<FileId>(i));
+    } catch (const std::exception& e) {
+      record_internal_error(project, i, e);
+    }
+  });
+  if (prefilter_enabled()) {
+    // Deferred files that a launch line, a configuration, a document or an import names are
+    // parsed after all: every word of the other files' texts, and the imports of the modules.
+    std::unordered_set<std::string> words;
+    for (FileId id = 0; id < project.sources.size(); ++id)
+      if (project.sources.get(id).kind != FileKind::Python) add_words(project.sources.get(id).text, words);
+    extract_referenced(project, std::vector<std::string>(words.begin(), words.end()));
   }
   load_referenced_json(project, options);
+}
+
+Project load_project(const LoadOptions& options) {
+  Project project = read_project(options);
+  extract_project(project, options);
   return project;
 }
 
@@ -296,7 +572,9 @@ void load_referenced_json(Project& project, const LoadOptions& options) {
   const std::size_t n = project.sources.size();
   for (std::size_t i = 0; i < n; ++i) {
     const SourceFile& from = project.sources.get(static_cast<FileId>(i));
-    if (!project.facts[i].loaded ||
+    // Not the Python files the pre-filter left unparsed (nothing of training, reached by nothing):
+    // their text takes part in no run (and the result cache does not key on it).
+    if (!project.facts[i].loaded || python_deferred(project, static_cast<FileId>(i)) ||
         (from.kind != FileKind::Python && from.kind != FileKind::Notebook && from.kind != FileKind::Markdown))
       continue;
     const fs::path dir = fs::path(from.abs_path).parent_path();
@@ -354,6 +632,19 @@ void reload_file(Project& project, FileId id, std::uint64_t max_file_size) {
 
 FileId find_or_add_file(Project& project, const std::string& abs_path, std::string_view head) {
   return overlay_target(project, Overlay{abs_path, std::string(head.substr(0, 256))});
+}
+
+bool names_json_files(const Project& project) {
+  for (std::size_t i = 0; i < project.sources.size(); ++i) {
+    const SourceFile& from = project.sources.get(static_cast<FileId>(i));
+    if (from.kind == FileKind::Json) return true;
+    if (!project.facts[i].loaded || python_deferred(project, static_cast<FileId>(i)) ||
+        (from.kind != FileKind::Python && from.kind != FileKind::Notebook && from.kind != FileKind::Markdown))
+      continue;
+    for (const std::string& literal : json_literals(from.text))
+      if (!fs::path(literal).is_absolute()) return true;
+  }
+  return false;
 }
 
 Project make_project(const std::string& root, const std::vector<std::pair<std::string, std::string>>& files) {

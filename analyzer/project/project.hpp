@@ -2,6 +2,8 @@
 // After this stage no code looks at a syntax tree.
 #pragma once
 
+#include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -32,6 +34,15 @@ struct DocHeading {
   std::uint32_t line = 0;
 };
 
+// What stat says about a file when it was read: a cached content hash stands for the file while
+// these are unchanged (as git's index does).
+struct FileStamp {
+  bool valid = false;
+  std::uint64_t dev = 0, ino = 0, size = 0;
+  std::int64_t mtime_ns = 0, ctime_ns = 0;
+  bool operator==(const FileStamp&) const = default;
+};
+
 struct FileFacts {
   py::Module python;                  // Python files, Python blocks of Markdown, notebook code cells
   std::vector<YamlDocument> yaml;     // YAML files; YAML blocks of Markdown (one document each)
@@ -41,8 +52,13 @@ struct FileFacts {
   std::vector<DocHeading> headings;   // Markdown
   std::vector<PackagePin> pins;       // requirement pins of trl/transformers/accelerate
   std::vector<FileProblem> problems;
-  std::vector<Comment> comments;  // every comment of the file, in order (suppressions read them)
-  bool loaded = false;            // text read and parsed
+  std::vector<Comment> comments;   // every comment of the file, in order (suppressions read them)
+  bool loaded = false;             // text read and accepted (see accept_text)
+  bool deferred = false;           // a Python file the pre-filter left unparsed when it was read
+  bool extracted = false;          // extract_file ran on it
+  bool unread = false;             // not read: the result cache vouched for its content (read_unread reads it)
+  FileStamp stamp;                 // when it was read
+  std::uint64_t content_hash = 0;  // of the text as read (bin::hash64); 0 when not loaded
 };
 
 struct Project {
@@ -70,6 +86,16 @@ struct Overlay {
   std::string text;
 };
 
+// A file as the result cache recorded it: when its stamp is unchanged, read_project takes these
+// instead of reading the file (see analyzer/cache/result_cache.hpp).
+struct KnownFile {
+  FileStamp stamp;
+  std::uint64_t content_hash = 0;
+  bool loaded = false;
+  bool deferred = false;
+  std::vector<std::pair<std::string, std::string>> problems;  // reading problems: code, message
+};
+
 // True when `path` is strictly inside `folder` (both absolute and normalised; no file access).
 bool inside_folder(const std::string& path, const std::string& folder);
 
@@ -79,6 +105,10 @@ struct LoadOptions;
 // configurations of `HfArgumentParser.parse_json_file` and `json.load`. Other JSON files
 // (tokenizers, datasets, package.json) are never read.
 void load_referenced_json(Project& project, const LoadOptions& options);
+// True when some analysed file names a JSON file load_referenced_json would look for (or one was
+// loaded): such an analysis depends on files discovery does not list, so the result cache does
+// not store it.
+bool names_json_files(const Project& project);
 
 struct LoadOptions {
   std::vector<std::string> paths{"."};
@@ -89,11 +119,36 @@ struct LoadOptions {
   unsigned threads = 0;  // 0: one per core
   std::uint64_t max_file_size = 10ull << 20;
   ExcludeFn excluded;  // files and folders the configuration excludes (`exclude:`)
+  // The result cache's record of a file (absolute path), or null. A file whose stamp matches and
+  // was not modified within a second of `known_since_ns` (the time its record was taken) is
+  // not read (FileFacts::unread).
+  std::function<const KnownFile*(const std::string&)> known;
+  std::int64_t known_since_ns = 0;
+  // The pre-filter (FileFacts::deferred). The LSP server turns it off: an edit can make any
+  // file reachable, and it re-extracts only the files that change.
+  bool prefilter = true;
+
   std::map<std::string, std::string, std::less<>> target_versions;  // --target-version: Project::target_versions
 };
 
 // discover -> read -> parse -> extract, files in parallel. Deterministic whatever the thread count.
+// The same as read_project followed by extract_project.
 Project load_project(const LoadOptions& options);
+
+// discover -> read, files in parallel: every file's text is in `sources`, reading problems in its
+// facts, and the pre-filter's decision in `FileFacts::deferred`; nothing is parsed yet. The
+// result cache keys on this state.
+Project read_project(const LoadOptions& options);
+
+// Reads the files read_project left unread (all of them, or those of `only`).
+void read_unread(Project& project, const LoadOptions& options, const std::vector<FileId>* only = nullptr);
+
+// Parses and extracts the files read_project left: every loaded file but the deferred Python
+// files, then the deferred files that the others reach (extract_referenced).
+void extract_project(Project& project, const LoadOptions& options);
+
+// True when TRL_LINT_NO_PREFILTER is not set (the pre-filter is on).
+bool prefilter_enabled();
 
 // Extracts the facts of one file whose text is already in `project` (also used by tests).
 void extract_file(Project& project, FileId id);

@@ -32,10 +32,14 @@ trl101_project() {
 
 case $case in
   deep-python)
-    # 100,000 nested brackets: the extractor stops at its depth limit and says so.
-    mkdir p && python3 -c "print('x = ' + '[' * 100000 + ']' * 100000)" > p/deep.py
+    # 100,000 nested brackets: the extractor stops at its depth limit and says so. The file
+    # imports trl: the pre-filter would otherwise leave it unparsed (nothing reaches it).
+    mkdir p && python3 -c "print('import trl'); print('x = ' + '[' * 100000 + ']' * 100000)" > p/deep.py
     lint p; expect_status 1
-    expect "p/deep.py:1:155: TRL904 Python nested more than 150 levels deep"
+    expect "p/deep.py:2:155: TRL904 Python nested more than 150 levels deep"
+    # The same file reached by nothing and naming nothing of training: not parsed at all.
+    mkdir q && python3 -c "print('x = ' + '[' * 100000 + ']' * 100000)" > q/deep.py
+    lint q; expect_status 0
     ;;
   deep-yaml)
     mkdir p && python3 -c "print('a: ' + '[' * 100000 + ']' * 100000)" > p/deep.yaml
@@ -53,6 +57,7 @@ case $case in
   long-elif)
     # 20,000 elif branches: bounded (the evaluator recurses along the chain).
     mkdir p && python3 -c "
+print('import trl')  # parsed: the pre-filter skips files that name nothing of training
 print('x = 1\nif x == 0:\n    y = 0')
 for i in range(1, 20000): print(f'elif x == {i}:\n    y = {i}')" > p/elif.py
     lint p; expect_status 1

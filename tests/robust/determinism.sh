@@ -2,6 +2,8 @@
 # The same input gives the same output, byte for byte, whatever the thread count: 20 runs each
 # with --threads 1, 2 and 8 over every fixture plus a generated tree of many small projects.
 set -uo pipefail
+# Without the result cache: every run must compute its findings (the cache has its own test).
+export TRL_LINT_NO_CACHE=1
 bin=$1
 src=$(cd "$(dirname "$0")/../.." && pwd)
 work=$(mktemp -d)

@@ -1,9 +1,13 @@
 #!/usr/bin/env bash
-# trl-lint never executes or imports analysed code, never opens a network connection, never
-# writes a file, and never reads outside the paths it is given (besides the system libraries
-# it is linked with). Checked with strace on every subcommand, with a snapshot of the tree
-# before and after, and with a run in a network namespace without any interface.
+# trl-lint never executes or imports analysed code, never opens a network connection, writes
+# nothing but its result cache (by default the folder .trl-lint_cache at the project root, like
+# ruff's .ruff_cache; nothing at all with --no-cache), and never reads outside the paths it is
+# given (besides the system libraries it is linked with). Checked with strace on every
+# subcommand, with a snapshot of the tree before and after, and with a run in a network
+# namespace without any interface.
 set -uo pipefail
+# The default cache placement is what is checked here, not the test suite's shared cache folder.
+unset TRL_LINT_CACHE_DIR TRL_LINT_NO_CACHE
 bin=$(realpath "$1")
 src=$(cd "$(dirname "$0")/../.." && pwd)
 work=$(mktemp -d)
@@ -26,11 +30,12 @@ ln -s /etc/hostname "$proj/outside.yaml"
 mkdir -p "$work/home" "$work/cwd"
 
 snapshot() {
-  (cd "$work" && find . -printf '%p %y %s %m %T@ %l\n' | sort && find . -type f -print0 | sort -z | xargs -0 sha256sum)
+  # Folders without their modification time: their listing says what changed in them.
+  (cd "$work" && find . -type d -printf '%p %y %m\n' | sort && find . ! -type d -printf '%p %y %s %m %T@ %l\n' | sort &&
+    find . -type f -print0 | sort -z | xargs -0 sha256sum)
 }
 before=$(snapshot)
 
-cd "$work/cwd" || exit 2
 commands=(
   "$proj"
   "--output-format concise $proj"
@@ -39,55 +44,84 @@ commands=(
   "rule --all"
   "rule TRL101"
 )
-i=0
-for c in "${commands[@]}"; do
-  i=$((i + 1))
-  # shellcheck disable=SC2086
-  HOME=$work/home timeout 60 strace -f -qq -o "$traces/$i" -e trace=%file,%network,%process \
-    "$bin" --threads 2 $c > "$traces/out$i" 2>&1
-  status=$?
-  [ "$status" -le 1 ] || { cat "$traces/out$i"; fail "'trl-lint $c' exited with $status"; }
-done
-cd "$traces" || exit 2
-grep -q TRL101 out1 || fail "the check found nothing: the test would prove nothing"
+cache="$proj/.trl-lint_cache"
 
-# 1. No network: not even a socket.
-if grep -hE '^[0-9]+ +(socket|socketpair|connect|bind|listen|accept4?|sendto|sendmsg|recvfrom)\(' [0-9]*; then
-  fail "a network system call"
-fi
-# 2. No program run and no process started: one execve per invocation (trl-lint itself), and
-#    clone only for threads.
-execs=$(cat [0-9]* | grep -cE '^[0-9]+ +execve\(')
-[ "$execs" -eq "${#commands[@]}" ] || { grep -hE 'execve\(' [0-9]*; fail "$execs execve calls"; }
-if grep -hE '^[0-9]+ +(fork|vfork)\(|^[0-9]+ +clone3?\(' [0-9]* | grep -v CLONE_THREAD; then
-  fail "a process was started"
-fi
-# 3. Nothing written, created, renamed, removed or re-permissioned.
-if grep -hE '^[0-9]+ +(open|openat|creat)\(.*(O_WRONLY|O_RDWR|O_CREAT|O_TRUNC)' [0-9]*; then fail "a file opened for writing"; fi
-if grep -hE '^[0-9]+ +(mkdir|mkdirat|unlink|unlinkat|rmdir|rename|renameat2?|link|linkat|symlink|symlinkat|chmod|fchmodat|chown|fchownat|truncate|utimensat|mknod|mknodat)\(' [0-9]*; then
-  fail "a file system change"
-fi
-# 4. Files opened: only inside the analysed folder, and the loader's and libc's own files.
-allowed='^(/etc/ld\.so\.cache|/lib/|/lib64/|/usr/lib/|/usr/lib64/|/proc/self/|/sys/devices/system/cpu/|/usr/share/locale/|/etc/localtime)'
-opened=$(grep -hoE '^[0-9]+ +openat\(AT_FDCWD, "[^"]*"' [0-9]* | sed -E 's/.*"([^"]*)"$/\1/' | sort -u)
-bad=$(grep -vE "$allowed" <<< "$opened" | grep -v "^$proj\(/\|$\)" || true)
-[ -z "$bad" ] || fail "opened outside the analysed folder: $bad"
-grep -q "^$proj/scripts/sft.py$" <<< "$opened" || fail "the trace misses the script: the test would prove nothing"
-grep -q '/etc/hostname' <<< "$opened" && fail "followed a symlink out of the root"
+# check_all PASS [FLAGS]: every command under strace with FLAGS; PASS names the trace folder.
+check_all() {
+  local pass=$1 flags=${2:-}
+  local t="$traces/$pass"
+  mkdir -p "$t"
+  cd "$work/cwd" || exit 2
+  local i=0
+  for c in "${commands[@]}"; do
+    i=$((i + 1))
+    # shellcheck disable=SC2086
+    HOME=$work/home timeout 60 strace -f -qq -o "$t/$i" -e trace=%file,%network,%process \
+      "$bin" --threads 2 $flags $c > "$t/out$i" 2>&1
+    status=$?
+    [ "$status" -le 1 ] || { cat "$t/out$i"; fail "'trl-lint $flags $c' exited with $status"; }
+  done
+  cd "$t" || exit 2
+  grep -q TRL101 out1 || fail "the check found nothing: the test would prove nothing"
 
-# 5. The tree, HOME and the working folder are unchanged; the bait never ran.
+  # 1. No network: not even a socket.
+  if grep -hE '^[0-9]+ +(socket|socketpair|connect|bind|listen|accept4?|sendto|sendmsg|recvfrom)\(' [0-9]*; then
+    fail "a network system call"
+  fi
+  # 2. No program run and no process started: one execve per invocation (trl-lint itself), and
+  #    clone only for threads.
+  execs=$(cat [0-9]* | grep -cE '^[0-9]+ +execve\(')
+  [ "$execs" -eq "${#commands[@]}" ] || { grep -hE 'execve\(' [0-9]*; fail "$execs execve calls"; }
+  if grep -hE '^[0-9]+ +(fork|vfork)\(|^[0-9]+ +clone3?\(' [0-9]* | grep -v CLONE_THREAD; then
+    fail "a process was started"
+  fi
+  # 3. Nothing written, created, renamed, removed or re-permissioned, but inside the cache folder
+  #    (and nothing at all with --no-cache).
+  local writes
+  writes=$(grep -hE '^[0-9]+ +(open|openat|creat)\(.*(O_WRONLY|O_RDWR|O_CREAT|O_TRUNC)' [0-9]*
+           grep -hE '^[0-9]+ +(mkdir|mkdirat|unlink|unlinkat|rmdir|rename|renameat2?|link|linkat|symlink|symlinkat|chmod|fchmodat|chown|fchownat|truncate|utimensat|mknod|mknodat)\(' [0-9]*)
+  if [ "$flags" = "--no-cache" ] || [ "$pass" = default-again ]; then
+    # --no-cache writes nothing; neither does a run whose findings the cache served.
+    [ -z "$writes" ] || { echo "$writes"; fail "a file system change ($pass)"; }
+  else
+    # Every path argument of a writing call lies in the cache folder (mkdir of the folder itself).
+    bad=$(grep -oE '"[^"]*"' <<< "$writes" | tr -d '"' | grep -vE "^$cache(/|$)" || true)
+    [ -z "$bad" ] || { echo "$writes"; fail "a file system change outside the cache folder: $bad"; }
+    grep -q "$cache/results-" <<< "$writes" || fail "no cache entry written: the test would prove nothing"
+  fi
+  # 4. Files opened: only inside the analysed folder, and the loader's and libc's own files.
+  allowed='^(/etc/ld\.so\.cache|/lib/|/lib64/|/usr/lib/|/usr/lib64/|/proc/self/|/sys/devices/system/cpu/|/usr/share/locale/|/etc/localtime)'
+  opened=$(grep -hoE '^[0-9]+ +openat\(AT_FDCWD, "[^"]*"' [0-9]* | sed -E 's/.*"([^"]*)"$/\1/' | sort -u)
+  bad=$(grep -vE "$allowed" <<< "$opened" | grep -v "^$proj\(/\|$\)" || true)
+  [ -z "$bad" ] || fail "opened outside the analysed folder: $bad"
+  grep -q "^$proj/scripts/sft.py$" <<< "$opened" || fail "the trace misses the script: the test would prove nothing"
+  grep -q '/etc/hostname' <<< "$opened" && fail "followed a symlink out of the root"
+}
+
+# 5. The tree, HOME and the working folder are unchanged (but for the cache folder, which holds
+#    only its .gitignore, its CACHEDIR.TAG and entries, no temporary file); the bait never ran.
+check_all no-cache --no-cache
+after=$(snapshot)
+[ "$before" = "$after" ] || { diff <(echo "$before") <(echo "$after"); fail "files changed with --no-cache"; }
+[ ! -e "$cache" ] || fail "--no-cache created $cache"
+check_all default
+check_all default-again  # a second pass reads the entries the first wrote
+[ -d "$cache" ] || fail "no cache folder at the project root"
+extra=$(cd "$cache" && ls -A | grep -vE '^(\.gitignore|CACHEDIR\.TAG|results-[0-9a-f]{16}\.bin)$' || true)
+[ -z "$extra" ] || fail "unexpected files in the cache folder: $extra"
+rm -rf "$cache"
 after=$(snapshot)
 [ "$before" = "$after" ] || { diff <(echo "$before") <(echo "$after"); fail "files changed"; }
 [ -z "$(ls -A "$work/home")$(ls -A "$work/cwd")" ] || { ls -la "$work/home" "$work/cwd"; fail "files created in HOME or the working folder"; }
 [ ! -e "$proj/EXECUTED" ] && [ ! -e "$proj/scripts/EXECUTED" ] || fail "analysed code was executed"
 
 # 6. Without any network interface, the result is the same.
-normal=$("$bin" --output-format concise "$proj" 2>&1)
+normal=$("$bin" --no-cache --output-format concise "$proj" 2>&1)
 if unshare -n true 2>/dev/null; then ns=(unshare -n)
 elif unshare -rn true 2>/dev/null; then ns=(unshare -rn)
 else ns=(); echo "note: no network namespace available here; the strace checks above still ran"; fi
 if [ ${#ns[@]} -gt 0 ]; then
-  isolated=$("${ns[@]}" "$bin" --output-format concise "$proj" 2>&1)
+  isolated=$("${ns[@]}" "$bin" --no-cache --output-format concise "$proj" 2>&1)
   [ "$normal" = "$isolated" ] || fail "different output without network"
 fi
-echo "ok: no network, no exec, no writes, no reads outside the root"
+echo "ok: no network, no exec, no writes but the cache folder (none with --no-cache), no reads outside the root"

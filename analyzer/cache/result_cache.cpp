@@ -1,0 +1,423 @@
+#include "analyzer/cache/result_cache.hpp"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include "analyzer/util/binary_io.hpp"
+
+namespace trl::cache {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr std::string_view kMagic = "TRLCACHE3";
+constexpr std::uint64_t kSeedA = 0x51ed2701a3c4e5f7ull, kSeedB = 0x2545f4914f6cdd1dull;
+constexpr std::uint32_t kNone = 0xffffffffu;
+
+std::string hex(std::uint64_t v) {
+  char buf[17];
+  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(v));
+  return buf;
+}
+
+std::optional<std::string> read_whole(const std::string& path, std::size_t limit) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return std::nullopt;
+  std::string data;
+  char buf[1 << 16];
+  while (in.read(buf, sizeof buf) || in.gcount() > 0) {
+    data.append(buf, static_cast<std::size_t>(in.gcount()));
+    if (data.size() > limit) return std::nullopt;
+  }
+  return data;
+}
+
+void put_span(bin::Writer& w, const Span& s) {
+  w.u32(s.file == kNoFile ? kNone : static_cast<std::uint32_t>(s.file));
+  w.u32(s.begin);
+  w.u32(s.end);
+  w.u32(s.start.line);
+  w.u32(s.start.column);
+  w.u32(s.stop.line);
+  w.u32(s.stop.column);
+}
+
+Span get_span(bin::Reader& r, const Project& project) {
+  Span s;
+  std::uint32_t file = r.u32();
+  s.begin = r.u32();
+  s.end = r.u32();
+  s.start.line = r.u32();
+  s.start.column = r.u32();
+  s.stop.line = r.u32();
+  s.stop.column = r.u32();
+  if (file == kNone) return s;
+  if (file >= project.sources.size()) bin::Reader::fail();
+  s.file = static_cast<FileId>(file);
+  // Spans must fit the file as it is now: the formatters index its text and lines with them.
+  const SourceFile& f = project.sources.get(s.file);
+  const std::size_t lines = std::max<std::size_t>(f.line_starts.size(), 1);
+  if (s.begin > s.end || s.end > f.text.size() || s.start.line >= lines || s.stop.line >= lines || s.stop < s.start)
+    bin::Reader::fail();
+  return s;
+}
+
+// Creates the cache folder, with a .gitignore that ignores everything in it and a CACHEDIR.TAG
+// (backup tools skip it), as ruff does.
+bool ensure_dir(const std::string& dir) {
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (!fs::is_directory(dir, ec)) return false;
+  const fs::path gitignore = fs::path(dir) / ".gitignore";
+  if (!fs::exists(gitignore, ec)) {
+    std::ofstream(gitignore) << "# Automatically created by trl-lint.\n*\n";
+    std::ofstream(fs::path(dir) / "CACHEDIR.TAG") << "Signature: 8a477f597d28d172789f06886806bc55\n"
+                                                     "# This file is a cache directory tag created by trl-lint.\n";
+  }
+  return true;
+}
+
+// Writes `data` to `path` through a temporary file in the same folder and a rename, so that a
+// reader sees the old entry or the new one, never a part.
+bool write_atomically(const std::string& path, const std::string& data) {
+  static std::atomic<unsigned> counter{0};
+  const std::string tmp = path + ".tmp." + std::to_string(::getpid()) + "." + std::to_string(counter++);
+  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) return false;
+  std::size_t done = 0;
+  while (done < data.size()) {
+    ssize_t n = ::write(fd, data.data() + done, data.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    done += static_cast<std::size_t>(n);
+  }
+  const bool ok = done == data.size() && ::close(fd) == 0;
+  if (!ok || std::rename(tmp.c_str(), path.c_str()) != 0) {
+    ::unlink(tmp.c_str());
+    return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+std::string build_identity() {
+  std::string id = "trl-lint " TRL_LINT_VERSION;
+  struct stat st {};
+  if (::stat("/proc/self/exe", &st) == 0)
+    id += " exe " + std::to_string(st.st_size) + " " + std::to_string(st.st_mtim.tv_sec) + "." +
+          std::to_string(st.st_mtim.tv_nsec);
+  return id;
+}
+
+std::string encode_diagnostics(const std::vector<Diagnostic>& diags) {
+  bin::Writer w;
+  w.u32(static_cast<std::uint32_t>(diags.size()));
+  for (const auto& d : diags) {
+    w.str(d.code);
+    w.str(d.name);
+    w.u8(static_cast<std::uint8_t>(d.severity));
+    w.str(d.message);
+    put_span(w, d.span);
+    w.str(d.label);
+    w.u32(static_cast<std::uint32_t>(d.related.size()));
+    for (const auto& r : d.related) {
+      put_span(w, r.span);
+      w.str(r.message);
+    }
+    w.strings(d.notes);
+    w.u8(d.help ? 1 : 0);
+    if (d.help) w.str(*d.help);
+    w.u32(static_cast<std::uint32_t>(d.fixes.size()));
+    for (const auto& f : d.fixes) {
+      w.str(f.title);
+      w.u8(f.safe ? 1 : 0);
+      w.u32(static_cast<std::uint32_t>(f.edits.size()));
+      for (const auto& e : f.edits) {
+        put_span(w, e.span);
+        w.str(e.replacement);
+      }
+    }
+  }
+  return std::move(w.out);
+}
+
+std::optional<std::vector<Diagnostic>> decode_diagnostics(std::string_view data, const Project& project) {
+  try {
+    bin::Reader r(data);
+    std::vector<Diagnostic> diags(r.count());
+    for (auto& d : diags) {
+      d.code = r.str();
+      d.name = r.str();
+      std::uint8_t sev = r.u8();
+      if (sev > static_cast<std::uint8_t>(Severity::Info)) bin::Reader::fail();
+      d.severity = static_cast<Severity>(sev);
+      d.message = r.str();
+      d.span = get_span(r, project);
+      d.label = r.str();
+      d.related.resize(r.count());
+      for (auto& rel : d.related) {
+        rel.span = get_span(r, project);
+        rel.message = r.str();
+      }
+      d.notes = r.strings();
+      if (r.u8()) d.help = r.str();
+      d.fixes.resize(r.count());
+      for (auto& f : d.fixes) {
+        f.title = r.str();
+        f.safe = r.u8() != 0;
+        f.edits.resize(r.count());
+        for (auto& e : f.edits) {
+          e.span = get_span(r, project);
+          e.replacement = r.str();
+        }
+      }
+    }
+    if (!r.at_end()) return std::nullopt;
+    return diags;
+  } catch (const bin::BinaryFormatError&) {
+    return std::nullopt;
+  }
+}
+
+std::int64_t now_ns() {
+  struct timespec ts {};
+  ::clock_gettime(CLOCK_REALTIME, &ts);
+  return static_cast<std::int64_t>(ts.tv_sec) * 1000000000 + ts.tv_nsec;
+}
+
+namespace {
+
+void put_stamp(bin::Writer& w, const FileStamp& s) {
+  w.u8(s.valid ? 1 : 0);
+  w.u64(s.dev);
+  w.u64(s.ino);
+  w.u64(s.size);
+  w.u64(static_cast<std::uint64_t>(s.mtime_ns));
+  w.u64(static_cast<std::uint64_t>(s.ctime_ns));
+}
+
+FileStamp get_stamp(bin::Reader& r) {
+  FileStamp s;
+  s.valid = r.u8() != 0;
+  s.dev = r.u64();
+  s.ino = r.u64();
+  s.size = r.u64();
+  s.mtime_ns = static_cast<std::int64_t>(r.u64());
+  s.ctime_ns = static_cast<std::int64_t>(r.u64());
+  return s;
+}
+
+// The file ids the findings point into (primary, related and fix spans).
+std::vector<FileId> referenced_files(const std::vector<Diagnostic>& diags) {
+  std::set<FileId> ids;
+  auto add = [&](const Span& s) {
+    if (s.valid()) ids.insert(s.file);
+  };
+  for (const auto& d : diags) {
+    add(d.span);
+    for (const auto& r : d.related) add(r.span);
+    for (const auto& f : d.fixes)
+      for (const auto& e : f.edits) add(e.span);
+  }
+  return {ids.begin(), ids.end()};
+}
+
+}  // namespace
+
+ResultCache::ResultCache(std::string dir, std::string invocation)
+    : dir_(std::move(dir)), invocation_(std::move(invocation)) {}
+
+std::string ResultCache::entry_path() const {
+  return (fs::path(dir_) / ("results-" + hex(bin::hash64(invocation_)) + ".bin")).string();
+}
+
+void ResultCache::load() {
+  tail_ = 0;
+  known_.clear();
+  auto data = read_whole(entry_path(), std::size_t{256} << 20);
+  if (!data) return;
+  entry_ = std::move(*data);
+  try {
+    bin::Reader r(entry_);
+    r.expect(kMagic);
+    const std::uint64_t checksum = r.u64();
+    const std::string_view payload = r.rest();
+    if (bin::hash64(payload) != checksum) return;  // truncated or damaged
+    bin::Reader p(payload);
+    if (p.str() != invocation_) return;  // another invocation with the same slot
+    known_since_ns_ = static_cast<std::int64_t>(p.u64());
+    std::unordered_map<std::string, KnownFile> known;
+    const std::uint32_t n = p.count();
+    known.reserve(n);
+    for (std::uint32_t i = 0; i < n; ++i) {
+      std::string path = p.str();
+      KnownFile k;
+      k.stamp = get_stamp(p);
+      k.content_hash = p.u64();
+      const std::uint8_t flags = p.u8();
+      k.loaded = flags & 1;
+      k.deferred = flags & 2;
+      for (std::uint32_t m = p.count(); m > 0; --m) {
+        std::string code = p.str();
+        k.problems.emplace_back(std::move(code), p.str());
+      }
+      known.emplace(std::move(path), std::move(k));
+    }
+    known_ = std::move(known);
+    tail_ = entry_.size() - p.rest().size();
+  } catch (const bin::BinaryFormatError&) {
+    known_.clear();
+    tail_ = 0;
+  }
+}
+
+const KnownFile* ResultCache::known(const std::string& abs_path) const {
+  auto it = known_.find(abs_path);
+  return it == known_.end() ? nullptr : &it->second;
+}
+
+void ResultCache::prepare(const Project& project, Configuration& config) {
+  const std::size_t n = project.sources.size();
+  bin::Writer key;
+  key.str(invocation_);
+  key.str(project.root);
+  key.u32(static_cast<std::uint32_t>(n));
+  deferred_.assign(n, 0);
+  std::set<std::string> dirs;
+  for (FileId id = 0; id < n; ++id) {
+    const SourceFile& f = project.sources.get(id);
+    const FileFacts& facts = project.facts[id];
+    key.str(f.path);
+    key.str(f.abs_path);
+    key.u8(static_cast<std::uint8_t>(f.kind));
+    key.u8(static_cast<std::uint8_t>((facts.loaded ? 1 : 0) | (facts.deferred ? 2 : 0)));
+    key.u32(static_cast<std::uint32_t>(facts.problems.size()));
+    for (const auto& p : facts.problems) {
+      key.str(p.code);
+      key.str(p.message);
+    }
+    deferred_[id] = facts.deferred;
+    // A deferred file's text counts only if something reaches it (checked in lookup).
+    key.u64(facts.deferred ? 0 : facts.content_hash);
+    if (f.abs_path.rfind("<skipped>/", 0) != 0) {
+      const std::size_t slash = f.abs_path.rfind('/');
+      dirs.insert(slash == std::string::npos ? f.abs_path : f.abs_path.substr(0, slash));
+    }
+  }
+  // The settings of every folder: which configuration files govern it, and their contents.
+  std::set<std::string> config_files;
+  for (const auto& d : dirs) {
+    const Settings& s = config.for_path(d);
+    key.str(d);
+    key.strings(s.files);
+    config_files.insert(s.files.begin(), s.files.end());
+  }
+  for (const auto& c : config_files) {
+    key.str(c);
+    auto text = read_whole(c, std::size_t{64} << 20);
+    key.u64(text ? bin::hash64(*text) : 0);
+  }
+  digest_[0] = bin::hash64(key.out, kSeedA);
+  digest_[1] = bin::hash64(key.out, kSeedB);
+}
+
+std::optional<std::vector<Diagnostic>> ResultCache::lookup(Project& project, const LoadOptions& options) const {
+  if (!tail_) return std::nullopt;
+  try {
+    bin::Reader p(std::string_view(entry_).substr(tail_));
+    if (p.u64() != digest_[0] || p.u64() != digest_[1]) return std::nullopt;
+    // The deferred files that were reached: same texts, or the runs they are part of changed.
+    for (std::uint32_t k = p.count(); k > 0; --k) {
+      const std::uint32_t id = p.u32();
+      const std::uint64_t h = p.u64();
+      if (id >= project.sources.size() || !deferred_[id]) return std::nullopt;
+      if (project.facts[id].content_hash != h) return std::nullopt;
+    }
+    // The files the findings point into are read now, to show them; their contents must be the
+    // ones the key was computed with.
+    std::vector<FileId> shown;
+    for (std::uint32_t k = p.count(); k > 0; --k) {
+      const std::uint32_t id = p.u32();
+      if (id >= project.sources.size()) return std::nullopt;
+      shown.push_back(static_cast<FileId>(id));
+    }
+    std::vector<std::uint64_t> expected;
+    for (FileId id : shown) expected.push_back(project.facts[id].content_hash);
+    read_unread(project, options, &shown);
+    for (std::size_t k = 0; k < shown.size(); ++k)
+      if (project.facts[shown[k]].content_hash != expected[k]) return std::nullopt;
+    return decode_diagnostics(p.rest(), project);
+  } catch (const bin::BinaryFormatError&) {
+    return std::nullopt;
+  }
+}
+
+bool ResultCache::store(const Project& project, const std::vector<Diagnostic>& diags,
+                        std::int64_t read_start_ns) const {
+  // JSON configurations named by Python code are read from outside the discovered files: their
+  // presence and contents are not in the key, so such an analysis is not stored.
+  if (names_json_files(project)) return false;
+  bin::Writer p;
+  p.str(invocation_);
+  p.u64(static_cast<std::uint64_t>(read_start_ns));
+  std::uint32_t count = 0;
+  for (FileId id = 0; id < project.sources.size(); ++id)
+    if (project.facts[id].stamp.valid && !project.facts[id].unread) ++count;
+  p.u32(count);
+  for (FileId id = 0; id < project.sources.size(); ++id) {
+    const FileFacts& f = project.facts[id];
+    if (!f.stamp.valid || f.unread) continue;
+    p.str(project.sources.get(id).abs_path);
+    put_stamp(p, f.stamp);
+    p.u64(f.content_hash);
+    // What reading decided: after extraction a deferred file may be parsed (reached), but it
+    // was deferred when read, which is what read_project decides again.
+    p.u8(static_cast<std::uint8_t>((f.loaded ? 1 : 0) | (id < deferred_.size() && deferred_[id] ? 2 : 0)));
+    // Reading problems only (no extraction problems): those have no position.
+    std::vector<const FileProblem*> reading;
+    if (!f.loaded)
+      for (const auto& pr : f.problems) reading.push_back(&pr);
+    p.u32(static_cast<std::uint32_t>(reading.size()));
+    for (const FileProblem* pr : reading) {
+      p.str(pr->code);
+      p.str(pr->message);
+    }
+  }
+  p.u64(digest_[0]);
+  p.u64(digest_[1]);
+  std::vector<std::pair<std::uint32_t, std::uint64_t>> reached;
+  for (FileId id = 0; id < project.sources.size() && id < deferred_.size(); ++id) {
+    const FileFacts& f = project.facts[id];
+    if (deferred_[id] && (f.extracted || !f.deferred))
+      reached.emplace_back(static_cast<std::uint32_t>(id), f.content_hash);
+  }
+  p.u32(static_cast<std::uint32_t>(reached.size()));
+  for (const auto& [id, h] : reached) {
+    p.u32(id);
+    p.u64(h);
+  }
+  const std::vector<FileId> shown = referenced_files(diags);
+  p.u32(static_cast<std::uint32_t>(shown.size()));
+  for (FileId id : shown) p.u32(static_cast<std::uint32_t>(id));
+  p.out += encode_diagnostics(diags);
+  bin::Writer entry;
+  entry.out.append(kMagic);
+  entry.u64(bin::hash64(p.out));
+  entry.out += p.out;
+  if (!ensure_dir(dir_)) return false;
+  return write_atomically(entry_path(), entry.out);
+}
+
+}  // namespace trl::cache

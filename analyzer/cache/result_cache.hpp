@@ -1,0 +1,94 @@
+// The result cache (like ruff's `.ruff_cache`): the findings of a whole analysis, stored under a
+// key made of everything they depend on, so that a second run over an unchanged repository skips
+// parsing, extraction, run building and the rules.
+//
+// Unchanged files are not even read: the entry records each file's stamp (device, inode, size,
+// modification and change times) and content hash, and a file whose stamp is unchanged — and was
+// not modified within a second of the record, which could hide a change (git's "racy" case) — is
+// taken as recorded. Only the files the findings point into are read, to show them.
+//
+// The key: the tool build (version, and the size and modification time of the executable, so a
+// rebuilt binary never reads an older binary's results), the embedded knowledge's hash, every
+// option that changes findings (selection, --config/--isolated, --max-file-size, the pre-filter
+// switch, the working folder and the paths given), the configuration files that govern each
+// folder with their contents, and every file: its path, kind, reading problems and content hash.
+// The one exception is a Python file the pre-filter defers (no training name, no trl-lint
+// comment): only its path and the fact that it was deferred count, because its text takes part
+// in no run unless something reaches it. The deferred files that were reached after all are
+// recorded with their content hashes in the entry and checked on lookup. So an edit to an
+// ordinary module nobody imports keeps the cache valid, while an edit to any file of any run
+// invalidates it.
+//
+// One entry per invocation shape (slot: hash of options and working folder), replaced on every
+// miss. Entries are written atomically (a temporary file renamed into place) and carry a checksum;
+// a missing, truncated, corrupt or foreign entry is a miss, never an error. Failing to write the
+// cache (read-only tree) is silent: the results are the same, only slower.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "analyzer/config/configuration.hpp"
+#include "analyzer/diag/diagnostic.hpp"
+#include "analyzer/project/project.hpp"
+
+namespace trl::cache {
+
+// The default folder name, at the project root (discovery never descends into it).
+inline constexpr const char* kDefaultDirName = ".trl-lint_cache";
+
+class ResultCache {
+ public:
+  // `dir`: the cache folder (absolute). `invocation`: every option that changes findings, as text.
+  ResultCache(std::string dir, std::string invocation);
+
+  // Reads this invocation's entry, if any, before the files are read: its record of each file
+  // (stamp, content hash, reading outcome) lets read_project skip reading unchanged files.
+  void load();
+  // The entry's record of a file (absolute path), or null; and when the records were taken.
+  const KnownFile* known(const std::string& abs_path) const;
+  std::int64_t known_since_ns() const { return known_since_ns_; }
+
+  // Computes the key of a project as read_project left it (texts read or vouched for, nothing
+  // parsed yet). Resolves the configuration of each folder (may throw ConfigError, as the
+  // analysis would).
+  void prepare(const Project& project, Configuration& config);
+  // The findings stored for this key, or nothing (miss, or a damaged entry). Reads the files
+  // the findings point into (read_unread), which must still have the recorded contents.
+  std::optional<std::vector<Diagnostic>> lookup(Project& project, const LoadOptions& options) const;
+  // Stores the findings of the analysis of `project` (after extraction; every file read).
+  // `read_start_ns`: when this run began reading files (the records' time). False when the
+  // entry could not be written; the cache is then simply not used.
+  bool store(const Project& project, const std::vector<Diagnostic>& diags, std::int64_t read_start_ns) const;
+
+  // The entry file of this invocation.
+  std::string entry_path() const;
+
+ private:
+  std::string dir_;
+  std::string invocation_;
+  std::uint64_t digest_[2] = {0, 0};
+  std::vector<char> deferred_;  // per file: deferred by the pre-filter when read
+  // The loaded entry.
+  std::string entry_;
+  std::size_t tail_ = 0;  // offset of the digest in entry_ (0: no usable entry)
+  std::int64_t known_since_ns_ = 0;
+  std::unordered_map<std::string, KnownFile> known_;
+};
+
+// Now, in nanoseconds since the epoch (the clock file modification times use).
+std::int64_t now_ns();
+
+// A text that identifies this executable's build: version, and size and modification time of
+// /proc/self/exe (empty parts when unavailable).
+std::string build_identity();
+
+// Encoding of findings (exposed for tests). decode returns nothing for damaged data or spans
+// that do not fit the project's files.
+std::string encode_diagnostics(const std::vector<Diagnostic>& diags);
+std::optional<std::vector<Diagnostic>> decode_diagnostics(std::string_view data, const Project& project);
+
+}  // namespace trl::cache

@@ -1,0 +1,175 @@
+// Knowledge from the YAML files themselves (yaml-cpp): used by the build-time generator
+// (tools/knowledge_gen.cpp) and by tests that compare the embedded blob with the YAML.
+#include <yaml-cpp/yaml.h>
+
+#include <algorithm>
+#include <stdexcept>
+
+#include "analyzer/knowledge/knowledge.hpp"
+#include "analyzer/yaml/pyyaml_resolver.hpp"
+
+namespace trl {
+
+namespace {
+
+ClassRole parse_role(const std::string& r) {
+  if (r == "trainer_config") return ClassRole::TrainerConfig;
+  if (r == "trainer") return ClassRole::Trainer;
+  if (r == "parallelism_config") return ClassRole::ParallelismConfig;
+  if (r == "accelerator") return ClassRole::Accelerator;
+  if (r == "arg_parser") return ClassRole::ArgParser;
+  if (r == "script_args") return ClassRole::ScriptArgs;
+  if (r == "model_config") return ClassRole::ModelConfig;
+  return ClassRole::Unknown;
+}
+
+Scalar to_scalar(const YAML::Node& n) {
+  if (!n || n.IsNull()) return Scalar::null();
+  if (!n.IsScalar()) return Scalar::string("<" + std::string(n.IsSequence() ? "list" : "dict") + ">");
+  // yaml-cpp gives the text; "!" marks a quoted scalar (non-plain) in its tag.
+  if (n.Tag() == "!") return Scalar::string(n.Scalar());
+  return yaml::resolve_plain(n.Scalar());
+}
+
+FieldInfo parse_field(const std::string& name, const YAML::Node& d, const std::string& fallback_source) {
+  FieldInfo field;
+  field.name = name;
+  if (d.IsMap()) {
+    if (d["type"]) field.type = d["type"].as<std::string>();
+    if (d["default"]) {
+      field.has_default = true;
+      field.default_value = to_scalar(d["default"]);
+    }
+    if (d["nullable"]) field.nullable = d["nullable"].as<bool>();
+    if (d["choices"])
+      for (const auto& ch : d["choices"]) field.choices.push_back(ch.as<std::string>());
+    if (d["source"]) field.source = d["source"].as<std::string>();
+    if (d["accepts_bool"]) field.accepts_bool = d["accepts_bool"].as<bool>();
+  }
+  if (field.source.empty()) field.source = fallback_source;
+  return field;
+}
+
+std::string str_or_empty(const YAML::Node& n) {
+  if (!n || n.IsNull()) return "";
+  return n.as<std::string>();
+}
+
+}  // namespace
+
+Knowledge Knowledge::from_texts(const std::vector<std::pair<std::string, std::string>>& files) {
+  Knowledge k;
+  for (const auto& [name, text] : files) k.load(name, text);
+  return k;
+}
+
+void Knowledge::load(const std::string& file, const std::string& text) {
+  YAML::Node root;
+  try {
+    root = YAML::Load(text);
+  } catch (const YAML::Exception& e) {
+    throw std::runtime_error("knowledge file " + file + ": " + e.what());
+  }
+  if (auto classes = root["classes"]) {
+    for (auto it = classes.begin(); it != classes.end(); ++it) {
+      const std::string name = it->first.as<std::string>();
+      const YAML::Node c = it->second;
+      ClassInfo& info = classes_[name];
+      info.name = name;
+      if (c["package"]) info.package = c["package"].as<std::string>();
+      if (c["role"]) info.role = parse_role(c["role"].as<std::string>());
+      if (c["trainer"]) info.trainer = c["trainer"].as<std::string>();
+      if (c["source"]) info.source = c["source"].as<std::string>();
+      if (c["bases"])
+        for (const auto& b : c["bases"]) {
+          auto base = b.as<std::string>();
+          if (std::find(info.bases.begin(), info.bases.end(), base) == info.bases.end()) info.bases.push_back(base);
+        }
+      if (auto fields = c["fields"]) {
+        for (auto f = fields.begin(); f != fields.end(); ++f) {
+          FieldInfo field = parse_field(f->first.as<std::string>(), f->second, info.source);
+          info.fields[field.name] = std::move(field);
+        }
+      }
+    }
+  }
+  if (auto profiles = root["accelerate_profiles"]) {
+    for (auto it = profiles.begin(); it != profiles.end(); ++it) {
+      AccelerateProfile p;
+      p.name = it->first.as<std::string>();
+      for (auto kv = it->second.begin(); kv != it->second.end(); ++kv) {
+        const std::string key = kv->first.as<std::string>();
+        if (key == "source")
+          p.source = kv->second.as<std::string>();
+        else
+          p.values[key] = to_scalar(kv->second);
+      }
+      if (p.source.empty())
+        throw std::runtime_error("knowledge file " + file + ": profile " + p.name + " has no source");
+      profiles_[p.name] = std::move(p);
+    }
+  }
+  if (auto renames = root["renames"]) {
+    for (const auto& r : renames) {
+      Rename rn;
+      rn.cls = str_or_empty(r["class"]);
+      rn.source = str_or_empty(r["source"]);
+      rn.note = str_or_empty(r["note"]);
+      rn.deprecated = str_or_empty(r["deprecated"]);
+      rn.removed = str_or_empty(r["removed"]);
+      if (r["unsafe_fix"]) rn.unsafe_fix = r["unsafe_fix"].as<bool>();
+      if (r["field"]) {
+        rn.is_value = true;
+        rn.field = str_or_empty(r["field"]);
+        rn.old_value = to_scalar(r["old_value"]);
+        rn.new_value = to_scalar(r["new_value"]);
+      } else {
+        rn.old_name = str_or_empty(r["old"]);
+        rn.new_name = str_or_empty(r["new"]);
+      }
+      if (rn.cls.empty() || (!rn.is_value && rn.old_name.empty()))
+        throw std::runtime_error("knowledge file " + file + ": a rename needs class and old");
+      renames_.push_back(std::move(rn));
+    }
+  }
+  for (const char* section :
+       {"accelerate_yaml", "fsdp_config", "deepspeed_config", "parallelism_config", "dynamo_config"}) {
+    if (auto keys = root[section]) {
+      auto& out = accelerate_sections_[section];
+      for (auto it = keys.begin(); it != keys.end(); ++it) {
+        FieldInfo field = parse_field(it->first.as<std::string>(), it->second, "");
+        out[field.name] = std::move(field);
+      }
+    }
+  }
+  if (auto libs = root["libraries"]) {
+    for (auto it = libs.begin(); it != libs.end(); ++it) {
+      LibraryReleases lib;
+      lib.name = it->first.as<std::string>();
+      const YAML::Node d = it->second;
+      if (d["releases"])
+        for (const auto& v : d["releases"]) lib.releases.push_back(v.as<std::string>());
+      lib.newest = str_or_empty(d["newest"]);
+      lib.fields_complete_from = str_or_empty(d["fields_complete_from"]);
+      lib.source = str_or_empty(d["source"]);
+      if (lib.newest.empty() && !lib.releases.empty()) lib.newest = lib.releases.back();
+      libraries_[lib.name] = std::move(lib);
+    }
+  }
+  if (auto flags = root["launch_flags"]) {
+    for (auto it = flags.begin(); it != flags.end(); ++it) {
+      LaunchFlag flag;
+      flag.name = it->first.as<std::string>();
+      const YAML::Node d = it->second;
+      if (d.IsMap()) {
+        if (d["value"]) flag.takes_value = d["value"].as<bool>();
+        if (d["type"]) flag.type = d["type"].as<std::string>();
+        if (d["aliases"])
+          for (const auto& a : d["aliases"]) launch_flags_[a.as<std::string>()] = flag;
+      }
+      launch_flags_[flag.name] = flag;
+    }
+  }
+}
+
+}  // namespace trl

@@ -1,0 +1,229 @@
+#!/usr/bin/env python3
+"""`make bench`: trl-lint end to end against a parse-only baseline, at several repository sizes.
+
+Usage: bench/run_bench.py BUILD_DIR [--sizes openr1,60,1000,5000,20000] [--runs N]
+
+For each corpus (synthetic repositories written under BUILD_DIR/bench/repos, and the real files
+of ../shared/corpus when present) it runs trl-lint end to end several times (median and spread of
+the wall time, peak RSS of the child from wait4) and bench_parse_baseline (tree-sitter parsing of
+every Python and YAML file, single-threaded, nothing else), then prints the ratio, files per
+second, MB/s and time per file. trl-lint runs with --no-cache for these ("cold"); then, with a
+cache folder under BUILD_DIR/bench/cache filled by one run, the same number of runs served from
+the cache ("warm"). `openr1` is a repository of the open-r1 size (40 Python files, 20 YAMLs);
+`empty` an empty folder (process start-up alone). Results go to BUILD_DIR/bench/results.txt and
+results.json.
+"""
+import argparse
+import json
+import os
+import platform
+import statistics
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.dirname(HERE)
+
+
+def run_child(argv, cwd=None):
+    """Wall seconds, peak RSS in MB, stdout, exit code and CPU seconds (user + system) of a child."""
+    start = time.perf_counter()
+    proc = subprocess.Popen(argv, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    out = proc.stdout.read()
+    _, status, usage = os.wait4(proc.pid, 0)
+    wall = time.perf_counter() - start
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    cpu = usage.ru_utime + usage.ru_stime
+    return wall, usage.ru_maxrss / 1024.0, out.decode(errors="replace"), proc.returncode, cpu
+
+
+def machine():
+    model = "unknown"
+    try:
+        for line in open("/proc/cpuinfo"):
+            if line.startswith("model name"):
+                model = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    mem_gb = 0.0
+    try:
+        for line in open("/proc/meminfo"):
+            if line.startswith("MemTotal"):
+                mem_gb = int(line.split()[1]) / 1024 / 1024
+    except OSError:
+        pass
+    return {"nproc": os.cpu_count(), "cpu": model, "memory_gb": round(mem_gb, 1), "kernel": platform.release()}
+
+
+def corpus_stats(root):
+    files = bytes_ = lint_files = 0
+    skip = {"node_modules", "__pycache__", "venv", "build", "dist", "site-packages"}
+    for d, dirs, names in os.walk(root):
+        dirs[:] = [x for x in dirs if not x.startswith(".") and x not in skip]
+        for n in names:
+            files += 1
+            p = os.path.join(d, n)
+            if n.endswith((".py", ".yaml", ".yml")):
+                lint_files += 1
+                bytes_ += os.path.getsize(p)
+    return files, lint_files, bytes_
+
+
+def fmt(x, width):
+    return f"{x:>{width}.2f}" if x is not None else f"{'-':>{width}}"
+
+
+def warm_spread(r):
+    return f"{r['warm_median_s']*1000:.1f} ({r['warm_min_s']*1000:.0f}-{r['warm_max_s']*1000:.0f})"
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("build")
+    ap.add_argument("--sizes", default="empty,openr1,60,1000,5000,20000")
+    ap.add_argument("--runs", type=int, default=5)
+    ap.add_argument("--trl-lint", default=None, help="binary to measure (default BUILD/trl-lint)")
+    ap.add_argument("--extra-args", default="", help="extra trl-lint arguments (space separated)")
+    args = ap.parse_args()
+    build = os.path.abspath(args.build)
+    lint = os.path.abspath(args.trl_lint) if args.trl_lint else os.path.join(build, "trl-lint")
+    baseline = os.path.join(build, "bench_parse_baseline")
+    out_dir = os.path.join(build, "bench")
+    repos = os.path.join(out_dir, "repos")
+    os.makedirs(repos, exist_ok=True)
+
+    corpora = []
+    for n in [s for s in args.sizes.split(",") if s]:
+        if n == "empty":
+            path = os.path.join(repos, "empty")
+            os.makedirs(path, exist_ok=True)
+            corpora.append(("empty", path))
+            continue
+        name = "openr1-size" if n == "openr1" else f"synthetic-{n}"
+        path = os.path.join(repos, name)
+        stamp = os.path.join(repos, f".{name}.done")
+        if not os.path.exists(stamp):
+            subprocess.run(["rm", "-rf", path], check=True)
+            subprocess.run([sys.executable, os.path.join(HERE, "gen_repo.py"), path, str(n)], check=True)
+            open(stamp, "w").close()
+        corpora.append((name, path))
+    # ../shared/corpus next to the checkout; a worktree under wt/ looks one level higher too.
+    candidates = [os.path.normpath(os.path.join(REPO, *[".."] * up, "shared", "corpus")) for up in (1, 2)]
+    shared = next((c for c in candidates if os.path.isdir(c)), candidates[0])
+    if os.path.isdir(shared):
+        corpora.append(("shared-corpus", shared))
+    else:
+        print(f"(no {shared}: the real corpus is skipped)")
+
+    extra = args.extra_args.split()
+    cache_root = os.path.join(out_dir, "cache")
+    results = []
+    for name, path in corpora:
+        files, lint_files, size = corpus_stats(path)
+        runs = args.runs if files <= 5000 else max(2, args.runs // 2)
+        cold_cmd = [lint, "--output-format", "concise", "-q", "--no-cache", *extra, path]
+        cache_dir = os.path.join(cache_root, name)
+        subprocess.run(["rm", "-rf", cache_dir], check=True)
+        warm_cmd = [lint, "--output-format", "concise", "-q", "--cache-dir", cache_dir, *extra, path]
+        # One warm-up of each so the page cache holds the files for both.
+        run_child(cold_cmd)
+        run_child([baseline, path])
+        print(f"{name}: {files} files ({lint_files} Python/YAML), {runs} runs each...", flush=True)
+        walls, rss, cpus = [], [], []
+        for _ in range(runs):
+            w, r, cold_out, rc, c = run_child(cold_cmd)
+            if rc not in (0, 1):
+                sys.exit(f"trl-lint exited {rc} on {path}")
+            walls.append(w)
+            rss.append(r)
+            cpus.append(c)
+        # The first run with the cache fills it (a miss, slightly slower than cold); then hits.
+        fill_wall, _, _, _, _ = run_child(warm_cmd)
+        warm_walls, warm_rss, warm_cpus = [], [], []
+        for _ in range(runs):
+            w, r, warm_out, rc, c = run_child(warm_cmd)
+            if warm_out != cold_out:
+                sys.exit(f"the cached output differs from the computed one on {path}")
+            warm_walls.append(w)
+            warm_rss.append(r)
+            warm_cpus.append(c)
+        base_walls, base_rss, base_cpus = [], [], []
+        for _ in range(runs):
+            w, r, out, rc, c = run_child([baseline, path])
+            if rc != 0:
+                sys.exit(f"bench_parse_baseline exited {rc} on {path}")
+            base_walls.append(w)
+            base_rss.append(r)
+            base_cpus.append(c)
+        med, base = statistics.median(walls), statistics.median(base_walls)
+        warm = statistics.median(warm_walls)
+        res = {
+            "corpus": name,
+            "files": files,
+            "python_yaml_files": lint_files,
+            "python_yaml_mb": round(size / 1e6, 3),
+            "runs": runs,
+            "trl_lint_median_s": round(med, 4),
+            "trl_lint_min_s": round(min(walls), 4),
+            "trl_lint_max_s": round(max(walls), 4),
+            "trl_lint_peak_rss_mb": round(max(rss), 1),
+            "baseline_median_s": round(base, 4),
+            "baseline_min_s": round(min(base_walls), 4),
+            "baseline_max_s": round(max(base_walls), 4),
+            "baseline_peak_rss_mb": round(max(base_rss), 1),
+            "ratio": round(med / base, 3) if base > 0 else None,
+            "trl_lint_cpu_median_s": round(statistics.median(cpus), 4),
+            "baseline_cpu_median_s": round(statistics.median(base_cpus), 4),
+            "cpu_ratio": round(statistics.median(cpus) / statistics.median(base_cpus), 3)
+            if statistics.median(base_cpus) > 0 else None,
+            "files_per_s": round(files / med, 1),
+            "mb_per_s": round(size / 1e6 / med, 2),
+            "us_per_file": round(med / max(files, 1) * 1e6, 1),
+            "baseline_us_per_file": round(base / max(lint_files, 1) * 1e6, 1),
+            "cache_fill_s": round(fill_wall, 4),
+            "warm_median_s": round(warm, 4),
+            "warm_min_s": round(min(warm_walls), 4),
+            "warm_max_s": round(max(warm_walls), 4),
+            "warm_cpu_median_s": round(statistics.median(warm_cpus), 4),
+            "warm_peak_rss_mb": round(max(warm_rss), 1),
+            "cold_over_warm": round(med / warm, 2) if warm > 0 else None,
+        }
+        results.append(res)
+        print(f"{name}: {res['trl_lint_median_s']*1000:.1f} ms trl-lint, {base*1000:.1f} ms baseline, "
+              f"ratio {res['ratio']}, {res['us_per_file']} us/file, {res['trl_lint_peak_rss_mb']} MB, "
+              f"warm cache {warm*1000:.1f} ms ({res['cold_over_warm']}x)", flush=True)
+
+    m = machine()
+    lines = [
+        f"machine: {m['nproc']} cores, {m['cpu']}, {m['memory_gb']} GB, Linux {m['kernel']}",
+        f"date: {time.strftime('%Y-%m-%d %H:%M:%S')}; trl-lint args: concise -q {' '.join(extra)}; "
+        f"load average at the end: {os.getloadavg()[0]:.1f}",
+        "wall: median (min-max) of the runs; CPU: user+system of the child (wait4); ratio = trl-lint / baseline",
+        "trl-lint columns: --no-cache (cold); warm: served from the result cache; cold/warm = speed-up",
+        "",
+        f"{'corpus':<16} {'files':>6} {'py+yaml':>7} {'MB':>6} {'trl-lint ms (min-max)':>24} {'RSS MB':>7} "
+        f"{'baseline ms':>11} {'ratio':>6} {'files/s':>8} {'MB/s':>6} {'us/file':>8} "
+        f"{'CPU ms':>8} {'base CPU':>8} {'CPU ratio':>9} {'warm ms (min-max)':>20} {'warm RSS':>8} {'cold/warm':>9}",
+    ]
+    for r in results:
+        spread = f"{r['trl_lint_median_s']*1000:.1f} ({r['trl_lint_min_s']*1000:.0f}-{r['trl_lint_max_s']*1000:.0f})"
+        lines.append(
+            f"{r['corpus']:<16} {r['files']:>6} {r['python_yaml_files']:>7} {r['python_yaml_mb']:>6.2f} {spread:>24} "
+            f"{r['trl_lint_peak_rss_mb']:>7.1f} {r['baseline_median_s']*1000:>11.1f} {fmt(r['ratio'], 6)} "
+            f"{r['files_per_s']:>8.0f} {r['mb_per_s']:>6.2f} {r['us_per_file']:>8.1f} "
+            f"{r['trl_lint_cpu_median_s']*1000:>8.1f} {r['baseline_cpu_median_s']*1000:>8.1f} "
+            f"{fmt(r['cpu_ratio'], 9)} {warm_spread(r):>20} {r['warm_peak_rss_mb']:>8.1f} {fmt(r['cold_over_warm'], 9)}")
+    text = "\n".join(lines) + "\n"
+    print()
+    print(text, end="")
+    with open(os.path.join(out_dir, "results.txt"), "w") as f:
+        f.write(text)
+    with open(os.path.join(out_dir, "results.json"), "w") as f:
+        json.dump({"machine": m, "results": results}, f, indent=2)
+    print(f"written: {out_dir}/results.txt, results.json")
+
+
+if __name__ == "__main__":
+    main()

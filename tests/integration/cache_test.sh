@@ -1,0 +1,229 @@
+#!/usr/bin/env bash
+# The result cache: hit, miss, invalidation by a changed file and by changed settings, damaged
+# entries, where it is written (and where not). TRL_LINT_CACHE_TRACE=1 makes trl-lint say on
+# stderr whether the cache served the findings. Usage: cache_test.sh TRL_LINT FIXTURES
+set -uo pipefail
+bin=$(realpath "$1")
+fixtures=$(realpath "$2")
+work=$(mktemp -d)
+trap 'chmod -R u+rwX "$work" 2>/dev/null; rm -rf "$work"' EXIT
+fail() { echo "FAIL: $*"; exit 1; }
+unset TRL_LINT_CACHE_DIR TRL_LINT_NO_CACHE
+export TRL_LINT_CACHE_TRACE=1
+
+proj=$work/proj
+cp -r "$fixtures/trl101/yaml_packing_accel_yaml_cp" "$proj"
+rm -f "$proj/expected.txt" "$proj/CASE.md"
+mkdir -p "$proj/lib"
+printf 'import os\n\ndef unrelated(x):\n    return os.path.join(x, "a")\n' > "$proj/lib/unrelated.py"
+cache=$work/cache
+cd "$proj" || exit 2
+# Files older than the cache's records (by more than a second) are taken as recorded when their
+# stamp (inode, size, modification and change times) is unchanged; newer ones are always read.
+find . -exec touch -d '2020-01-01 00:00:00' {} +
+sleep 1.2
+
+# run NAME [ARGS...]: output in $work/NAME.out, stderr in $work/NAME.err, status in $work/NAME.rc.
+run() {
+  local name=$1
+  shift
+  "$bin" --output-format concise "$@" > "$work/$name.out" 2> "$work/$name.err"
+  echo $? > "$work/$name.rc"
+}
+fresh() { TRL_LINT_CACHE_TRACE=0 "$bin" --output-format concise --no-cache "$@" 2>/dev/null; }
+expect() {  # expect NAME hit|miss
+  grep -q "^trl-lint: cache $2 " "$work/$1.err" || { cat "$work/$1.err"; fail "$1: expected a cache $2"; }
+}
+same_as_fresh() {  # same_as_fresh NAME [ARGS...]
+  local name=$1
+  shift
+  diff <(fresh "$@") "$work/$name.out" || fail "$name: output differs from an analysis without cache"
+}
+
+# 1. Miss, then hit with the same findings and exit code.
+run first --cache-dir "$cache" .
+expect first miss
+grep -q "TRL101" "$work/first.out" || fail "the fixture has no TRL101: the test would prove nothing"
+[ "$(cat "$work/first.rc")" = 1 ] || fail "first run exit code $(cat "$work/first.rc")"
+ls "$cache"/results-*.bin > /dev/null 2>&1 || fail "no cache entry written"
+run second --cache-dir "$cache" .
+expect second hit
+# Unchanged old files are not read on a hit: only those the findings point into.
+read_info=$(grep -o '([0-9]* of [0-9]* files not read)' "$work/second.err")
+not_read=$(sed -E 's/\(([0-9]+) of ([0-9]+).*/\1/' <<< "$read_info")
+total=$(sed -E 's/\(([0-9]+) of ([0-9]+).*/\2/' <<< "$read_info")
+[ "$not_read" -gt 0 ] && [ "$not_read" -lt "$total" ] || fail "a hit read $read_info (expected some files read, not all)"
+# A content change with the old modification time put back is still seen (the change time moves).
+cp "$proj/launch.sh" "$work/launch.orig"
+sed -i 's/on 2 GPUs/on 2 gpus/' launch.sh  # same size
+touch -d '2020-01-01 00:00:00' launch.sh
+run touched --cache-dir "$cache" .
+expect touched miss
+same_as_fresh touched .
+cp "$work/launch.orig" launch.sh
+diff "$work/first.out" "$work/second.out" || fail "a cache hit changed the output"
+[ "$(cat "$work/second.rc")" = 1 ] || fail "cached run exit code $(cat "$work/second.rc")"
+for fmt in full json sarif github; do
+  a=$("$bin" --cache-dir "$cache" --output-format $fmt . 2>/dev/null)
+  b=$(TRL_LINT_CACHE_TRACE=0 "$bin" --no-cache --output-format $fmt . 2>/dev/null)
+  [ "$a" = "$b" ] || fail "--output-format $fmt differs when served from the cache"
+done
+
+# 2. A changed YAML invalidates: the finding disappears, then comes back.
+yaml=recipes/qwen2.5-0.5b/sft_long.yaml
+cp "$yaml" "$work/yaml.orig"
+sed -i 's/^packing: true/packing: false/' "$yaml"
+run off --cache-dir "$cache" .
+expect off miss
+grep -q "TRL101" "$work/off.out" && fail "TRL101 still reported after packing was turned off (stale cache)"
+same_as_fresh off .
+cp "$work/yaml.orig" "$yaml"
+run on --cache-dir "$cache" .
+expect on miss
+grep -q "TRL101" "$work/on.out" || fail "TRL101 not reported after packing was turned back on"
+same_as_fresh on .
+# The accelerate config of the run takes part too.
+sed -i 's/cp_size: 2/cp_size: 1/' recipes/accelerate_configs/context_parallel_2gpu.yaml
+run cp1 --cache-dir "$cache" .
+expect cp1 miss
+same_as_fresh cp1 .
+grep -q "TRL101" "$work/cp1.out" && fail "TRL101 still reported with cp_size 1 (stale cache)"
+sed -i 's/cp_size: 1/cp_size: 2/' recipes/accelerate_configs/context_parallel_2gpu.yaml
+
+# 3. An ordinary module that no run reaches (deferred by the pre-filter) does not invalidate...
+run warm --cache-dir "$cache" .
+echo "# edited" >> lib/unrelated.py
+run unrelated --cache-dir "$cache" .
+expect unrelated hit
+same_as_fresh unrelated .
+# ...but as soon as it matters (a training name), it does.
+echo "from trl import SFTConfig" >> lib/unrelated.py
+run related --cache-dir "$cache" .
+expect related miss
+same_as_fresh related .
+# A module that the script imports (deferred, but reached) invalidates when it changes.
+sed -i '0,/^from trl import/s//import helpers\nfrom trl import/' scripts/sft.py
+printf 'def helper():\n    return 1\n' > scripts/helpers.py
+run helper1 --cache-dir "$cache" .
+run helper2 --cache-dir "$cache" .
+expect helper2 hit
+echo "X = 2" >> scripts/helpers.py
+run helper3 --cache-dir "$cache" .
+expect helper3 miss
+same_as_fresh helper3 .
+# New and removed files invalidate.
+touch new.yaml
+run added --cache-dir "$cache" .
+expect added miss
+rm new.yaml
+run removed --cache-dir "$cache" .
+expect removed miss
+same_as_fresh removed .
+
+# 4. Settings: a different selection is another entry; a configuration file change invalidates.
+run sel1 --cache-dir "$cache" --select TRL201 .
+expect sel1 miss
+grep -q TRL101 "$work/sel1.out" && fail "--select TRL201 served TRL101 (settings not in the key)"
+same_as_fresh sel1 --select TRL201 .
+run sel2 --cache-dir "$cache" --select TRL201 .
+expect sel2 hit
+run all --cache-dir "$cache" .
+expect all hit
+grep -q TRL101 "$work/all.out" || fail "the run without --select lost TRL101"
+printf 'ignore: [TRL101]\n' > .trl-lint.yaml
+run cfg --cache-dir "$cache" .
+expect cfg miss
+grep -q TRL101 "$work/cfg.out" && fail "TRL101 reported although the configuration ignores it (stale cache)"
+same_as_fresh cfg .
+printf 'ignore: [TRL201]\n' > .trl-lint.yaml
+run cfg2 --cache-dir "$cache" .
+expect cfg2 miss
+same_as_fresh cfg2 .
+rm .trl-lint.yaml
+run nocfg --cache-dir "$cache" .
+expect nocfg miss
+same_as_fresh nocfg .
+# Explicit files (pre-commit) share the whole-project analysis and filter afterwards.
+run focus1 --cache-dir "$cache" "$yaml"
+run focus2 --cache-dir "$cache" "$yaml"
+expect focus2 hit
+same_as_fresh focus2 "$yaml"
+
+# 5. Damaged entries: truncated, flipped byte, garbage, empty, a folder in its place.
+entry=$(ls "$cache"/results-*.bin | head -1)
+damage() {
+  for e in "$cache"/results-*.bin; do
+    case $1 in
+      truncate) head -c 100 "$e" > "$e.t" && mv "$e.t" "$e" ;;
+      half) head -c $(($(stat -c %s "$e") / 2)) "$e" > "$e.t" && mv "$e.t" "$e" ;;
+      flip) python3 -c "import sys; p=sys.argv[1]; b=bytearray(open(p,'rb').read()); b[len(b)//2]^=0x55; open(p,'wb').write(b)" "$e" ;;
+      garbage) head -c 5000 /dev/urandom > "$e" ;;
+      empty) : > "$e" ;;
+    esac
+  done
+}
+for how in truncate half flip garbage empty; do
+  run "warm-$how" --cache-dir "$cache" .
+  damage $how
+  run "bad-$how" --cache-dir "$cache" .
+  expect "bad-$how" miss
+  same_as_fresh "bad-$how" .
+  [ "$(cat "$work/bad-$how.rc")" = 1 ] || fail "damaged cache ($how): exit code $(cat "$work/bad-$how.rc")"
+  run "again-$how" --cache-dir "$cache" .
+  expect "again-$how" hit  # rewritten after the miss
+done
+[ -n "$entry" ] || fail "no entry to damage"
+
+# 6. An unwritable cache folder: same output, no error.
+ro=$work/ro
+mkdir -p "$ro" && chmod 555 "$ro"
+run ro --cache-dir "$ro/cache" .
+same_as_fresh ro .
+[ "$(cat "$work/ro.rc")" = 1 ] || fail "unwritable cache folder: exit code $(cat "$work/ro.rc")"
+grep -v '^trl-lint: cache' "$work/ro.err" | grep -q . && { cat "$work/ro.err"; fail "unwritable cache folder: stderr"; }
+# A file where the cache folder should be.
+: > "$work/notadir"
+run notadir --cache-dir "$work/notadir" .
+same_as_fresh notadir .
+
+# 7. Where it is written: default at the project root with a .gitignore of `*`, never analysed.
+rm -rf .trl-lint_cache
+run default1 .
+[ -f .trl-lint_cache/.gitignore ] || fail "no .gitignore in the default cache folder"
+grep -qx '\*' .trl-lint_cache/.gitignore || fail "the cache .gitignore does not ignore everything"
+[ -f .trl-lint_cache/CACHEDIR.TAG ] || fail "no CACHEDIR.TAG in the default cache folder"
+ls .trl-lint_cache/results-*.bin > /dev/null 2>&1 || fail "no entry in the default cache folder"
+run default2 .
+expect default2 hit
+run default-subdir --cache-dir "$proj/mycache" .
+run default-subdir2 --cache-dir "$proj/mycache" .
+expect default-subdir2 hit   # the cache folder inside the tree is not analysed itself
+"$bin" --no-cache --output-format json . 2>/dev/null | grep -q 'trl-lint_cache\|mycache' && fail "a cache folder was analysed"
+rm -rf .trl-lint_cache mycache
+# --no-cache and TRL_LINT_NO_CACHE write nothing.
+run none1 --no-cache .
+run none2 -n .
+TRL_LINT_NO_CACHE=1 run none3 .
+[ ! -e .trl-lint_cache ] || fail "--no-cache / TRL_LINT_NO_CACHE wrote a cache"
+grep -q "cache" "$work/none1.err" "$work/none3.err" && fail "the cache was consulted with --no-cache"
+# TRL_LINT_CACHE_DIR, and `cache-dir` in the configuration (relative to its folder).
+TRL_LINT_CACHE_DIR=$work/envcache run env1 .
+ls "$work/envcache"/results-*.bin > /dev/null 2>&1 || fail "TRL_LINT_CACHE_DIR not used"
+printf 'cache-dir: ../cfgcache\n' > .trl-lint.yaml
+run cfgdir .
+ls "$work/cfgcache"/results-*.bin > /dev/null 2>&1 || fail "cache-dir from the configuration not used"
+run clidir --cache-dir "$work/clicache" .
+ls "$work/clicache"/results-*.bin > /dev/null 2>&1 || fail "--cache-dir does not win over the configuration"
+printf 'cache-dir: ""\n' > .trl-lint.yaml
+"$bin" . > /dev/null 2>&1
+[ $? = 2 ] || fail "an empty cache-dir is not a configuration error"
+rm .trl-lint.yaml
+[ ! -e .trl-lint_cache ] || fail "a cache was written at the default place although another was chosen"
+# Views, --fix, --diff and --stdin-filename never use the cache.
+for c in "runs ." "graph ." "--diff ." "--stdin-filename $yaml ."; do
+  # shellcheck disable=SC2086
+  "$bin" $c < "$yaml" > /dev/null 2> "$work/view.err"
+  grep -q '^trl-lint: cache' "$work/view.err" && fail "'trl-lint $c' used the cache"
+done
+[ ! -e .trl-lint_cache ] || fail "a view wrote the cache"
+echo "ok: cache hit, miss, invalidation, settings, damage, placement"

@@ -1,0 +1,124 @@
+// The pre-filter of load_project: Python files that cannot matter are read but not parsed,
+// and a deferred file is parsed after all as soon as anything names or imports it.
+#include <unistd.h>
+
+#include <catch2/catch.hpp>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+
+#include "analyzer/project/prefilter.hpp"
+#include "analyzer/project/project.hpp"
+
+namespace fs = std::filesystem;
+using namespace trl;
+
+namespace {
+
+struct TempProject {
+  fs::path root;
+  TempProject() {
+    static int counter = 0;
+    root = fs::temp_directory_path() /
+           ("trl-lint-prefilter-" + std::to_string(::getpid()) + "-" + std::to_string(counter++));
+    fs::create_directories(root);
+  }
+  ~TempProject() {
+    std::error_code ec;
+    fs::remove_all(root, ec);
+  }
+  void write(const std::string& rel, const std::string& text) const {
+    fs::create_directories((root / rel).parent_path());
+    std::ofstream(root / rel) << text;
+  }
+  Project load(unsigned threads = 2) const {
+    LoadOptions o;
+    o.paths = {root.string()};
+    o.threads = threads;
+    return load_project(o);
+  }
+};
+
+FileId id_of(const Project& p, const std::string& rel) {
+  for (FileId id = 0; id < p.sources.size(); ++id)
+    if (p.sources.get(id).path.size() >= rel.size() &&
+        p.sources.get(id).path.compare(p.sources.get(id).path.size() - rel.size(), rel.size(), rel) == 0)
+      return id;
+  FAIL("no file " << rel);
+  return kNoFile;
+}
+
+bool parsed(const Project& p, const std::string& rel) {
+  FileId id = id_of(p, rel);
+  return !python_deferred(p, id) && !p.facts[id].python.stmts.empty();
+}
+
+const char* kPlain = "import os\n\ndef helper(x):\n    return os.path.join(x, 'a')\n";
+
+}  // namespace
+
+TEST_CASE("the pre-filter defers unrelated Python files and parses what is reached", "[prefilter]") {
+  TempProject t;
+  t.write("train.py", "from trl import SFTConfig\nfrom pkg.helpers import helper\nimport tools\n");
+  t.write("pkg/__init__.py", "");
+  t.write("pkg/helpers.py", "from .deep import helper\n");  // imported, no training name
+  t.write("pkg/deep.py", kPlain);                           // reached through a relative import
+  t.write("tools/__init__.py", kPlain);                     // a package reached by `import tools`
+  t.write("launched.py", kPlain);                           // named by a launch script only
+  t.write("run.sh", "#!/bin/bash\npython launched.py --lr 1e-5\n");
+  t.write("unrelated.py", kPlain);                    // nothing reaches it
+  t.write("noqa.py", "import os  # NOQA: TRL101\n");  // a suppression comment: parsed
+  for (unsigned threads : {1u, 2u}) {
+    Project p = t.load(threads);
+    CHECK(parsed(p, "train.py"));
+    CHECK(parsed(p, "pkg/helpers.py"));
+    CHECK(parsed(p, "pkg/deep.py"));
+    CHECK(parsed(p, "tools/__init__.py"));
+    CHECK(parsed(p, "launched.py"));
+    CHECK(parsed(p, "noqa.py"));
+    CHECK(p.facts[id_of(p, "noqa.py")].comments.size() == 1);
+    CHECK(python_deferred(p, id_of(p, "unrelated.py")));
+    CHECK(p.facts[id_of(p, "unrelated.py")].python.stmts.empty());
+    // Still read: its text is there for anything that reports on it.
+    CHECK(p.facts[id_of(p, "unrelated.py")].loaded);
+
+    // A later reference (a declared run) parses it on demand, once.
+    extract_referenced(p, {"unrelated"});
+    CHECK(parsed(p, "unrelated.py"));
+    extract_referenced(p, {"unrelated"});
+    CHECK(parsed(p, "unrelated.py"));
+  }
+}
+
+TEST_CASE("TRL_LINT_NO_PREFILTER parses every file", "[prefilter]") {
+  TempProject t;
+  t.write("unrelated.py", kPlain);
+  ::setenv("TRL_LINT_NO_PREFILTER", "1", 1);
+  Project p = t.load();
+  ::unsetenv("TRL_LINT_NO_PREFILTER");
+  CHECK(!python_deferred(p, 0));
+  CHECK(!p.facts[0].python.stmts.empty());
+}
+
+TEST_CASE("python_may_matter reads training names and trl-lint comments only", "[prefilter]") {
+  CHECK(python_may_matter("from trl import SFTTrainer\n"));
+  CHECK(python_may_matter("import transformers\n"));
+  CHECK(python_may_matter("from accelerate import Accelerator\n"));
+  CHECK(python_may_matter("class MyTrainer(Base): pass\n"));
+  CHECK(python_may_matter("mod = importlib.import_module(name)\n"));
+  CHECK(python_may_matter("x = 1  # NoQa\n"));
+  CHECK(python_may_matter("# TRL-LINT: ignore\n"));
+  CHECK_FALSE(python_may_matter(kPlain));
+  CHECK_FALSE(python_may_matter(""));
+  CHECK_FALSE(python_may_matter("nq"));  // shorter than any needle
+  CHECK(python_may_matter("NOQA"));      // at the very end of the text
+  CHECK(python_may_matter("x  # TrL-LiNt: disable"));
+  CHECK(python_may_matter("x  # tRL-lint: disable"));
+  CHECK(python_may_matter("deepspeed"));  // a name that is the whole text
+  CHECK(python_may_matter("x = __import__(name)"));
+  CHECK_FALSE(python_may_matter("Trai"));  // a name cut short at the end of the text
+  CHECK_FALSE(python_may_matter("nOq"));
+  CHECK_FALSE(python_may_matter("x = 'TRL_'\n"));  // `trl` must be lower case, `TRL-` needs the hyphen
+  // Bytes whose low seven bits spell NOQA and TRL- (non-ASCII bytes) are no match.
+  CHECK_FALSE(python_may_matter("\xce\xcf\xd1\xc1 \xd4\xd2\xcc\xad"));
+}
