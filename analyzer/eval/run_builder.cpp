@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <optional>
 #include <set>
 
 #include "analyzer/eval/accelerate_topology.hpp"
@@ -135,6 +136,13 @@ bool imports_training_library(const py::Module& m) {
   return false;
 }
 
+// Scripts that import a training library directly may be run on their own.
+bool is_candidate(const Project& p, FileId id) {
+  const auto& f = p.sources.get(id);
+  const bool python = f.kind == FileKind::Python || f.kind == FileKind::Markdown || f.kind == FileKind::Notebook;
+  return python && p.facts[id].loaded && imports_training_library(p.facts[id].python);
+}
+
 class Builder {
  public:
   Builder(const Project& p, const Knowledge& k) : p_(p), k_(k), evaluator_(p, k) {}
@@ -142,11 +150,7 @@ class Builder {
   // Scripts that import a training library directly may be run on their own; others are
   // evaluated when a launch names them or when an entry script imports them. Python blocks
   // of Markdown pages and notebook cells count as scripts too.
-  bool candidate(FileId id) const {
-    const auto& f = p_.sources.get(id);
-    const bool python = f.kind == FileKind::Python || f.kind == FileKind::Markdown || f.kind == FileKind::Notebook;
-    return python && p_.facts[id].loaded && imports_training_library(p_.facts[id].python);
-  }
+  bool candidate(FileId id) const { return is_candidate(p_, id); }
   std::vector<FileId> candidates() const {
     std::vector<FileId> out;
     for (FileId id = 0; id < p_.sources.size(); ++id)
@@ -155,9 +159,10 @@ class Builder {
   }
 
   // The evaluation of every candidate script, each run as the main script.
-  std::map<FileId, ScriptSummary> scripts() {
+  std::map<FileId, ScriptSummary> scripts() { return scripts_of(candidates()); }
+  std::map<FileId, ScriptSummary> scripts_of(const std::vector<FileId>& ids) {
     std::map<FileId, ScriptSummary> out;
-    for (FileId id : candidates()) out.emplace(id, summary(id));
+    for (FileId id : ids) out.emplace(id, summary(id));
     return out;
   }
 
@@ -923,7 +928,34 @@ void apply_cli_args(const std::vector<Word>& args, const std::vector<const Class
 }
 
 std::map<FileId, ScriptSummary> evaluate_scripts(const Project& project, const Knowledge& knowledge) {
-  return Builder(project, knowledge).scripts();
+  if (!project.script_cache) return Builder(project, knowledge).scripts();
+  std::optional<Builder> builder;  // made only when some script is not in the cache
+  std::map<FileId, ScriptSummary>& cache = project.script_cache->summaries;
+  // A file added since (a new buffer, a JSON file a script names) may be what an import or a
+  // load that failed before now finds: nothing kept can be trusted.
+  if (project.script_cache->files != project.sources.size()) {
+    cache.clear();
+    project.script_cache->files = project.sources.size();
+  }
+  std::map<FileId, ScriptSummary> out;
+  for (FileId id = 0; id < project.sources.size(); ++id) {
+    auto it = cache.find(id);
+    if (it == cache.end()) {
+      if (!is_candidate(project, id)) continue;
+      if (!builder) builder.emplace(project, knowledge);
+      it = cache.emplace(id, builder->scripts_of({id}).at(id)).first;
+      ++project.script_cache->evaluated;
+    }
+    out.emplace(id, it->second);
+  }
+  return out;
+}
+
+void ScriptCache::invalidate(FileId changed) {
+  std::erase_if(summaries, [&](const auto& entry) {
+    const auto& read = entry.second.modules;
+    return entry.first == changed || std::binary_search(read.begin(), read.end(), changed);
+  });
 }
 
 std::vector<TrainingRun> build_runs(const Project& project, const Knowledge& knowledge,

@@ -42,8 +42,19 @@ std::vector<TrainingRun> build_runs(const Project& project, const Knowledge& kno
 // referenced files, and the files its settings were written in.
 std::set<FileId> run_files(const TrainingRun& run);
 
+// Evaluations of scripts kept between analyses of one project (Project::script_cache, set by
+// the LSP server): an entry holds until its script or a file its evaluation read changes.
+struct ScriptCache {
+  std::map<FileId, ScriptSummary> summaries;
+  std::size_t files = 0;      // the project's file count when `summaries` was filled
+  std::size_t evaluated = 0;  // scripts evaluated through this cache so far (tests, stats)
+  // Drops the evaluations that read `changed`.
+  void invalidate(FileId changed);
+};
+
 // The evaluation of every Python file that imports trl/transformers/accelerate, by file
-// (what the run builder reads; rules use it for facts about constructions).
+// (what the run builder reads; rules use it for facts about constructions). With a
+// Project::script_cache, kept evaluations are reused and new ones kept.
 std::map<FileId, ScriptSummary> evaluate_scripts(const Project& project, const Knowledge& knowledge);
 
 // Parses a script's own arguments (`--packing`, `--max_length=2048`, `--packing false`) into

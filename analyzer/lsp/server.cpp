@@ -248,6 +248,7 @@ class Server {
     load_options_.overlays.clear();
     try {
       project_ = load_project(options);
+      project_->script_cache = std::make_shared<ScriptCache>();
     } catch (const std::exception& e) {
       show(1, std::string("cannot load the workspace: ") + e.what());
       project_.reset();
@@ -271,6 +272,7 @@ class Server {
       finish();
       ++stats_.full_analyses;
       stats_.runs_total = runs_.size();
+      if (project_->script_cache) stats_.scripts_evaluated = project_->script_cache->evaluated;
     } catch (const ConfigError& e) {
       diags_.clear();
       show(1, e.what());
@@ -283,6 +285,7 @@ class Server {
   void reanalyse(FileId changed) {
     if (!project_) return;
     const auto t0 = std::chrono::steady_clock::now();
+    if (project_->script_cache) project_->script_cache->invalidate(changed);
     std::set<FileId> touched{changed};
     RunScope scope;
     scope.scripts.insert(changed);
@@ -335,6 +338,7 @@ class Server {
       finish();
       stats_.runs_rebuilt = rebuilt;
       stats_.runs_total = runs_.size();
+      if (project_->script_cache) stats_.scripts_evaluated = project_->script_cache->evaluated;
     } catch (const ConfigError& e) {
       show(1, e.what());
     }
@@ -437,6 +441,7 @@ class Server {
     const std::size_t files = project_->sources.size();
     load_referenced_json(*project_, load_options_);
     if (project_->sources.size() != files) {
+      project_->script_cache = std::make_shared<ScriptCache>();
       analyse();
       publish();
       return;

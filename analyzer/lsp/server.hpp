@@ -19,6 +19,7 @@ struct ServerStats {
   std::size_t full_analyses = 0;       // every run built and judged
   std::size_t runs_rebuilt = 0;        // runs rebuilt by the last edit (its file takes part in them)
   std::size_t runs_total = 0;          // runs after the last analysis
+  std::size_t scripts_evaluated = 0;   // script evaluations the project-wide rules needed, in all
 };
 
 struct ServerOptions {

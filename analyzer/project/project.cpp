@@ -422,8 +422,8 @@ void read_one(Project& project, std::size_t i, const LoadOptions& options, const
     FileFacts& f = project.facts[i];
     // TRL_LINT_NO_PREFILTER=1 parses every file (to compare the two in tests and benchmarks).
     // In-memory texts are always parsed: they are what the user is looking at.
-    f.deferred = options.prefilter && prefilter_enabled() && f.loaded && file.kind == FileKind::Python &&
-                 !overlay && !python_may_matter(file.text);
+    f.deferred = options.prefilter && prefilter_enabled() && f.loaded && file.kind == FileKind::Python && !overlay &&
+                 !python_may_matter(file.text);
     f.content_hash = f.loaded ? bin::hash64(file.text) : 0;
   } catch (const std::exception& e) {
     record_internal_error(project, i, e);

@@ -61,6 +61,8 @@ struct FileFacts {
   std::uint64_t content_hash = 0;  // of the text as read (bin::hash64); 0 when not loaded
 };
 
+struct ScriptCache;  // analyzer/eval/run_builder.hpp
+
 struct Project {
   std::string root;  // absolute folder paths are resolved against
   SourceManager sources;
@@ -73,6 +75,8 @@ struct Project {
   // The configuration's `target-versions:` that govern each file (only files that have some):
   // library name -> version. They win over the pins.
   std::map<FileId, std::map<std::string, std::string, std::less<>>> configured_target_versions;
+  // Script evaluations kept from one analysis to the next (the LSP server); null: none kept.
+  std::shared_ptr<ScriptCache> script_cache;
 
   // A project file by a path as a launch line or config names it, tried against each base
   // folder in order (absolute folders). kNoFile when absent.

@@ -838,3 +838,62 @@ TEST_CASE("lsp server: a watched file changed on disk re-judges its runs; a crea
   REQUIRE(!pub.empty());
   CHECK(!has_code(pub.back(), "TRL101"));
 }
+
+TEST_CASE(
+    "lsp server: script evaluations are kept between edits; an edit of an imported module re-evaluates its importer "
+    "only") {
+  // Two scripts: train.py takes its SFTConfig keywords from helpers.py (one renamed, one typo),
+  // other.py stands alone. The project-wide rules (TRL001 on keywords, TRL5xx renames) evaluate
+  // every script; the server keeps those evaluations and drops only the ones an edit reads.
+  Copy p("example");
+  std::ofstream(p.root / "train.py") << "from trl import SFTConfig\nfrom helpers import KW\n\n"
+                                        "args = SFTConfig(output_dir=\"out\", **KW)\n";
+  const std::string bad = "KW = {\"max_seq_length\": 1024, \"packign\": True}\n";
+  const std::string good = "KW = {\"max_length\": 1024, \"packing\": True}\n";
+  std::ofstream(p.root / "helpers.py") << bad;
+  std::ofstream(p.root / "other.py") << "from trl import SFTConfig\n\nargs = SFTConfig(output_dir=\"o\")\n";
+  Session s;
+  s.add(request(1, "initialize", init_params(p.root.string())));
+  s.add(notification(
+      "textDocument/didOpen",
+      {{"textDocument", {{"uri", p.uri("helpers.py")}, {"languageId", "python"}, {"version", 1}, {"text", bad}}}}));
+  std::size_t after_open = 0, after_fix = 0, after_other = 0;
+  s.then([&] { after_open = s.stats.scripts_evaluated; });
+  s.add(request(2, "textDocument/diagnostic", {{"textDocument", {{"uri", p.uri("helpers.py")}}}}));
+  s.add(notification("textDocument/didChange", {{"textDocument", {{"uri", p.uri("helpers.py")}, {"version", 2}}},
+                                                {"contentChanges", {{{"text", good}}}}}));
+  s.add(request(3, "textDocument/diagnostic", {{"textDocument", {{"uri", p.uri("helpers.py")}}}}));
+  s.then([&] { after_fix = s.stats.scripts_evaluated; });
+  s.add(notification("textDocument/didChange", {{"textDocument", {{"uri", p.uri("helpers.py")}, {"version", 3}}},
+                                                {"contentChanges", {{{"text", bad}}}}}));
+  s.add(request(4, "textDocument/diagnostic", {{"textDocument", {{"uri", p.uri("helpers.py")}}}}));
+  // An edit of a file no script reads evaluates nothing again.
+  s.add(notification(
+      "textDocument/didOpen",
+      {{"textDocument", {{"uri", p.uri("notes.py")}, {"languageId", "python"}, {"version", 1}, {"text", "x = 1\n"}}}}));
+  s.then([&] { after_other = s.stats.scripts_evaluated; });
+  s.add(notification("textDocument/didChange", {{"textDocument", {{"uri", p.uri("notes.py")}, {"version", 2}}},
+                                                {"contentChanges", {{{"text", "x = 2\n"}}}}}));
+  s.add(request(5, "textDocument/diagnostic", {{"textDocument", {{"uri", p.uri("helpers.py")}}}}));
+  s.add(request(6, "shutdown"));
+  s.add(notification("exit"));
+  s.run();
+  CHECK(s.code == 0);
+  REQUIRE(s.response(2));
+  CHECK(has_code((*s.response(2))["result"]["items"], "TRL001"));
+  CHECK(has_code((*s.response(2))["result"]["items"], "TRL501"));
+  REQUIRE(s.response(3));
+  CHECK(!has_code((*s.response(3))["result"]["items"], "TRL001"));
+  CHECK(!has_code((*s.response(3))["result"]["items"], "TRL501"));
+  REQUIRE(s.response(4));
+  CHECK(has_code((*s.response(4))["result"]["items"], "TRL001"));
+  CHECK(has_code((*s.response(4))["result"]["items"], "TRL501"));
+  REQUIRE(s.response(5));
+  CHECK(has_code((*s.response(5))["result"]["items"], "TRL001"));
+  // Each edit of helpers.py evaluated train.py once (not other.py, not once per rule); the edit
+  // of notes.py (a file added by didOpen empties the cache once; its own edit then reads nothing
+  // kept) evaluated no script again.
+  CHECK(after_open > 0);
+  CHECK(after_fix == after_open + 1);
+  CHECK(s.stats.scripts_evaluated == after_other);
+}
