@@ -3,6 +3,7 @@
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -516,9 +517,16 @@ int main(int argc, char** argv) {
       report.color = color == "always" || (color == "auto" && isatty(STDOUT_FILENO) && !std::getenv("NO_COLOR"));
       trl::print_report(std::cout, output, diags, project, report);
     }
-    std::cout.flush();
     if (fixed) std::cerr << "Fixed " << fixed << " finding" << (fixed == 1 ? "" : "s") << ".\n";
-    return diags.empty() || exit_zero ? 0 : 1;
+    std::cout.flush();
+    std::cerr.flush();
+    const int code = diags.empty() || exit_zero ? 0 : 1;
+    // Everything is written (reports, fixes, the cache entry). The analysis holds every file's
+    // text and facts: freeing it one allocation at a time took a tenth of a cached run over
+    // 20,000 files, so the process ends here without unwinding, as compilers do
+    // (clang -disable-free). Nothing of ours waits for a destructor.
+    std::fflush(nullptr);
+    std::_Exit(code);
   } catch (const trl::BaselineError& e) {
     std::cerr << "trl-lint: " << e.what() << '\n';
     return 2;

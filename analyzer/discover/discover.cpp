@@ -144,7 +144,9 @@ Discovery discover(const std::vector<std::string>& paths, const ExcludeFn& exclu
       auto [dir, rel_dir] = std::move(stack.back());
       stack.pop_back();
       if (std::string gi = read_head(dir / ".gitignore", 1 << 20); !gi.empty()) ignore.add_file(rel_dir, gi);
-      std::vector<fs::directory_entry> entries;
+      // Each entry with its name, taken once: sorting by path().filename() builds two paths per
+      // comparison, which showed in the profile of a warm (cached) run over 20,000 files.
+      std::vector<std::pair<std::string, fs::directory_entry>> entries;
       // Not skip_permission_denied: an unreadable folder is reported, not silently dropped.
       fs::directory_iterator it(dir, ec);
       if (ec) {
@@ -153,15 +155,13 @@ Discovery discover(const std::vector<std::string>& paths, const ExcludeFn& exclu
       }
       for (; it != fs::directory_iterator(); it.increment(ec)) {
         if (ec) break;
-        entries.push_back(*it);
+        entries.emplace_back(it->path().filename().string(), *it);
       }
       if (ec) out.problems.emplace_back(display(dir), "cannot list the whole directory: " + ec.message());
-      std::sort(entries.begin(), entries.end(),
-                [](const auto& a, const auto& b) { return a.path().filename() < b.path().filename(); });
+      std::sort(entries.begin(), entries.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
       std::vector<std::pair<fs::path, std::string>> subdirs;
-      for (const auto& e : entries) {
+      for (const auto& [name, e] : entries) {
         const fs::path& path = e.path();
-        const std::string name = path.filename().string();
         const std::string rel = rel_dir.empty() ? name : rel_dir + "/" + name;
         std::error_code sec;
         const bool is_link = e.is_symlink(sec);
