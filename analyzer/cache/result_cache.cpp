@@ -354,6 +354,7 @@ std::optional<std::vector<Diagnostic>> ResultCache::lookup(Project& project, con
       shown.push_back(static_cast<FileId>(id));
     }
     std::vector<std::uint64_t> expected;
+    expected.reserve(shown.size());
     for (FileId id : shown) expected.push_back(project.facts[id].content_hash);
     read_unread(project, options, &shown);
     for (std::size_t k = 0; k < shown.size(); ++k)

@@ -201,7 +201,7 @@ class Exec {
   // Calls a function of this module. `final_self` receives `self` as it ended (methods).
   // `unknown_rest`: *args/**kwargs we could not expand were passed, so parameters not bound
   // explicitly may hold anything (not their defaults).
-  ValueRef call_function(StmtId fid, std::vector<ValueRef> positional, std::vector<Member> keywords, Span site,
+  ValueRef call_function(StmtId fid, std::vector<ValueRef> positional, const std::vector<Member>& keywords, Span site,
                          int depth, ValueRef* final_self, bool unknown_rest = false) {
     ev_.executed.insert({env_.file, fid});
     // Every call counts as a step, even of an empty function: calls in default values and
@@ -582,7 +582,7 @@ class Exec {
   }
 
   // Rebinds a name where it lives (a local, or a global read from a function).
-  void rebind(const std::string& name, ValueRef v, Scope& scope) {
+  void rebind(const std::string& name, const ValueRef& v, Scope& scope) {
     bool done = false;
     for (Scope* s = &scope; s && !done; s = s->parent) {
       auto it = s->vars.find(name);
@@ -1003,18 +1003,18 @@ class Exec {
     return make_unknown(e.span);
   }
 
-  ValueRef call_value(const PyValue& fn, Args args, Span site, int depth, ValueRef* final_self) {
+  ValueRef call_value(const PyValue& fn, const Args& args, Span site, int depth, ValueRef* final_self) {
     std::vector<ValueRef> positional = fn.bound_positional;
     for (auto& p : args.positional) positional.push_back(p);
     std::vector<Member> keywords = fn.bound_keywords;
     for (auto& kw : args.keywords) keywords.push_back(kw);
     if (fn.module_file == env_.file)
-      return call_function(fn.function, std::move(positional), std::move(keywords), site, depth + 1, final_self,
+      return call_function(fn.function, std::move(positional), keywords, site, depth + 1, final_self,
                            args.unknown_spread);
     ModuleEnv* other = ev_.import_module(fn.module_file);
     if (!other) return make_unknown(site);
     Exec ex(ev_, *other, false);
-    return ex.call_function(fn.function, std::move(positional), std::move(keywords), site, depth + 1, final_self,
+    return ex.call_function(fn.function, std::move(positional), keywords, site, depth + 1, final_self,
                             args.unknown_spread);
   }
 

@@ -93,7 +93,9 @@ struct RunOrigin {
   Kind kind = Kind::Script;
   FileId file = kNoFile;  // Launch: the file of the command; Script: the script; Declared: none
   std::size_t index = 0;  // Launch: the command's index in its file's facts; Declared: the declared run's
-  auto operator<=>(const RunOrigin&) const = default;
+  // clang-tidy 14 flags the literal 0 of the comparison category a defaulted <=> synthesizes
+  // (modernize-use-nullptr; llvm-project issue 53961, fixed in clang-tidy 18).
+  auto operator<=>(const RunOrigin&) const = default;  // NOLINT(modernize-use-nullptr)
 };
 
 struct TrainingRun {

@@ -13,7 +13,7 @@ constexpr int kMaxDepth = 200;
 constexpr std::size_t kMaxPositionedSize = 1u << 20;
 
 bool is_json_int(std::string_view s) {
-  std::size_t i = s.size() > 0 && s[0] == '-' ? 1 : 0;
+  std::size_t i = !s.empty() && s[0] == '-' ? 1 : 0;
   if (i >= s.size()) return false;
   for (; i < s.size(); ++i)
     if (s[i] < '0' || s[i] > '9') return false;

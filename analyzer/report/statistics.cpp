@@ -32,6 +32,7 @@ void print_statistics(std::ostream& out, const std::vector<Diagnostic>& diags, b
     r.fixable = r.fixable && safe;
   }
   std::vector<Row> rows;
+  rows.reserve(by_code.size());
   for (auto& [code, row] : by_code) rows.push_back(row);
   std::stable_sort(rows.begin(), rows.end(), [](const Row& a, const Row& b) { return a.count > b.count; });
   if (json) {

@@ -153,7 +153,7 @@ class Walker {
     };
   }
 
-  void set_var(const std::string& name, RawWord value, bool conditional, bool exported) {
+  void set_var(const std::string& name, const RawWord& value, bool conditional, bool exported) {
     auto it = vars_.find(name);
     if (conditional && it != vars_.end() && (it->second.text != value.text || !it->second.known)) {
       // Two different values on different paths: unknown from here on.

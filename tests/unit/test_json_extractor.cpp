@@ -58,7 +58,7 @@ TEST_CASE("JSON the YAML reading cannot follow keeps its values without position
 }
 
 TEST_CASE("invalid and hostile JSON give one TRL903 and no document", "[json]") {
-  for (std::string bad :
+  for (const std::string& bad :
        {std::string("{\"a\": 1,,}"), std::string("{\"a\": "), std::string("packing: true"), std::string(100000, '[')}) {
     auto f = json::extract(bad, 0);
     INFO(bad.substr(0, 20));
