@@ -123,7 +123,9 @@ for i in range(1, 20000): print(f'elif x == {i}:\n    y = {i}')" > p/elif.py
       echo "merged2: {<<: [*m, *m, *m, *m], y: *i}"
       cat p/recipes/qwen2.5-0.5b/sft_long.yaml; } > bomb.yaml
     mv bomb.yaml p/recipes/qwen2.5-0.5b/sft_long.yaml
-    ulimit -v 4000000 2>/dev/null  # 4 GB of address space is plenty without expansion
+    # 4 GB of address space is plenty without expansion. Not under AddressSanitizer, which
+    # reserves terabytes of shadow address space at start-up (make test-asan).
+    [ -n "${TRL_LINT_SANITIZED:-}" ] || ulimit -v 4000000 2>/dev/null
     lint p; expect_status 1
     expect "p/recipes/qwen2.5-0.5b/sft_long.yaml:26:1: TRL101"
     ;;
