@@ -143,6 +143,18 @@ bool is_candidate(const Project& p, FileId id) {
   return python && p.facts[id].loaded && imports_training_library(p.facts[id].python);
 }
 
+// The project's ScriptCache, emptied first when files were added since it was filled: a file
+// added (a new buffer, a JSON file a script names) may be what an import or a load that failed
+// before now finds, so nothing kept can be trusted. Null when the project keeps none.
+ScriptCache* usable_cache(const Project& p) {
+  ScriptCache* cache = p.script_cache.get();
+  if (cache && cache->files != p.sources.size()) {
+    cache->summaries.clear();
+    cache->files = p.sources.size();
+  }
+  return cache;
+}
+
 class Builder {
  public:
   Builder(const Project& p, const Knowledge& k) : p_(p), k_(k), evaluator_(p, k) {}
@@ -159,10 +171,11 @@ class Builder {
   }
 
   // The evaluation of every candidate script, each run as the main script.
-  std::map<FileId, ScriptSummary> scripts() { return scripts_of(candidates()); }
-  std::map<FileId, ScriptSummary> scripts_of(const std::vector<FileId>& ids) {
+  // One script's evaluation (through the project's ScriptCache when it has one).
+  const ScriptSummary& evaluation(FileId id) { return summary(id); }
+  std::map<FileId, ScriptSummary> scripts() {
     std::map<FileId, ScriptSummary> out;
-    for (FileId id : ids) out.emplace(id, summary(id));
+    for (FileId id : candidates()) out.emplace(id, summary(id));
     return out;
   }
 
@@ -811,7 +824,17 @@ class Builder {
     env["PARALLELISM_CONFIG_SP_BACKEND"] = backend;
   }
 
+  // A script's evaluation: kept in the project's ScriptCache when it has one (the LSP server:
+  // the run builder and the project-wide rules then share it), else in this builder.
   const ScriptSummary& summary(FileId script) {
+    if (ScriptCache* cache = usable_cache(p_)) {
+      auto it = cache->summaries.find(script);
+      if (it == cache->summaries.end()) {
+        it = cache->summaries.emplace(script, evaluator_.summarize(script)).first;
+        ++cache->evaluated;
+      }
+      return it->second;
+    }
     auto it = summaries_.find(script);
     if (it == summaries_.end()) it = summaries_.emplace(script, evaluator_.summarize(script)).first;
     return it->second;
@@ -928,25 +951,18 @@ void apply_cli_args(const std::vector<Word>& args, const std::vector<const Class
 }
 
 std::map<FileId, ScriptSummary> evaluate_scripts(const Project& project, const Knowledge& knowledge) {
-  if (!project.script_cache) return Builder(project, knowledge).scripts();
+  ScriptCache* cache = usable_cache(project);
+  if (!cache) return Builder(project, knowledge).scripts();
   std::optional<Builder> builder;  // made only when some script is not in the cache
-  std::map<FileId, ScriptSummary>& cache = project.script_cache->summaries;
-  // A file added since (a new buffer, a JSON file a script names) may be what an import or a
-  // load that failed before now finds: nothing kept can be trusted.
-  if (project.script_cache->files != project.sources.size()) {
-    cache.clear();
-    project.script_cache->files = project.sources.size();
-  }
   std::map<FileId, ScriptSummary> out;
   for (FileId id = 0; id < project.sources.size(); ++id) {
-    auto it = cache.find(id);
-    if (it == cache.end()) {
-      if (!is_candidate(project, id)) continue;
-      if (!builder) builder.emplace(project, knowledge);
-      it = cache.emplace(id, builder->scripts_of({id}).at(id)).first;
-      ++project.script_cache->evaluated;
+    if (!is_candidate(project, id)) continue;
+    if (auto it = cache->summaries.find(id); it != cache->summaries.end()) {
+      out.emplace(id, it->second);
+      continue;
     }
-    out.emplace(id, it->second);
+    if (!builder) builder.emplace(project, knowledge);
+    out.emplace(id, builder->evaluation(id));  // evaluated into the cache
   }
   return out;
 }
