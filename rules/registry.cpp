@@ -108,6 +108,21 @@ const std::vector<RuleInfo>& file_problem_infos() {
        "## What it does\nReports a file over `--max-file-size` (10 MB by default), which is skipped.\n\n"
        "## Why is this bad?\nSettings in it are invisible to trl-lint.\n\n## Fix\nRaise `--max-file-size`, or "
        "exclude the file.\n"},
+      {"TRL906", "evaluation-too-long", Severity::Warning,
+       "A script takes more steps to evaluate than trl-lint follows; its settings are not checked.",
+       "## What it does\nReports the statement at which trl-lint stopped evaluating a training script: it "
+       "follows at most 200,000 statements and calls per script, the modules it imports included. The "
+       "settings the script makes (its config objects, trainers, argument parsers, `ParallelismConfig`) are "
+       "then treated as unknown, because the unseen rest of the script could change any of them; settings "
+       "from the launch line and the accelerate config are still checked.\n\n"
+       "## Why is this bad?\nA check that trl-lint cannot make is a problem it cannot report: a run of this "
+       "script may break a rule unnoticed. Real training scripts stay far below the limit; generated code "
+       "(long unrolled tables, thousands of calls) reaches it.\n\n"
+       "## Example\n```python\nargs = SFTConfig(packing=True)\nexpand(1)  # each call runs 2,000 generated "
+       "statements\n...\nexpand(120)  # the limit is reached in here\nargs.packing = False  # never seen\n"
+       "```\n\n"
+       "## Fix\nKeep generated tables out of the code the training script runs: load them from a data "
+       "file instead. The finding can be suppressed like any other (`# noqa: TRL906` on its line).\n"},
       {"TRL910", "unused-noqa", Severity::Warning, "A `noqa` comment suppresses nothing.",
        "## What it does\nReports a `# noqa: TRL...` comment (or a file-level `# trl-lint: noqa: TRL...`) "
        "that names a rule which reports nothing there. Only codes of enabled rules are checked; codes "

@@ -20,8 +20,8 @@ using py::StmtId;
 using py::StmtKind;
 
 constexpr int kMaxCallDepth = 12;
-constexpr std::size_t kMaxSteps = 200000;  // statements executed per summary, all calls included
-constexpr int kLoopPasses = 3;             // a loop body is run until its effect is stable, at most this often
+constexpr std::size_t kMaxSteps = kEvaluationSteps;
+constexpr int kLoopPasses = 3;  // a loop body is run until its effect is stable, at most this often
 constexpr int kMaxYamlDepth = 64;
 
 struct Scope {
@@ -77,6 +77,7 @@ struct ProjectEvaluator::Impl {
 
   // What the summary being computed has seen.
   std::size_t steps = 0;
+  Span cut_at;  // where the step budget ran out (invalid: it did not)
   int next_object = 0;
   std::map<int, ValueRef> objects;
   std::map<int, ValueRef> live;
@@ -107,6 +108,7 @@ struct ProjectEvaluator::Impl {
 
   void reset() {
     steps = 0;
+    cut_at = Span{};
     objects.clear();
     live.clear();
     trainers.clear();
@@ -206,8 +208,11 @@ class Exec {
     ev_.executed.insert({env_.file, fid});
     // Every call counts as a step, even of an empty function: calls in default values and
     // nested calls could otherwise multiply without executing a single statement.
-    if (depth > kMaxCallDepth || ev_.active.count({env_.file, fid}) || ++ev_.steps > kMaxSteps)
+    if (depth > kMaxCallDepth || ev_.active.count({env_.file, fid})) return make_unknown(site);
+    if (++ev_.steps > kMaxSteps) {
+      out_of_steps(site);
       return make_unknown(site);
+    }
     const py::Stmt& f = m_.stmt(fid);
     // Summaries per call: the same function with the same argument values runs once.
     std::string key = std::to_string(env_.file) + ":" + std::to_string(fid) + (unknown_rest ? "*" : "");
@@ -280,9 +285,18 @@ class Exec {
   // ---- statements ----
   void exec_block(const std::vector<StmtId>& body, Scope& scope, Frame& frame, int depth) {
     for (StmtId id : body) {
-      if (frame.returned || ++ev_.steps > kMaxSteps) return;
+      if (frame.returned) return;
+      if (++ev_.steps > kMaxSteps) {
+        out_of_steps(m_.stmt(id).span);
+        return;
+      }
       exec(id, scope, frame, depth);
     }
+  }
+
+  // The first place the step budget ran out: the summary is cut short there.
+  void out_of_steps(Span at) {
+    if (!ev_.cut_at.valid()) ev_.cut_at = at.valid() ? at : Span{env_.file};
   }
 
   void exec(StmtId id, Scope& scope, Frame& frame, int depth) {
@@ -494,7 +508,10 @@ class Exec {
     // Copying and merging the scope costs work of its own: charge it to the step budget so a
     // generated file with thousands of variables and branches stays bounded.
     ev_.steps += scope.vars.size() / 16;
-    if (ev_.steps > kMaxSteps) return;
+    if (ev_.steps > kMaxSteps) {
+      out_of_steps(!a.empty() ? m_.stmt(a.front()).span : !b.empty() ? m_.stmt(b.front()).span : Span{env_.file});
+      return;
+    }
     Scope left = scope, right = scope;
     Frame fa, fb;
     exec_block(a, left, fa, depth);
@@ -1374,6 +1391,17 @@ ScriptSummary ProjectEvaluator::summarize(FileId file) {
     for (const auto& [id, v] : ev.live) out.trainer_configs.push_back(v);
   }
   out.is_entry = !ev.trainers.empty() || !out.trainer_configs.empty();
+  if (ev.cut_at.valid()) {
+    // The rest of the script is unseen: keep that it trains, drop what it configures.
+    out.cut_short = ev.cut_at;
+    out.trainer_configs.clear();
+    out.trainers.clear();
+    out.accelerator_parallelism.clear();
+    out.parsers.clear();
+    out.model_loads.clear();
+    out.constructions.clear();
+    out.parser_keeps_unknown = false;
+  }
   std::set<FileId> read(ev.data_files.begin(), ev.data_files.end());
   for (const auto& [id, env] : ev.imported) read.insert(id);
   read.erase(file);

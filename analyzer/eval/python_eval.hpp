@@ -42,6 +42,10 @@ struct Construction {
   bool unknown_spread = false;  // *args/**kwargs we could not expand: more keywords may be passed
 };
 
+// Statements executed (and calls made) per script summary, imported modules included: the
+// evaluation of one script stops there (ScriptSummary::cut_short).
+inline constexpr std::size_t kEvaluationSteps = 200000;
+
 struct ScriptSummary {
   std::vector<ValueRef> trainer_configs;  // configs that reach a trainer, or are live at the end
   std::vector<TrainerUse> trainers;
@@ -56,6 +60,11 @@ struct ScriptSummary {
   // The other project files the evaluation read, in id order: the modules the script imported
   // (transitively) and the YAML and JSON files it loaded.
   std::vector<FileId> modules;
+  // Valid when the evaluation ran out of its step budget (kEvaluationSteps) at this
+  // statement or call. What came after it is unseen and may change any setting, so such a
+  // summary holds no trainers, configs, parsers, parallelism objects, model loads or
+  // constructions: the script's settings are unknown (no finding rests on them).
+  Span cut_short;
 };
 
 class ProjectEvaluator {

@@ -438,6 +438,7 @@ class Builder {
     const ScriptSummary* found = script != kNoFile ? &summary(script) : nullptr;
     if (!found || found->trainer_configs.empty()) {
       TrainingRun run = base;
+      if (found) run.evaluation_cut = found->cut_short;
       EnvMap none;
       compute_topology(run, found, none);
       run.args_fully_known = false;

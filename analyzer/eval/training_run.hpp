@@ -124,6 +124,9 @@ struct TrainingRun {
   bool parser_classes_complete = true;
   bool parser_keeps_unknown = false;  // unknown keys are handed back to the script, not rejected
   bool args_fully_known = true;       // false: unset fields may still be set somewhere we cannot see
+  // Valid when the script's evaluation ran out of steps there (ScriptSummary::cut_short): the
+  // script's own settings are then unknown, and TRL906 says so.
+  Span evaluation_cut;
 
   // Library versions the run targets, from the trl-lint configuration that governs the run's
   // launch file (or script): "trl" -> "0.19.1". Empty when the configuration names none.

@@ -5,6 +5,7 @@
 #include <set>
 #include <tuple>
 
+#include "analyzer/eval/python_eval.hpp"
 #include "analyzer/knowledge/knowledge.hpp"
 #include "rules/registry.hpp"
 
@@ -36,8 +37,32 @@ void file_problem_diagnostics(const Project& project, std::vector<Diagnostic>& o
   }
 }
 
+namespace {
+
+// TRL906: the script of `run` was too long to evaluate in full (once per script: the same
+// finding reached through several runs is merged by sort_diagnostics).
+void evaluation_problem(const Project& project, const TrainingRun& run, std::vector<Diagnostic>& out) {
+  if (!run.evaluation_cut.valid() || run.evaluation_cut.file >= project.sources.size()) return;
+  const RuleInfo* info = file_problem_info("TRL906");
+  Diagnostic d;
+  d.code = "TRL906";
+  d.name = info ? info->name : "";
+  d.severity = info ? info->severity : Severity::Warning;
+  const std::string script = run.script != kNoFile ? project.sources.get(run.script).path : run.script_display;
+  d.message =
+      "evaluation of `" + script + "` stopped here, at its step limit; the settings this script makes are not checked";
+  d.span = run.evaluation_cut;
+  d.notes.push_back("trl-lint follows at most " + std::to_string(kEvaluationSteps) +
+                    " statements and calls per script, imported modules included; what comes later could change "
+                    "any setting, so none of the script's settings is judged");
+  out.push_back(std::move(d));
+}
+
+}  // namespace
+
 void run_diagnostics(const Project& project, const TrainingRun& run, const Selection& selection,
                      std::vector<Diagnostic>& out) {
+  evaluation_problem(project, run, out);
   for (const auto& rule : all_rules())
     if (selection.enabled(rule->info().code)) rule->check_run(run, project, out);
 }
@@ -57,6 +82,7 @@ std::vector<Diagnostic> collect_diagnostics(const Project& project, const std::v
                                             const Selection& selection) {
   std::vector<Diagnostic> out;
   file_problem_diagnostics(project, out);
+  for (const auto& run : runs) evaluation_problem(project, run, out);
   for (const auto& rule : all_rules()) {
     if (!selection.enabled(rule->info().code)) continue;
     for (const auto& run : runs) rule->check_run(run, project, out);

@@ -133,3 +133,42 @@ TEST_CASE("recursive functions terminate", "[python][eval]") {
   auto s = eval("from trl import SFTConfig\ndef f(n):\n    return f(n)\ncfg = SFTConfig(packing=f(1))\n");
   CHECK_FALSE(field(s, "packing")->value->is_const());
 }
+
+namespace {
+
+// A script that configures packing, runs `calls` x 20 x 101 generated steps, then sets packing
+// to `later`.
+std::string long_script(int calls, const char* later) {
+  std::string code = "from trl import SFTConfig, SFTTrainer\ndef column(t, i):\n";
+  for (int i = 0; i < 100; ++i) code += "    f" + std::to_string(i) + " = t + i\n";
+  code += "    return t\ndef table(t):\n";
+  for (int j = 1; j <= 20; ++j) code += "    column(t, " + std::to_string(j) + ")\n";
+  code += "    return t\ncfg = SFTConfig(packing=True)\n";
+  for (int i = 1; i <= calls; ++i) code += "table(" + std::to_string(i) + ")\n";
+  code += std::string("cfg.packing = ") + later + "\ntrainer = SFTTrainer(model='m', args=cfg)\n";
+  return code;
+}
+
+}  // namespace
+
+TEST_CASE("an evaluation that runs out of steps is cut short and keeps no settings", "[python][eval][robustness]") {
+  SECTION("over the limit: the late assignment is unseen, so nothing the script set is kept") {
+    // 120 x 20 x 101 = 242,400 steps > kEvaluationSteps.
+    auto s = eval(long_script(120, "False"));
+    REQUIRE(s.cut_short.valid());
+    CHECK(s.cut_short.start.line >= 2);  // inside `column` (0-based lines 2..101)
+    CHECK(s.cut_short.start.line <= 101);
+    CHECK(s.trainer_configs.empty());  // packing=True would be a stale value
+    CHECK(s.trainers.empty());
+    CHECK(s.constructions.empty());
+  }
+  SECTION("under the limit: evaluation reaches the end and sees the late assignment") {
+    auto s = eval(long_script(60, "False"));  // 121,200 steps
+    CHECK_FALSE(s.cut_short.valid());
+    REQUIRE(s.trainers.size() == 1);
+    const Member* packing = field(s, "packing");
+    REQUIRE(packing);
+    REQUIRE(packing->value->is_const());
+    CHECK_FALSE(packing->value->constant.truthy());
+  }
+}
