@@ -2,6 +2,23 @@
 
 namespace trl {
 
+std::string printable(std::string_view s) {
+  std::string out;
+  out.reserve(s.size());
+  for (char c : s) {
+    const auto u = static_cast<unsigned char>(c);
+    if (u >= 0x20 && u != 0x7F) {
+      out += c;
+      continue;
+    }
+    const unsigned cp = u == 0x7F ? 0x2421 : 0x2400 + u;  // U+24xx: three bytes in UTF-8
+    out += static_cast<char>(0xE0 | (cp >> 12));
+    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+    out += static_cast<char>(0x80 | (cp & 0x3F));
+  }
+  return out;
+}
+
 const std::vector<std::string>& output_format_names() {
   static const std::vector<std::string> names = {"full", "concise", "json", "json-lines", "github", "sarif"};
   return names;

@@ -51,6 +51,12 @@ void print_statistics(std::ostream& out, const std::vector<Diagnostic>& diags, b
 std::string github_escape_data(std::string_view s);
 std::string github_escape_property(std::string_view s);
 
+// Text for one line of a terminal: each control character (U+0000-U+001F, U+007F) becomes its
+// Unicode control picture (U+2400-U+241F, U+2421), one code point for one, so a file named
+// "a<LF>b.py" stays on its `path:line:col` line, an escape sequence in a file never reaches the
+// terminal, and carets under a code frame stay aligned. Tabs are for the caller to handle.
+std::string printable(std::string_view s);
+
 // Percent-encodes a relative path for a URI (RFC 3986 path characters are kept).
 std::string uri_path(std::string_view path);
 

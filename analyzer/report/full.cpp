@@ -38,10 +38,12 @@ void frame(std::ostream& out, const Project& project, Span span, const std::stri
   const std::uint32_t line = span.start.line;
   const std::string number = std::to_string(line + 1);
   const std::string pad(number.size(), ' ');
-  out << pad << st("1;34", "--> ") << f.path << ':' << line + 1 << ':' << f.display_column(span.start) << '\n';
+  out << pad << st("1;34", "--> ") << printable(f.path) << ':' << line + 1 << ':' << f.display_column(span.start)
+      << '\n';
   if (f.text.empty()) return;  // a file we could not read has no code to show
   std::string text(f.line_text(line));
   std::replace(text.begin(), text.end(), '\t', ' ');
+  text = printable(text);
   out << pad << ' ' << st("1;34", "|") << '\n';
   out << st("1;34", number + " |") << ' ' << text << '\n';
   std::size_t col = f.display_column(span.start) - 1;
@@ -53,7 +55,7 @@ void frame(std::ostream& out, const Project& project, Span span, const std::stri
   }
   if (width == 0) width = 1;
   out << pad << ' ' << st("1;34", "|") << ' ' << std::string(col, ' ') << st(caret_color, std::string(width, '^'));
-  if (!label.empty()) out << ' ' << st(caret_color, label);
+  if (!label.empty()) out << ' ' << st(caret_color, printable(label));
   out << '\n';
 }
 
@@ -64,16 +66,17 @@ void print_full(std::ostream& out, const std::vector<Diagnostic>& diags, const P
   Style st{options.color};
   for (const auto& d : diags) {
     const std::string sev = to_string(d.severity);
-    out << st(severity_color(d.severity).c_str(), sev + "[" + d.code + "]") << st("1", ": " + d.message) << '\n';
+    out << st(severity_color(d.severity).c_str(), sev + "[" + d.code + "]") << st("1", ": " + printable(d.message))
+        << '\n';
     frame(out, project, d.span, d.label, st, severity_color(d.severity).c_str());
     for (const auto& r : d.related) {
-      out << st("1;32", "note") << ": " << r.message << '\n';
+      out << st("1;32", "note") << ": " << printable(r.message) << '\n';
       frame(out, project, r.span, "", st, "1;32");
     }
-    for (const auto& n : d.notes) out << "   = " << st("1", "note") << ": " << n << '\n';
-    if (d.help) out << "   = " << st("1;36", "help") << ": " << *d.help << '\n';
+    for (const auto& n : d.notes) out << "   = " << st("1", "note") << ": " << printable(n) << '\n';
+    if (d.help) out << "   = " << st("1;36", "help") << ": " << printable(*d.help) << '\n';
     for (const auto& fix : d.fixes)
-      out << "   = " << st("1;36", fix.safe ? "fix" : "unsafe fix") << ": " << fix.title << '\n';
+      out << "   = " << st("1;36", fix.safe ? "fix" : "unsafe fix") << ": " << printable(fix.title) << '\n';
     out << '\n';
   }
   std::size_t errors = 0, warnings = 0, infos = 0;

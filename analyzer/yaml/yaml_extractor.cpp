@@ -16,6 +16,28 @@ constexpr std::size_t kMaxYamlLines = 32767;
 
 using NodePtr = std::shared_ptr<const YamlNode>;
 
+void append_utf8(std::string& out, std::uint32_t cp) {
+  if (cp < 0x80) {
+    out.push_back(static_cast<char>(cp));
+  } else if (cp < 0x800) {
+    out.push_back(static_cast<char>(0xC0 | (cp >> 6)));
+    out.push_back(static_cast<char>(0x80 | (cp & 0x3F)));
+  } else if (cp < 0x10000) {
+    out.push_back(static_cast<char>(0xE0 | (cp >> 12)));
+    out.push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
+    out.push_back(static_cast<char>(0x80 | (cp & 0x3F)));
+  } else {
+    out.push_back(static_cast<char>(0xF0 | (cp >> 18)));
+    out.push_back(static_cast<char>(0x80 | ((cp >> 12) & 0x3F)));
+    out.push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
+    out.push_back(static_cast<char>(0x80 | (cp & 0x3F)));
+  }
+}
+
+// The escapes of a double-quoted scalar, as PyYAML's scanner reads them (yaml/scanner.py,
+// ESCAPE_REPLACEMENTS and ESCAPE_CODES, PyYAML 6.0): \0 \a \b \t \<TAB> \n \v \f \r \e \<SPACE> \"
+// \\ \/ \N (U+0085) \_ (U+00A0) \L (U+2028) \P (U+2029), and \xXX, \uXXXX, \UXXXXXXXX code points.
+// PyYAML refuses any other escape, and a code that is not hexadecimal; those are kept as written.
 std::string unescape_double(std::string_view body) {
   std::string out;
   out.reserve(body.size());
@@ -27,15 +49,53 @@ std::string unescape_double(std::string_view body) {
     }
     char e = body[++i];
     switch (e) {
-      case 'n': out.push_back('\n'); break;
-      case 't': out.push_back('\t'); break;
-      case 'r': out.push_back('\r'); break;
       case '0': out.push_back('\0'); break;
+      case 'a': out.push_back('\a'); break;
+      case 'b': out.push_back('\b'); break;
+      case 't':
+      case '\t': out.push_back('\t'); break;
+      case 'n': out.push_back('\n'); break;
+      case 'v': out.push_back('\v'); break;
+      case 'f': out.push_back('\f'); break;
+      case 'r': out.push_back('\r'); break;
+      case 'e': out.push_back('\x1b'); break;
+      case ' ': out.push_back(' '); break;
       case '"': out.push_back('"'); break;
       case '\\': out.push_back('\\'); break;
       case '/': out.push_back('/'); break;
-      case ' ': out.push_back(' '); break;
+      case 'N': append_utf8(out, 0x85); break;
+      case '_': append_utf8(out, 0xA0); break;
+      case 'L': append_utf8(out, 0x2028); break;
+      case 'P': append_utf8(out, 0x2029); break;
       case '\n': break;  // escaped line break joins lines
+      case 'x':
+      case 'u':
+      case 'U': {
+        const std::size_t digits = e == 'x' ? 2 : e == 'u' ? 4 : 8;
+        std::uint32_t cp = 0;
+        bool ok = true;
+        for (std::size_t k = 1; ok && k <= digits; ++k) {
+          if (i + k >= body.size()) {
+            ok = false;
+            break;
+          }
+          const char h = body[i + k];
+          const int v = h >= '0' && h <= '9'   ? h - '0'
+                        : h >= 'a' && h <= 'f' ? h - 'a' + 10
+                        : h >= 'A' && h <= 'F' ? h - 'A' + 10
+                                               : -1;
+          if (v < 0) ok = false;
+          cp = cp * 16 + static_cast<std::uint32_t>(v < 0 ? 0 : v);
+        }
+        if (!ok || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) {
+          out.push_back('\\');
+          out.push_back(e);
+          break;
+        }
+        append_utf8(out, cp);
+        i += digits;
+        break;
+      }
       default: out.push_back('\\'); out.push_back(e);
     }
   }

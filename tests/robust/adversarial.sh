@@ -188,6 +188,25 @@ SH
     lint "p/my pröject"; expect_status 1
     expect "p/my pröject/recipes/qwen ünïcode/sft long 日本.yaml:15:1: TRL101"
     ;;
+  control-chars)
+    # Control characters in a file name (a newline, an escape sequence) and in a YAML value a
+    # message quotes: every finding stays one `path:line:col: CODE message` line, and no raw
+    # control byte reaches the terminal (each is shown as its Unicode control picture, U+2400 +
+    # its code, in concise and full output alike).
+    trl101_project p
+    printf 'distributed_type: [unclosed\n' > "p/bad"$'\n'"name"$'\e'"[31m.yaml"
+    printf 'lr_scheduler_type: "cosine\\e[2J"\n' >> p/recipes/qwen2.5-0.5b/sft_long.yaml
+    lint p; expect_status 1
+    if LC_ALL=C grep -q $'[\x01-\x09\x0b-\x1f\x7f]' "$work/out"; then fail "a raw control character in the concise output"; fi
+    bad=$(grep -cvE '^[^:]+:[0-9]+:[0-9]+: TRL[0-9]{3} ' "$work/out")
+    [ "$bad" -eq 0 ] || fail "$bad output lines are not path:line:col: CODE message"
+    expect "p/bad␊name␛[31m.yaml:"
+    expect "cosine␛[2J"
+    expect "TRL101"
+    timeout -k 5 "$LIMIT" "$bin" --output-format full --no-cache p > "$work/out" 2>&1
+    if LC_ALL=C grep -q $'[\x01-\x09\x0b-\x1f\x7f]' "$work/out"; then fail "a raw control character in the full output"; fi
+    expect "--> p/bad␊name␛[31m.yaml:1:"
+    ;;
   comment-run)
     # 70,000 comment lines in a row crash tree-sitter 0.20.7 (issue #2134); trl-lint blanks such
     # runs before parsing. The code after the comments is still analysed.

@@ -93,3 +93,35 @@ TEST_CASE("several documents in one stream are all kept", "[yaml]") {
   auto f = yaml::extract("a: 1\n---\nb: 2\n", 0);
   CHECK(f.documents.size() == 2);
 }
+
+TEST_CASE("double-quoted scalars decode every escape PyYAML knows", "[yaml]") {
+  auto value = [](const std::string& quoted) {
+    auto f = yaml::extract("v: \"" + quoted + "\"\n", 0);
+    const auto* e = root_of(f).find("v");
+    REQUIRE(e);
+    REQUIRE(e->value->scalar.kind == Scalar::Kind::Str);
+    return e->value->scalar.s;
+  };
+  // A name spelt with a code point is the name itself (no false "not one of the accepted values").
+  CHECK(value("\\u0063osine") == "cosine");
+  CHECK(value("\\x63osine") == "cosine");
+  CHECK(value("\\U00000063osine") == "cosine");
+  CHECK(value("caf\\u00e9") == "caf\xc3\xa9");
+  CHECK(value("\\U0001F600") == "\xf0\x9f\x98\x80");
+  CHECK(value("a\\eb") == std::string("a\x1b") + "b");
+  CHECK(value("\\a\\b\\v\\f\\0") == std::string("\a\b\v\f\0", 5));
+  CHECK(value("\\N\\_\\L\\P") == "\xc2\x85\xc2\xa0\xe2\x80\xa8\xe2\x80\xa9");
+  CHECK(value("tab\\there") == "tab\there");
+  CHECK(value("q\\\"\\\\\\/") == "q\"\\/");
+  // Escapes PyYAML refuses: the file does not load. The grammar refuses them too (TRL903); a
+  // scalar that still came through keeps the text as written, never half-decoded.
+  for (const std::string bad : {"\\q", "\\x6", "\\u12g4", "\\UFFFFFFFF"}) {
+    INFO(bad);
+    auto f = yaml::extract("v: \"" + bad + "\"\n", 0);
+    const YamlEntry* e = f.documents.empty() || !f.documents[0].root ? nullptr : f.documents[0].root->find("v");
+    if (e && e->value->kind == YamlNode::Kind::Scalar && f.problems.empty())
+      CHECK(e->value->scalar.s == bad);
+    else
+      CHECK_FALSE(f.problems.empty());
+  }
+}
