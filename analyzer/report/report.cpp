@@ -7,6 +7,7 @@
 
 #include "analyzer/eval/python_eval.hpp"
 #include "analyzer/knowledge/knowledge.hpp"
+#include "analyzer/report/formatters.hpp"
 #include "rules/registry.hpp"
 
 namespace trl {
@@ -114,15 +115,15 @@ std::string where(const Setting& s, const Project& project) {
     out += " at " + f.path + ":" + std::to_string(s.span.start.line + 1) + ":" +
            std::to_string(f.display_column(s.span.start));
   }
-  return out;
+  return printable(out);
 }
 
 std::string value_text(const Setting& s) {
   switch (s.state) {
     case Setting::State::Unset: return "(unset)";
     case Setting::State::Unknown: return "(unknown)";
-    case Setting::State::Known: return s.value.yaml();
-    case Setting::State::OneOf: return "one of: " + s.describe();
+    case Setting::State::Known: return printable(s.value.yaml());
+    case Setting::State::OneOf: return printable("one of: " + s.describe());
   }
   return "";
 }
@@ -131,8 +132,8 @@ std::string file_or_dash(FileId id, const Project& project, std::size_t doc = 0)
   if (id == kNoFile) return "-";
   const SourceFile& f = project.sources.get(id);
   if (f.kind == FileKind::Markdown && doc < project.facts[id].yaml.size() && project.facts[id].yaml[doc].root)
-    return f.path + ":" + std::to_string(project.facts[id].yaml[doc].root->span.start.line + 1);
-  return f.path;
+    return printable(f.path) + ":" + std::to_string(project.facts[id].yaml[doc].root->span.start.line + 1);
+  return printable(f.path);
 }
 
 std::string accelerate_text(const TrainingRun& r, const Project& project) {
@@ -142,7 +143,7 @@ std::string accelerate_text(const TrainingRun& r, const Project& project) {
 
 std::string missing_note(const TrainingRun& r, FileReference::Kind kind) {
   for (const auto& ref : r.references)
-    if (ref.kind == kind && !ref.exists) return ref.stand_in.empty() ? ref.text + " (missing)" : "";
+    if (ref.kind == kind && !ref.exists) return ref.stand_in.empty() ? printable(ref.text) + " (missing)" : "";
   return "";
 }
 
@@ -165,9 +166,9 @@ std::string script_text(const TrainingRun& r) {
     for (const auto& ref : r.references)
       if ((ref.kind == FileReference::Kind::Script || ref.kind == FileReference::Kind::Module) && !ref.exists &&
           ref.checkable)
-        return r.script_display + " (missing)";
+        return printable(r.script_display) + " (missing)";
   }
-  return r.script_display;
+  return printable(r.script_display);
 }
 
 std::string launcher_text(const TrainingRun& r) {
@@ -180,24 +181,25 @@ std::string launcher_text(const TrainingRun& r) {
 
 void print_runs(std::ostream& out, const std::vector<TrainingRun>& runs, const Project& project) {
   for (const auto& r : runs) {
-    out << r.name << "  " << launcher_text(r) << "  " << script_text(r) << "  config=" << config_text(r, project)
-        << "  accelerate=" << accel_or_missing(r, project) << "  world=" << value_text(r.world_size)
-        << "  trainer=" << (r.trainer.empty() ? "?" : r.trainer) << "  cp=" << value_text(r.cp_size) << '\n';
+    out << printable(r.name) << "  " << launcher_text(r) << "  " << script_text(r)
+        << "  config=" << config_text(r, project) << "  accelerate=" << accel_or_missing(r, project)
+        << "  world=" << value_text(r.world_size) << "  trainer=" << (r.trainer.empty() ? "?" : r.trainer)
+        << "  cp=" << value_text(r.cp_size) << '\n';
   }
 }
 
 void print_run(std::ostream& out, const TrainingRun& r, const Project& project) {
-  out << "run: " << r.name << (r.explicit_run ? " (from the project config)" : "") << '\n';
+  out << "run: " << printable(r.name) << (r.explicit_run ? " (from the project config)" : "") << '\n';
   out << "launcher: " << (r.launch ? launcher_text(r) : "(none: script run directly)") << '\n';
-  out << "script: " << script_text(r) << (r.script == kNoFile ? "" : " (" + project.sources.get(r.script).path + ")")
-      << '\n';
+  out << "script: " << script_text(r)
+      << (r.script == kNoFile ? "" : " (" + printable(project.sources.get(r.script).path) + ")") << '\n';
   out << "trainer: " << (r.trainer.empty() ? "unknown" : r.trainer) << '\n';
   out << "trainer config: " << config_text(r, project) << '\n';
   out << "accelerate config: " << accel_or_missing(r, project) << '\n';
   if (!r.references.empty()) {
     out << "files named by the launch:\n";
     for (const auto& ref : r.references) {
-      out << "  " << to_string(ref.kind) << " " << ref.text << ": "
+      out << "  " << to_string(ref.kind) << " " << printable(ref.text) << ": "
           << (ref.exists             ? "found"
               : ref.stand_in.empty() ? "missing"
                                      : "missing; docs block " + ref.stand_in + " stands in")
@@ -228,7 +230,7 @@ void print_run(std::ostream& out, const TrainingRun& r, const Project& project) 
   if (r.launch && !r.launch->env.empty()) {
     out << "environment:\n";
     for (const auto& e : r.launch->env)
-      out << "  " << e.name << " = " << (e.value.known ? e.value.text : "(unknown)") << '\n';
+      out << "  " << printable(e.name) << " = " << (e.value.known ? printable(e.value.text) : "(unknown)") << '\n';
   }
   out << "trainer arguments set explicitly:\n";
   for (const auto& [name, s] : r.args)

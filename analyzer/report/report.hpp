@@ -37,6 +37,7 @@ void finish_diagnostics(const Project& project, const Selection& selection, std:
 void sort_diagnostics(const Project& project, std::vector<Diagnostic>& diags);
 
 // `trl-lint runs`: one line per run. `trl-lint show-run`: one run's effective configuration.
+// Control characters in names, paths and values are shown as control pictures (printable).
 void print_runs(std::ostream& out, const std::vector<TrainingRun>& runs, const Project& project);
 void print_run(std::ostream& out, const TrainingRun& run, const Project& project);
 // `trl-lint graph`: launch sites, scripts and config files as a Graphviz (dot) or Mermaid graph.

@@ -206,6 +206,11 @@ SH
     timeout -k 5 "$LIMIT" "$bin" --output-format full --no-cache p > "$work/out" 2>&1
     if LC_ALL=C grep -q $'[\x01-\x09\x0b-\x1f\x7f]' "$work/out"; then fail "a raw control character in the full output"; fi
     expect "--> p/bad␊name␛[31m.yaml:1:"
+    # show-run: an environment value that spans lines stays on its `NAME = value` line.
+    printf '#!/usr/bin/env bash\nNOTE="first line\nsecond\tline" accelerate launch --config_file recipes/accelerate_configs/context_parallel_2gpu.yaml scripts/sft.py --config recipes/qwen2.5-0.5b/sft_long.yaml\n' > p/launch.sh
+    (cd p && timeout -k 5 "$LIMIT" "$bin" show-run launch.sh:2) > "$work/out" 2>&1 || fail "show-run failed"
+    if LC_ALL=C grep -q $'[\x01-\x09\x0b-\x1f\x7f]' "$work/out"; then fail "a raw control character in show-run"; fi
+    expect "  NOTE = first line␊second␉line"
     ;;
   comment-run)
     # 70,000 comment lines in a row crash tree-sitter 0.20.7 (issue #2134); trl-lint blanks such
