@@ -1,5 +1,8 @@
 #include "analyzer/link/launch.hpp"
 
+#include <set>
+#include <string>
+
 #include "analyzer/knowledge/knowledge.hpp"
 #include "analyzer/shell/shell_extractor.hpp"
 
@@ -128,6 +131,27 @@ std::optional<LaunchCommand> parse_trl_cli(const std::vector<Word>& argv, std::s
   return out;
 }
 
+// The options of torchrun (`python -m torch.distributed.run`) that take no value; every other
+// option takes one. torch/distributed/run.py get_args_parser (pytorch/pytorch f34fa15): the
+// `check_env` options --standalone, -m/--module, --no-python, --run-path and
+// --virtual-local-rank. `python -m torch.distributed.launch` adds --use-env (launch.py).
+// Names as normalize_option_name leaves them (dashes become underscores).
+bool torchrun_takes_value(const std::string& name) {
+  static const std::set<std::string, std::less<>> flags = {
+      "standalone", "m", "module", "no_python", "run_path", "use_env", "virtual_local_rank"};
+  return flags.count(name) == 0;
+}
+
+// The same for the `deepspeed` launcher: its store_true options in deepspeed/launcher/runner.py
+// parse_args (deepspeedai/DeepSpeed 2d991ba). --autotuning (tune|run) and
+// --enable_each_rank_log (a folder) take a value.
+bool deepspeed_takes_value(const std::string& name) {
+  static const std::set<std::string, std::less<>> flags = {"module",   "no_python",        "no_local_rank",
+                                                           "no_ssh",   "no_ssh_check",     "force_multi",
+                                                           "save_pid", "elastic_training", "bind_cores_to_rank"};
+  return flags.count(name) == 0;
+}
+
 }  // namespace
 
 std::optional<LaunchCommand> parse_launch(const CommandFact& command, const Knowledge& knowledge) {
@@ -154,12 +178,7 @@ std::optional<LaunchCommand> parse_launch(const CommandFact& command, const Know
     i = read_options(argv, i, out, accelerate_takes_value);
   } else if (prog == "torchrun" || prog == "deepspeed") {
     out.launcher = prog == "torchrun" ? Launcher::Torchrun : Launcher::Deepspeed;
-    i = read_options(argv, i, out, [](const std::string& name) {
-      return !(name == "standalone" || name == "m" || name == "module" || name == "no_python" || name == "run_path" ||
-               name == "autotuning" || name == "force_multi" || name == "no_local_rank" ||
-               name == "bind_cores_to_rank" || name == "enable_each_rank_log" || name == "no_ssh_check" ||
-               name == "elastic_training");
-    });
+    i = read_options(argv, i, out, prog == "torchrun" ? torchrun_takes_value : deepspeed_takes_value);
   } else if (shell::is_python_interpreter(prog)) {
     out.launcher = Launcher::Python;
     // Interpreter options: -m ends them; -c means inline code (not a launch).
@@ -185,10 +204,7 @@ std::optional<LaunchCommand> parse_launch(const CommandFact& command, const Know
       } else if (mod == "torch.distributed.run" || mod == "torch.distributed.launch") {
         out.launcher = Launcher::Torchrun;
         out.module = false;
-        i = read_options(argv, i + 1, out, [](const std::string& name) {
-          return !(name == "standalone" || name == "m" || name == "module" || name == "no_python" ||
-                   name == "use_env" || name == "use_env");
-        });
+        i = read_options(argv, i + 1, out, torchrun_takes_value);
       } else if (mod == "trl" || mod == "trl.cli") {
         out.module = false;
         return parse_trl_cli(argv, i + 1, std::move(out), knowledge);

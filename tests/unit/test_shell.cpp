@@ -111,6 +111,34 @@ TEST_CASE("torchrun, python -m, and python -m accelerate.commands.launch", "[lau
   CHECK_FALSE(launch_of("accelerate config\n"));
 }
 
+TEST_CASE("torchrun and deepspeed options: which take a value, in both spellings", "[launch]") {
+  // Options without a value must not swallow the script; options with one must.
+  const std::pair<const char*, const char*> cases[] = {
+      {"torchrun --virtual-local-rank --nproc-per-node 2 train.py --x 1\n", "train.py"},
+      {"torchrun --run_path --no-python --standalone /abs/train.py\n", "/abs/train.py"},
+      {"torchrun --tee 3 --redirects 3 --log-dir logs train.py\n", "train.py"},
+      {"python -m torch.distributed.run --run-path --nproc_per_node=2 /abs/train.py\n", "/abs/train.py"},
+      {"python -m torch.distributed.run --virtual_local_rank train.py\n", "train.py"},
+      {"python -m torch.distributed.launch --use-env --nproc_per_node 2 train.py\n", "train.py"},
+      {"deepspeed --autotuning run train.py --deepspeed ds.json\n", "train.py"},
+      {"deepspeed --enable_each_rank_log logs --save_pid train.py\n", "train.py"},
+      {"deepspeed --no_ssh --node_rank 0 --num_gpus 8 train.py\n", "train.py"},
+      {"deepspeed --bind_cores_to_rank --bind_core_list 0-7 train.py\n", "train.py"},
+  };
+  for (const auto& [line, script] : cases) {
+    INFO(line);
+    auto l = launch_of(line);
+    REQUIRE(l);
+    REQUIRE(l->script);
+    CHECK(l->script->text == script);
+  }
+  auto d = launch_of("deepspeed --autotuning tune train.py\n");
+  REQUIRE(d);
+  REQUIRE(d->option("autotuning"));
+  REQUIRE(d->option("autotuning")->value);
+  CHECK(d->option("autotuning")->value->text == "tune");
+}
+
 TEST_CASE("trl CLI: dataclass flags go to the script, accelerate flags to the launcher", "[launch]") {
   auto l = launch_of("trl sft --config sft.yaml --packing --num_processes 4 --accelerate_config zero2\n");
   REQUIRE(l);
