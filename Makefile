@@ -42,14 +42,15 @@ fuzz: fuzz-build ## Fuzz every target for FUZZ_SECONDS (60) each; corpora kept i
 	  tests/fuzz/run_fuzzer.sh fuzz $(FUZZ_BUILD)/tests/fuzz/fuzz_$$t $$t $(FUZZ_SECONDS) $(FUZZ_BUILD)/corpus/$$t || exit 1; \
 	done
 
-# The lint tests (label `lint`: clang-format, clang-tidy) run none of our code and `make test` has
-# already run them, so the sanitized suite leaves them out.
-test-asan: setup ## Build with AddressSanitizer+UndefinedBehaviorSanitizer in build-asan and run the whole suite (but lint)
+# The sanitized suite leaves out what runs no sanitized code: the lint tests (label `lint`:
+# clang-format, clang-tidy) and integration/new-rule (label `build`: it builds its own copy with
+# the default flags). `make test` runs them.
+test-asan: setup ## Build with AddressSanitizer+UndefinedBehaviorSanitizer in build-asan and run the suite (all but lint and new-rule)
 	[ -f $(ASAN_BUILD)/CMakeCache.txt ] || cmake -S . -B $(ASAN_BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo \
 	  -DTRL_LINT_SANITIZE=ON -DTRL_LINT_FUZZ_SMOKE=OFF
 	cmake --build $(ASAN_BUILD) -j $(JOBS)
 	cd $(ASAN_BUILD) && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:detect_stack_use_after_return=1 \
-	  UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 ctest --output-on-failure -j $(JOBS) -LE lint
+	  UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 ctest --output-on-failure -j $(JOBS) -LE 'lint|build'
 
 demo: setup build ## Set up, build, and lint the bundled example project
 	@echo "== trl-lint fixtures/example =="
