@@ -20,7 +20,6 @@ using py::StmtId;
 using py::StmtKind;
 
 constexpr int kMaxCallDepth = 12;
-constexpr std::size_t kMaxSteps = kEvaluationSteps;
 constexpr int kLoopPasses = 3;  // a loop body is run until its effect is stable, at most this often
 constexpr int kMaxYamlDepth = 64;
 
@@ -209,7 +208,7 @@ class Exec {
     // Every call counts as a step, even of an empty function: calls in default values and
     // nested calls could otherwise multiply without executing a single statement.
     if (depth > kMaxCallDepth || ev_.active.count({env_.file, fid})) return make_unknown(site);
-    if (++ev_.steps > kMaxSteps) {
+    if (++ev_.steps > kEvaluationSteps) {
       out_of_steps(site);
       return make_unknown(site);
     }
@@ -286,7 +285,7 @@ class Exec {
   void exec_block(const std::vector<StmtId>& body, Scope& scope, Frame& frame, int depth) {
     for (StmtId id : body) {
       if (frame.returned) return;
-      if (++ev_.steps > kMaxSteps) {
+      if (++ev_.steps > kEvaluationSteps) {
         out_of_steps(m_.stmt(id).span);
         return;
       }
@@ -508,7 +507,7 @@ class Exec {
     // Copying and merging the scope costs work of its own: charge it to the step budget so a
     // generated file with thousands of variables and branches stays bounded.
     ev_.steps += scope.vars.size() / 16;
-    if (ev_.steps > kMaxSteps) {
+    if (ev_.steps > kEvaluationSteps) {
       out_of_steps(!a.empty() ? m_.stmt(a.front()).span : !b.empty() ? m_.stmt(b.front()).span : Span{env_.file});
       return;
     }

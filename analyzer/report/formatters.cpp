@@ -1,5 +1,7 @@
 #include "analyzer/report/formatters.hpp"
 
+#include "analyzer/source/source_file.hpp"
+
 namespace trl {
 
 std::string printable(std::string_view s) {
@@ -11,10 +13,7 @@ std::string printable(std::string_view s) {
       out += c;
       continue;
     }
-    const unsigned cp = u == 0x7F ? 0x2421 : 0x2400 + u;  // U+24xx: three bytes in UTF-8
-    out += static_cast<char>(0xE0 | (cp >> 12));
-    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-    out += static_cast<char>(0x80 | (cp & 0x3F));
+    append_utf8(out, u == 0x7F ? 0x2421 : 0x2400 + u);
   }
   return out;
 }

@@ -72,4 +72,7 @@ class SourceManager {
 // True when `text` is valid UTF-8.
 bool is_valid_utf8(std::string_view text);
 
+// Appends code point `cp` (at most U+10FFFF) to `out`, encoded as UTF-8.
+void append_utf8(std::string& out, std::uint32_t cp);
+
 }  // namespace trl

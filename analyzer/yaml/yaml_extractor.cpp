@@ -5,6 +5,7 @@
 #include <unordered_set>
 
 #include "analyzer/parse/tree_sitter.hpp"
+#include "analyzer/source/source_file.hpp"
 #include "analyzer/yaml/pyyaml_resolver.hpp"
 
 namespace trl::yaml {
@@ -15,24 +16,6 @@ constexpr int kMaxDepth = 200;
 constexpr std::size_t kMaxYamlLines = 32767;
 
 using NodePtr = std::shared_ptr<const YamlNode>;
-
-void append_utf8(std::string& out, std::uint32_t cp) {
-  if (cp < 0x80) {
-    out.push_back(static_cast<char>(cp));
-  } else if (cp < 0x800) {
-    out.push_back(static_cast<char>(0xC0 | (cp >> 6)));
-    out.push_back(static_cast<char>(0x80 | (cp & 0x3F)));
-  } else if (cp < 0x10000) {
-    out.push_back(static_cast<char>(0xE0 | (cp >> 12)));
-    out.push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
-    out.push_back(static_cast<char>(0x80 | (cp & 0x3F)));
-  } else {
-    out.push_back(static_cast<char>(0xF0 | (cp >> 18)));
-    out.push_back(static_cast<char>(0x80 | ((cp >> 12) & 0x3F)));
-    out.push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
-    out.push_back(static_cast<char>(0x80 | (cp & 0x3F)));
-  }
-}
 
 // The escapes of a double-quoted scalar, as PyYAML's scanner reads them (yaml/scanner.py,
 // ESCAPE_REPLACEMENTS and ESCAPE_CODES, PyYAML 6.0): \0 \a \b \t \<TAB> \n \v \f \r \e \<SPACE> \"
