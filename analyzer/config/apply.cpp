@@ -25,6 +25,12 @@ std::string lookup_path(const SourceFile& f) {
   return f.abs_path;
 }
 
+// The settings that govern a project file. Entries the walk skipped may be folders: for_path.
+const Settings& settings_of(Configuration& config, const SourceFile& f) {
+  if (f.abs_path.rfind("<skipped>/", 0) == 0) return config.for_path(lookup_path(f));
+  return config.for_file(f.abs_path);
+}
+
 Span span_in(const SourceFile& f, const ConfigLocation& where) {
   auto offset = [&](Point p) -> std::uint32_t {
     if (p.line >= f.line_starts.size()) return static_cast<std::uint32_t>(f.text.size());
@@ -90,7 +96,7 @@ std::vector<DeclaredRun> declared_runs(Project& project, Configuration& config) 
   };
   note(config.for_path(project.root));
   const std::size_t n = project.sources.size();
-  for (FileId id = 0; id < n; ++id) note(config.for_path(lookup_path(project.sources.get(id))));
+  for (FileId id = 0; id < n; ++id) note(settings_of(config, project.sources.get(id)));
 
   std::vector<DeclaredRun> out;
   std::set<std::tuple<std::string, std::uint32_t, std::uint32_t>> seen;
@@ -133,7 +139,7 @@ std::vector<DeclaredRun> declared_runs(Project& project, Configuration& config) 
 
 void apply_configured_targets(Project& project, Configuration& config) {
   for (FileId id = 0; id < project.sources.size(); ++id) {
-    const Settings& s = config.for_path(lookup_path(project.sources.get(id)));
+    const Settings& s = settings_of(config, project.sources.get(id));
     for (const auto& [lib, version] : s.target_versions) project.configured_target_versions[id][lib] = version.value;
   }
 }
@@ -142,7 +148,7 @@ void apply_target_versions(std::vector<TrainingRun>& runs, const Project& projec
   for (auto& r : runs) {
     const FileId anchor = r.launch_file != kNoFile ? r.launch_file : r.script;
     if (anchor != kNoFile) {
-      const Settings& s = config.for_path(lookup_path(project.sources.get(anchor)));
+      const Settings& s = settings_of(config, project.sources.get(anchor));
       for (const auto& [lib, version] : s.target_versions) r.target_versions[lib] = version.value;
     }
     for (const auto& [lib, version] : project.target_versions) r.target_versions[lib] = version;
@@ -153,7 +159,7 @@ void apply_settings(std::vector<Diagnostic>& diags, const Project& project, Conf
   std::erase_if(diags, [&](Diagnostic& d) {
     if (d.span.file == kNoFile) return false;
     const std::string path = lookup_path(project.sources.get(d.span.file));
-    const Settings& s = config.for_path(path);
+    const Settings& s = settings_of(config, project.sources.get(d.span.file));
     if (!s.enabled(d.code) || s.ignored_in(d.code, path)) return true;
     d.severity = s.severity_of(d.code, d.severity);
     return false;

@@ -27,6 +27,10 @@ class Configuration {
 
   // The settings for a file or folder (absolute path). Throws ConfigError for an invalid file.
   const Settings& for_path(const std::string& abs_path);
+  // The settings for a file known to be one (absolute path): for_path without asking the file
+  // system whether the path is a folder (one stat per file made that 12% of an analysis of
+  // 20,000 files).
+  const Settings& for_file(const std::string& abs_path);
   // The configuration file that governs `abs_dir`, if any (after --config / --isolated).
   std::optional<std::string> config_file_for_dir(const std::string& abs_dir);
 

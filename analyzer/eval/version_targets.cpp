@@ -161,13 +161,50 @@ std::optional<std::pair<std::string, std::string>> parse_target_option(std::stri
   return std::make_pair(lib, version);
 }
 
-VersionTargets version_targets(const Project& project, FileId file, const Knowledge& knowledge) {
-  VersionTargets out;
-  // Folder of each dependency file, once.
+namespace {
+
+thread_local VersionTargetsMemo* active_memo = nullptr;
+
+// Folder of each dependency file.
+std::vector<std::pair<std::string, FileId>> find_pin_files(const Project& project) {
   std::vector<std::pair<std::string, FileId>> pin_files;
   for (FileId id = 0; id < project.facts.size() && id < project.sources.size(); ++id)
     if (!project.facts[id].pins.empty())
       pin_files.emplace_back(fs::path(project.sources.get(id).abs_path).parent_path().string(), id);
+  return pin_files;
+}
+
+VersionTargets compute_targets(const Project& project, FileId file, const Knowledge& knowledge,
+                               const std::vector<std::pair<std::string, FileId>>& pin_files);
+
+}  // namespace
+
+VersionTargetsMemo::VersionTargetsMemo(const Project& project) : project_(project), outer_(active_memo) {
+  active_memo = this;
+}
+
+VersionTargetsMemo::~VersionTargetsMemo() { active_memo = outer_; }
+
+VersionTargets version_targets(const Project& project, FileId file, const Knowledge& knowledge) {
+  VersionTargetsMemo* memo = active_memo;
+  if (!memo || &memo->project_ != &project) return compute_targets(project, file, knowledge, find_pin_files(project));
+  if (memo->knowledge_ != &knowledge) {
+    memo->results_.clear();
+    memo->knowledge_ = &knowledge;
+  }
+  if (auto it = memo->results_.find(file); it != memo->results_.end()) return it->second;
+  if (!memo->pins_found_) {
+    memo->pin_files_ = find_pin_files(project);
+    memo->pins_found_ = true;
+  }
+  return memo->results_.emplace(file, compute_targets(project, file, knowledge, memo->pin_files_)).first->second;
+}
+
+namespace {
+
+VersionTargets compute_targets(const Project& project, FileId file, const Knowledge& knowledge,
+                               const std::vector<std::pair<std::string, FileId>>& pin_files) {
+  VersionTargets out;
   // Folders from the file's own up to the project root.
   std::vector<std::string> folders;
   fs::path dir = file != kNoFile && file < project.sources.size()
@@ -231,5 +268,7 @@ VersionTargets version_targets(const Project& project, FileId file, const Knowle
   }
   return out;
 }
+
+}  // namespace
 
 }  // namespace trl

@@ -4,9 +4,12 @@
 // trl-lint knows.
 #pragma once
 
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 #include "analyzer/project/project.hpp"
 
@@ -31,6 +34,28 @@ struct VersionTargets {
 
 // The targets for the run or file rooted at `file` (kNoFile: the project root).
 VersionTargets version_targets(const Project& project, FileId file, const Knowledge& knowledge);
+
+// While one lives, version_targets() on this thread remembers its answers for `project`: the
+// pin files are found once, and each file's targets computed once. Without it every call scans
+// every file's facts for pins, so judging a project was quadratic in its file count (16% of a
+// single-threaded run over 20,000 files). Scope it to a judging pass, during which the project's
+// facts do not change. Memos nest; an inner one for another project hides the outer one.
+class VersionTargetsMemo {
+ public:
+  explicit VersionTargetsMemo(const Project& project);
+  ~VersionTargetsMemo();
+  VersionTargetsMemo(const VersionTargetsMemo&) = delete;
+  VersionTargetsMemo& operator=(const VersionTargetsMemo&) = delete;
+
+ private:
+  friend VersionTargets version_targets(const Project&, FileId, const Knowledge&);
+  const Project& project_;
+  VersionTargetsMemo* outer_;
+  bool pins_found_ = false;
+  std::vector<std::pair<std::string, FileId>> pin_files_;  // folder of each file with pins, and the file
+  const Knowledge* knowledge_ = nullptr;                    // the knowledge `results_` were computed with
+  std::map<FileId, VersionTargets> results_;
+};
 
 // Compares release strings numerically ("0.10" < "0.9.6" is false); pre-release suffixes
 // (".dev0", "rc1") sort before the release. <0, 0, >0.

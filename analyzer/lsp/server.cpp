@@ -12,6 +12,7 @@
 
 #include "analyzer/config/apply.hpp"
 #include "analyzer/eval/run_builder.hpp"
+#include "analyzer/eval/version_targets.hpp"
 #include "analyzer/fix/fixer.hpp"
 #include "analyzer/knowledge/knowledge.hpp"
 #include "analyzer/lsp/documents.hpp"
@@ -359,6 +360,7 @@ class Server {
 
   void add_runs(std::vector<TrainingRun> fresh) {
     apply_target_versions(fresh, *project_, *config_);
+    const VersionTargetsMemo memo(*project_);  // one pin search for all the runs
     for (auto& r : fresh) {
       run_files_.push_back(run_files(r));
       run_diags_.emplace_back();

@@ -6,6 +6,7 @@
 #include <tuple>
 
 #include "analyzer/eval/python_eval.hpp"
+#include "analyzer/eval/version_targets.hpp"
 #include "analyzer/knowledge/knowledge.hpp"
 #include "analyzer/report/formatters.hpp"
 #include "rules/registry.hpp"
@@ -63,6 +64,7 @@ void evaluation_problem(const Project& project, const TrainingRun& run, std::vec
 
 void run_diagnostics(const Project& project, const TrainingRun& run, const Selection& selection,
                      std::vector<Diagnostic>& out) {
+  const VersionTargetsMemo memo(project);
   evaluation_problem(project, run, out);
   for (const auto& rule : all_rules())
     if (selection.enabled(rule->info().code)) rule->check_run(run, project, out);
@@ -70,6 +72,7 @@ void run_diagnostics(const Project& project, const TrainingRun& run, const Selec
 
 void project_diagnostics(const Project& project, const std::vector<TrainingRun>& runs, const Selection& selection,
                          std::vector<Diagnostic>& out) {
+  const VersionTargetsMemo memo(project);
   for (const auto& rule : all_rules())
     if (selection.enabled(rule->info().code)) rule->check_project(project, runs, out);
 }
@@ -81,6 +84,7 @@ void finish_diagnostics(const Project& project, const Selection& selection, std:
 
 std::vector<Diagnostic> collect_diagnostics(const Project& project, const std::vector<TrainingRun>& runs,
                                             const Selection& selection) {
+  const VersionTargetsMemo memo(project);
   std::vector<Diagnostic> out;
   file_problem_diagnostics(project, out);
   for (const auto& run : runs) evaluation_problem(project, run, out);

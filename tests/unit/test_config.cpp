@@ -295,6 +295,19 @@ TEST_CASE("the closest configuration wins, not above the repository root", "[con
   CHECK(project_root_of((repo / "sub" / "deeper" / "x.py").string()) == (repo / "sub").string());
   CHECK(project_root_of((repo / "plain" / "x.py").string()) == repo.string());
 
+  SECTION("for_file gives what for_path gives, without asking whether the path is a folder") {
+    fs::create_directories(repo / ".hidden");
+    const std::vector<fs::path> files = {repo / "plain" / "x.py", repo / "sub" / "deeper" / "x.py",
+                                         repo / "sub" / "x.yaml", repo / ".hidden" / "x.yaml",
+                                         repo / "sub" / "deeper" / ".." / "y.py"};
+    for (const auto& f : files) {
+      INFO(f.string());
+      CHECK(&config.for_file(f.string()) == &config.for_path(f.string()));
+    }
+    CHECK_FALSE(config.for_file((repo / "sub" / "deeper" / ".." / "y.py").string()).enabled("TRL902"));
+    CHECK_FALSE(config.for_file((repo / "plain" / "x.py").string()).enabled("TRL901"));
+    CHECK(config.for_file((repo / "plain" / "x.py").string()).enabled("TRL902"));
+  }
   SECTION("--isolated ignores every file") {
     ConfigOptions o;
     o.isolated = true;

@@ -4,6 +4,7 @@
 #include "analyzer/deps/pin_extractor.hpp"
 #include "analyzer/eval/version_targets.hpp"
 #include "analyzer/knowledge/knowledge.hpp"
+#include "analyzer/project/project.hpp"
 
 using namespace trl;
 
@@ -71,4 +72,41 @@ TEST_CASE("the knowledge has renames, accelerate sections and releases") {
   CHECK(k.library("trl")->newest == "1.9.0");
   CHECK(k.library_of("TrainingArguments") == "transformers");
   CHECK(k.library_of("SFTTrainer") == "trl");
+}
+
+TEST_CASE("a VersionTargetsMemo gives the answers of the plain computation, for its own project only") {
+  const Knowledge& k = Knowledge::get();
+  Project a = make_project("/repo", {{"requirements.txt", "trl==0.19.1\n"},
+                                     {"train.py", "import trl\n"},
+                                     {"sub/requirements.txt", "trl==0.17.0\n"},
+                                     {"sub/run.py", "import trl\n"}});
+  Project b = make_project("/other", {{"requirements.txt", "trl==0.16.0\n"}, {"x.py", "import trl\n"}});
+  const FileId top = a.sources.find_abs("/repo/train.py"), sub = a.sources.find_abs("/repo/sub/run.py"),
+               x = b.sources.find_abs("/other/x.py");
+  REQUIRE(top != kNoFile);
+  REQUIRE(sub != kNoFile);
+  REQUIRE(x != kNoFile);
+  const auto plain_top = version_targets(a, top, k).trl.describe();
+  const auto plain_sub = version_targets(a, sub, k).trl.describe();
+  CHECK(plain_top == "TRL 0.19.1 (requirements.txt: trl==0.19.1)");
+  CHECK(plain_sub == "TRL 0.17.0 (sub/requirements.txt: trl==0.17.0)");
+  {
+    const VersionTargetsMemo memo(a);
+    // Asked twice, and in another order: the same answers as without the memo.
+    CHECK(version_targets(a, sub, k).trl.describe() == plain_sub);
+    CHECK(version_targets(a, top, k).trl.describe() == plain_top);
+    CHECK(version_targets(a, sub, k).trl.describe() == plain_sub);
+    CHECK(version_targets(a, kNoFile, k).trl.describe() == plain_top);
+    // Another project is computed for itself, not served from `a`'s memo.
+    CHECK(version_targets(b, x, k).trl.describe() == "TRL 0.16.0 (requirements.txt: trl==0.16.0)");
+    {
+      const VersionTargetsMemo inner(b);
+      CHECK(version_targets(b, x, k).trl.describe() == "TRL 0.16.0 (requirements.txt: trl==0.16.0)");
+      CHECK(version_targets(a, top, k).trl.describe() == plain_top);
+    }
+    CHECK(version_targets(a, top, k).trl.describe() == plain_top);
+  }
+  // Without a memo the project's pins are read again: a changed pin shows.
+  a.facts[a.sources.find_abs("/repo/requirements.txt")].pins.clear();
+  CHECK(version_targets(a, top, k).trl.describe() != plain_top);
 }
