@@ -373,13 +373,16 @@ bool ResultCache::store(const Project& project, const std::vector<Diagnostic>& d
   bin::Writer p;
   p.str(invocation_);
   p.u64(static_cast<std::uint64_t>(read_start_ns));
+  // Every file with a stamp, the ones still unread included (deferred Python files nothing
+  // reached): their records were checked against their stamps when this run began, and are
+  // carried over.
   std::uint32_t count = 0;
   for (FileId id = 0; id < project.sources.size(); ++id)
-    if (project.facts[id].stamp.valid && !project.facts[id].unread) ++count;
+    if (project.facts[id].stamp.valid) ++count;
   p.u32(count);
   for (FileId id = 0; id < project.sources.size(); ++id) {
     const FileFacts& f = project.facts[id];
-    if (!f.stamp.valid || f.unread) continue;
+    if (!f.stamp.valid) continue;
     p.str(project.sources.get(id).abs_path);
     put_stamp(p, f.stamp);
     p.u64(f.content_hash);

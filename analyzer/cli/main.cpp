@@ -143,8 +143,9 @@ Analysis analyse(trl::LoadOptions options, trl::Configuration& config, const Foc
       a.diags = std::move(*diags);
       hit = true;
     } else {
-      // A miss: every file is needed; the key is computed again from what was actually read.
-      trl::read_unread(a.project, options);
+      // A miss: the files an analysis needs are read (not the deferred Python files, unless a
+      // run reaches them); the key is computed again from what was actually read.
+      trl::read_needed(a.project, options);
       cache->prepare(a.project, config);
     }
     if (cache_choice.trace) {

@@ -272,6 +272,15 @@ void extract_referenced(Project& project, const std::vector<std::string>& names)
     for (FileId id : now) {
       tried[id] = 1;
       try {
+        if (project.facts[id].unread) {
+          // Left unread on the result cache's word: its text is needed now.
+          LoadOptions options;
+          options.threads = 1;
+          options.max_file_size = project.max_file_size;
+          const std::vector<FileId> one{id};
+          read_unread(project, options, &one);
+          if (!project.facts[id].loaded || project.facts[id].extracted) continue;
+        }
         extract_file(project, id);
       } catch (const std::exception& e) {
         project.facts[id] = FileFacts{};
@@ -436,6 +445,7 @@ Project read_project(const LoadOptions& options) {
   Project project;
   Discovery d = discover(options.paths, options.excluded);
   project.root = d.root;
+  project.max_file_size = options.max_file_size;
   project.target_versions = options.target_versions;
   project.missing_paths = std::move(d.missing);
   for (auto& f : d.files) {
@@ -510,6 +520,14 @@ void read_unread(Project& project, const LoadOptions& options, const std::vector
     project.facts[id] = FileFacts{};
     read_one(project, id, options, nullptr);
   });
+}
+
+void read_needed(Project& project, const LoadOptions& options) {
+  std::vector<FileId> ids;
+  for (FileId id = 0; id < project.facts.size(); ++id)
+    if (project.facts[id].unread && !(project.facts[id].deferred && project.sources.get(id).kind == FileKind::Python))
+      ids.push_back(id);
+  read_unread(project, options, &ids);
 }
 
 void extract_project(Project& project, const LoadOptions& options) {

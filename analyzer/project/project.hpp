@@ -75,6 +75,9 @@ struct Project {
   // The configuration's `target-versions:` that govern each file (only files that have some):
   // library name -> version. They win over the pins.
   std::map<FileId, std::map<std::string, std::string, std::less<>>> configured_target_versions;
+  // The size limit the files were read with (LoadOptions::max_file_size): a file left unread
+  // (FileFacts::unread) and needed after all is read with it.
+  std::uint64_t max_file_size = 10ull << 20;
   // Script evaluations kept from one analysis to the next (the LSP server); null: none kept.
   std::shared_ptr<ScriptCache> script_cache;
 
@@ -146,6 +149,12 @@ Project read_project(const LoadOptions& options);
 
 // Reads the files read_project left unread (all of them, or those of `only`).
 void read_unread(Project& project, const LoadOptions& options, const std::vector<FileId>* only = nullptr);
+
+// Reads the files read_project left unread except the Python files the pre-filter defers: what
+// an analysis needs. A deferred file is read later only if something reaches it
+// (extract_referenced), so an analysis after a change reads what changed and what the runs use,
+// not every ordinary module of the repository.
+void read_needed(Project& project, const LoadOptions& options);
 
 // Parses and extracts the files read_project left: every loaded file but the deferred Python
 // files, then the deferred files that the others reach (extract_referenced).

@@ -120,6 +120,48 @@ run removed --cache-dir "$cache" .
 expect removed miss
 same_as_fresh removed .
 
+# 3b. A miss reads what the analysis needs. Deferred modules that nothing reaches stay unread
+# (their records carry over to the new entry); a deferred module that a changed script now
+# imports is read then, and evaluated.
+cp scripts/sft.py "$work/sft.orig"
+printf 'PACK = True\n' > scripts/oldmod.py
+printf 'import os\n\nX = os.sep\n' > lib/idle.py
+touch -d '2020-01-01 00:00:00' scripts/oldmod.py lib/idle.py
+sleep 1.2  # their change time is now: records taken within a second of it are not trusted
+run record --cache-dir "$cache" .
+expect record miss
+sed -i 's/^packing: true/packing: false/' "$yaml"
+run needed --cache-dir "$cache" .
+expect needed miss
+same_as_fresh needed .
+grep -Eq '\(([2-9]|[1-9][0-9]+) of [0-9]+ files not read\)' "$work/needed.err" ||
+  { cat "$work/needed.err"; fail "a miss read the deferred modules that nothing reaches"; }
+grep -q TRL101 "$work/needed.out" && fail "TRL101 with packing off: the test would prove nothing"
+run needed2 --cache-dir "$cache" .
+expect needed2 hit  # the unread files' records were carried over
+sed -i '0,/^from trl import/s//import oldmod\nfrom trl import/' scripts/sft.py
+sed -i 's/^\( *\)\(script_args, training_args, model_args = parser.parse_args_and_config()\)$/\1\2\n\1training_args.packing = oldmod.PACK/' scripts/sft.py
+grep -q 'training_args.packing = oldmod.PACK' scripts/sft.py || fail "could not edit the script"
+run reached --cache-dir "$cache" .
+expect reached miss
+same_as_fresh reached .
+grep -q TRL101 "$work/reached.out" ||
+  { cat "$work/reached.out"; fail "packing set in an unread deferred module was not seen once the script imported it"; }
+run reached2 --cache-dir "$cache" .
+expect reached2 hit
+# The reached module changes: the entry records its content, so this is a miss.
+printf 'PACK = False\n' > scripts/oldmod.py
+run reached3 --cache-dir "$cache" .
+expect reached3 miss
+same_as_fresh reached3 .
+grep -q TRL101 "$work/reached3.out" && fail "TRL101 still reported after the reached module turned packing off"
+cp "$work/sft.orig" scripts/sft.py
+cp "$work/yaml.orig" "$yaml"
+rm scripts/oldmod.py lib/idle.py
+run restored --cache-dir "$cache" .
+expect restored miss
+same_as_fresh restored .
+
 # 4. Settings: a different selection is another entry; a configuration file change invalidates.
 run sel1 --cache-dir "$cache" --select TRL201 .
 expect sel1 miss
