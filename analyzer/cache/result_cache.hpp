@@ -17,7 +17,8 @@
 // in no run unless something reaches it. The deferred files that were reached after all are
 // recorded with their content hashes in the entry and checked on lookup. So an edit to an
 // ordinary module nobody imports keeps the cache valid, while an edit to any file of any run
-// invalidates it.
+// invalidates it. After such a miss only what the analysis needs is read (read_needed): the
+// deferred modules stay unread unless a run now reaches them.
 //
 // One entry per invocation shape (slot: hash of options and working folder), replaced on every
 // miss. Entries are written atomically (a temporary file renamed into place) and carry a checksum;
@@ -59,7 +60,8 @@ class ResultCache {
   // The findings stored for this key, or nothing (miss, or a damaged entry). Reads the files
   // the findings point into (read_unread), which must still have the recorded contents.
   std::optional<std::vector<Diagnostic>> lookup(Project& project, const LoadOptions& options) const;
-  // Stores the findings of the analysis of `project` (after extraction; every file read).
+  // Stores the findings of the analysis of `project` (after extraction). Files still unread (the
+  // deferred Python files nothing reached, see read_needed) keep the records they were read on.
   // `read_start_ns`: when this run began reading files (the records' time). False when the
   // entry could not be written; the cache is then simply not used.
   bool store(const Project& project, const std::vector<Diagnostic>& diags, std::int64_t read_start_ns) const;

@@ -180,10 +180,14 @@ VersionTargets compute_targets(const Project& project, FileId file, const Knowle
 }  // namespace
 
 VersionTargetsMemo::VersionTargetsMemo(const Project& project) : project_(project), outer_(active_memo) {
-  active_memo = this;
+  // Inside a memo for the same project this one stays idle: the outer one keeps serving.
+  installed_ = !outer_ || &outer_->project_ != &project;
+  if (installed_) active_memo = this;
 }
 
-VersionTargetsMemo::~VersionTargetsMemo() { active_memo = outer_; }
+VersionTargetsMemo::~VersionTargetsMemo() {
+  if (installed_) active_memo = outer_;
+}
 
 VersionTargets version_targets(const Project& project, FileId file, const Knowledge& knowledge) {
   VersionTargetsMemo* memo = active_memo;

@@ -39,7 +39,8 @@ VersionTargets version_targets(const Project& project, FileId file, const Knowle
 // pin files are found once, and each file's targets computed once. Without it every call scans
 // every file's facts for pins, so judging a project was quadratic in its file count (16% of a
 // single-threaded run over 20,000 files). Scope it to a judging pass, during which the project's
-// facts do not change. Memos nest; an inner one for another project hides the outer one.
+// facts do not change. Memos nest: an inner one for another project hides the outer one; an
+// inner one for the same project leaves the outer one in charge.
 class VersionTargetsMemo {
  public:
   explicit VersionTargetsMemo(const Project& project);
@@ -51,6 +52,7 @@ class VersionTargetsMemo {
   friend VersionTargets version_targets(const Project&, FileId, const Knowledge&);
   const Project& project_;
   VersionTargetsMemo* outer_;
+  bool installed_ = false;  // false inside a memo for the same project, which keeps serving
   bool pins_found_ = false;
   std::vector<std::pair<std::string, FileId>> pin_files_;  // folder of each file with pins, and the file
   const Knowledge* knowledge_ = nullptr;                    // the knowledge `results_` were computed with

@@ -106,6 +106,21 @@ TEST_CASE("a VersionTargetsMemo gives the answers of the plain computation, for 
     }
     CHECK(version_targets(a, top, k).trl.describe() == plain_top);
   }
+  {
+    // An inner memo for the same project leaves the outer one in charge (the LSP server holds
+    // one over all the runs it judges, and each run's judging opens its own): what the outer
+    // one learnt is still served, even if the facts changed, which a judging pass never does.
+    const VersionTargetsMemo outer(a);
+    CHECK(version_targets(a, top, k).trl.describe() == plain_top);
+    auto& pins = a.facts[a.sources.find_abs("/repo/requirements.txt")].pins;
+    const auto saved = pins;
+    pins.clear();
+    {
+      const VersionTargetsMemo inner(a);
+      CHECK(version_targets(a, top, k).trl.describe() == plain_top);
+    }
+    pins = saved;
+  }
   // Without a memo the project's pins are read again: a changed pin shows.
   a.facts[a.sources.find_abs("/repo/requirements.txt")].pins.clear();
   CHECK(version_targets(a, top, k).trl.describe() != plain_top);
