@@ -159,6 +159,9 @@ Analysis analyse(trl::LoadOptions options, trl::Configuration& config, const Foc
     trl::extract_project(a.project, options);
     trl::apply_configured_targets(a.project, config);
     auto declared = trl::declared_runs(a.project, config);
+    // One evaluation per script, shared by the run builder and the rules that read the scripts'
+    // constructions (each evaluated every script again).
+    a.project.script_cache = std::make_shared<trl::ScriptCache>();
     a.runs = trl::build_runs(a.project, trl::Knowledge::get(), declared);
     trl::apply_target_versions(a.runs, a.project, config);
     trl::Selection selection{{}, trl::disabled_everywhere(config)};

@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <optional>
 #include <set>
+#include <unordered_map>
 
 #include "analyzer/eval/accelerate_topology.hpp"
 #include "analyzer/eval/python_eval.hpp"
@@ -284,13 +285,25 @@ class Builder {
     std::error_code ec;
     for (const auto& base : b) {
       const fs::path folder = (fs::path(base) / rel).parent_path();
-      if (!fs::is_directory(folder, ec)) continue;
-      int seen = 0;
-      for (fs::directory_iterator it(folder, ec), end; !ec && it != end && seen < 10000; it.increment(ec), ++seen)
-        if (it->path().extension() == ext && it->is_regular_file(ec)) return true;
+      // Runs name the same folders again and again (one accelerate_configs/ for every launch):
+      // each folder and extension is listed once per build.
+      auto [at, fresh] = folder_kinds_.try_emplace(folder.string() + '\n' + ext, false);
+      if (fresh) {
+        if (!fs::is_directory(folder, ec)) continue;
+        int seen = 0;
+        for (fs::directory_iterator it(folder, ec), end; !ec && it != end && seen < 10000; it.increment(ec), ++seen)
+          if (it->path().extension() == ext && it->is_regular_file(ec)) {
+            at->second = true;
+            break;
+          }
+      }
+      if (at->second) return true;
     }
     return false;
   }
+
+  // folder_has_kind's answers: "folder\nextension" -> the folder holds such a file.
+  mutable std::unordered_map<std::string, bool> folder_kinds_;
 
   bool created_by_launcher(const std::string& path, FileId launch_file) const {
     if (launch_file == kNoFile) return false;
