@@ -13,6 +13,7 @@
 #include <set>
 #include <sstream>
 
+#include "analyzer/cache/facts_codec.hpp"
 #include "analyzer/util/binary_io.hpp"
 
 namespace trl::cache {
@@ -22,6 +23,7 @@ namespace fs = std::filesystem;
 namespace {
 
 constexpr std::string_view kMagic = "TRLCACHE3";
+constexpr std::string_view kFactsMagic = "TRLFACTS1";
 constexpr std::uint64_t kSeedA = 0x51ed2701a3c4e5f7ull, kSeedB = 0x2545f4914f6cdd1dull;
 constexpr std::uint32_t kNone = 0xffffffffu;
 
@@ -422,6 +424,88 @@ bool ResultCache::store(const Project& project, const std::vector<Diagnostic>& d
   entry.out += p.out;
   if (!ensure_dir(dir_)) return false;
   return write_atomically(entry_path(), entry.out);
+}
+
+std::string ResultCache::facts_path() const {
+  return (fs::path(dir_) / ("facts-" + hex(bin::hash64(invocation_)) + ".bin")).string();
+}
+
+// The pack: magic, checksum of the rest, the invocation, then per file its absolute path, kind,
+// content hash and encoded facts (encode_facts).
+std::size_t ResultCache::take_facts(Project& project) const {
+  auto data = read_whole(facts_path(), std::size_t{1} << 30);
+  if (!data) return 0;
+  struct Record {
+    std::uint8_t kind;
+    std::uint64_t hash;
+    std::string_view facts;
+  };
+  std::unordered_map<std::string_view, Record> records;
+  try {
+    bin::Reader r(*data);
+    r.expect(kFactsMagic);
+    const std::uint64_t checksum = r.u64();
+    const std::string_view payload = r.rest();
+    if (bin::hash64(payload) != checksum) return 0;
+    bin::Reader p(payload);
+    if (p.str() != invocation_) return 0;
+    // The views below point into `data`, which lives until the end of this function.
+    for (std::uint32_t n = p.count(); n > 0; --n) {
+      const std::uint32_t path_size = p.u32();
+      const std::string_view rest = p.rest();
+      if (path_size > rest.size()) bin::Reader::fail();
+      const std::string_view path = rest.substr(0, path_size);
+      p.skip(path_size);
+      Record rec{};
+      rec.kind = p.u8();
+      rec.hash = p.u64();
+      const std::uint32_t size = p.u32();
+      if (size > p.rest().size()) bin::Reader::fail();
+      rec.facts = p.rest().substr(0, size);
+      p.skip(size);
+      records.emplace(path, rec);
+    }
+  } catch (const bin::BinaryFormatError&) {
+    return 0;
+  }
+  std::size_t taken = 0;
+  for (FileId id = 0; id < project.sources.size(); ++id) {
+    FileFacts& f = project.facts[id];
+    if (!f.loaded || f.deferred || f.extracted || f.unread) continue;
+    const SourceFile& file = project.sources.get(id);
+    auto it = records.find(file.abs_path);
+    if (it == records.end() || it->second.kind != static_cast<std::uint8_t>(file.kind) ||
+        it->second.hash != f.content_hash)
+      continue;
+    if (decode_facts(it->second.facts, id, f)) ++taken;
+  }
+  return taken;
+}
+
+bool ResultCache::store_facts(const Project& project) const {
+  bin::Writer p;
+  p.str(invocation_);
+  std::uint32_t count = 0;
+  for (FileId id = 0; id < project.sources.size(); ++id) {
+    const FileFacts& f = project.facts[id];
+    if (f.stamp.valid && f.loaded && f.extracted && !f.deferred) ++count;
+  }
+  p.u32(count);
+  for (FileId id = 0; id < project.sources.size(); ++id) {
+    const FileFacts& f = project.facts[id];
+    if (!(f.stamp.valid && f.loaded && f.extracted && !f.deferred)) continue;
+    const SourceFile& file = project.sources.get(id);
+    p.str(file.abs_path);
+    p.u8(static_cast<std::uint8_t>(file.kind));
+    p.u64(f.content_hash);
+    p.str(encode_facts(f));
+  }
+  bin::Writer pack;
+  pack.out.append(kFactsMagic);
+  pack.u64(bin::hash64(p.out));
+  pack.out += p.out;
+  if (!ensure_dir(dir_)) return false;
+  return write_atomically(facts_path(), pack.out);
 }
 
 }  // namespace trl::cache

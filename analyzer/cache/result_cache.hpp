@@ -69,6 +69,15 @@ class ResultCache {
   // The entry file of this invocation.
   std::string entry_path() const;
 
+  // The facts pack of this invocation (facts_path): what extraction found in each file, by path
+  // and content hash. After a miss, files whose contents are unchanged take their facts from it
+  // instead of being parsed again (take_facts, before extract_project); store_facts writes the
+  // facts of every file parsed for this analysis. A damaged or foreign pack is not used.
+  std::string facts_path() const;
+  // The number of files whose facts came from the pack.
+  std::size_t take_facts(Project& project) const;
+  bool store_facts(const Project& project) const;
+
  private:
   std::string dir_;
   std::string invocation_;

@@ -137,6 +137,7 @@ Analysis analyse(trl::LoadOptions options, trl::Configuration& config, const Foc
   a.project = trl::read_project(options);
   if (!a.project.missing_paths.empty()) return a;
   bool hit = false;
+  std::size_t from_pack = 0;
   if (cache) {
     cache->prepare(a.project, config);
     if (auto diags = cache->lookup(a.project, options)) {
@@ -147,12 +148,16 @@ Analysis analyse(trl::LoadOptions options, trl::Configuration& config, const Foc
       // run reaches them); the key is computed again from what was actually read.
       trl::read_needed(a.project, options);
       cache->prepare(a.project, config);
+      // Unchanged files take the facts the last analysis extracted from them.
+      from_pack = cache->take_facts(a.project);
     }
     if (cache_choice.trace) {
       std::size_t unread = 0;
       for (const auto& f : a.project.facts) unread += f.unread ? 1 : 0;
       std::cerr << "trl-lint: cache " << (hit ? "hit " : "miss ") << cache->entry_path() << " (" << unread << " of "
-                << a.project.sources.size() << " files not read)\n";
+                << a.project.sources.size() << " files not read)";
+      if (!hit) std::cerr << " (" << from_pack << " files' facts from the cache)";
+      std::cerr << '\n';
     }
   }
   if (!hit) {
@@ -170,6 +175,8 @@ Analysis analyse(trl::LoadOptions options, trl::Configuration& config, const Foc
     trl::apply_suppressions(a.project, a.diags, selection);
     if (cache && !cache->store(a.project, a.diags, read_start) && cache_choice.trace)
       std::cerr << "trl-lint: cache not written " << cache->entry_path() << '\n';
+    else if (cache && !cache->store_facts(a.project) && cache_choice.trace)
+      std::cerr << "trl-lint: cache not written " << cache->facts_path() << '\n';
   }
   std::erase_if(a.diags, [&](const trl::Diagnostic& d) { return !focus.keeps(a.project, d); });
   if (a.project.overlay_file != trl::kNoFile) {

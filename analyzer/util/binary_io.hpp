@@ -98,6 +98,11 @@ class Reader {
     pos_ += magic.size();
   }
   std::string_view rest() const { return in_.substr(pos_); }
+  // Moves past `n` bytes (throws when fewer are left).
+  void skip(std::size_t n) {
+    need(n);
+    pos_ += n;
+  }
   bool at_end() const { return pos_ == in_.size(); }
   [[noreturn]] static void fail() { throw BinaryFormatError("truncated or malformed binary data"); }
 

@@ -3,6 +3,7 @@
 #include <set>
 #include <vector>
 
+#include "analyzer/cache/facts_codec.hpp"
 #include "analyzer/discover/discover.hpp"
 
 namespace trl::fuzz {
@@ -61,6 +62,14 @@ Project project_from_input(std::string_view input) {
     add_file_from_text(project, c.path, std::string(c.text), kind);
   }
   return project;
+}
+
+void check_facts_codec(const FileFacts& facts, std::string_view raw) {
+  const std::string data = cache::encode_facts(facts);
+  FileFacts decoded;
+  if (!cache::decode_facts(data, 3, decoded) || cache::encode_facts(decoded) != data) __builtin_trap();
+  FileFacts any;
+  cache::decode_facts(raw, 3, any);
 }
 
 }  // namespace trl::fuzz

@@ -19,4 +19,8 @@ inline std::string_view as_text(const std::uint8_t* data, std::size_t size) {
 // [A-Za-z0-9._/-] with no `..` so every file stays inside the in-memory root.
 Project project_from_input(std::string_view input);
 
+// The result cache's facts pack on fuzzed facts: `facts` must decode from its encoding and
+// encode to the same bytes again; `raw` (any bytes) must decode or be refused, never crash.
+void check_facts_codec(const FileFacts& facts, std::string_view raw);
+
 }  // namespace trl::fuzz

@@ -14,6 +14,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       if (id != trl::py::kNoExpr && id >= m.exprs.size()) __builtin_trap();
   for (auto id : m.body)
     if (id >= m.stmts.size()) __builtin_trap();
+  trl::FileFacts as_file;
+  as_file.python = m;
+  as_file.comments = facts.comments;
+  trl::fuzz::check_facts_codec(as_file, text);
   trl::evaluate_module(m, trl::Knowledge::get());
   bool fields = false;
   trl::python::decode_string_literal(text, fields);

@@ -25,5 +25,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   std::ostringstream out1;
   trl::print_concise(out1, diags, project);
   if (out1.str() != out2.str()) __builtin_trap();
+  // Every file's facts (shell, Markdown, notebooks, pins too) survive the facts pack.
+  for (const auto& f : project.facts) trl::fuzz::check_facts_codec(f, {});
   return 0;
 }

@@ -216,6 +216,35 @@ for how in truncate half flip garbage empty; do
 done
 [ -n "$entry" ] || fail "no entry to damage"
 
+# 5b. The facts pack: after a miss, unchanged files take their facts from it; a damaged pack is
+# not used (every file is parsed), never an error.
+run pack-warm --cache-dir "$cache" .
+ls "$cache"/facts-*.bin > /dev/null 2>&1 || fail "no facts pack written"
+echo "# comment" >> "$yaml"
+run pack-used --cache-dir "$cache" .
+expect pack-used miss
+same_as_fresh pack-used .
+grep -Eq '\(([1-9][0-9]*) files. facts from the cache\)' "$work/pack-used.err" ||
+  { cat "$work/pack-used.err"; fail "a miss after a one-line change took no facts from the pack"; }
+cp "$work/yaml.orig" "$yaml"
+for how in truncate flip garbage empty; do
+  run "pack-warm-$how" --cache-dir "$cache" .
+  for e in "$cache"/facts-*.bin; do
+    case $how in
+      truncate) head -c 100 "$e" > "$e.t" && mv "$e.t" "$e" ;;
+      flip) python3 -c "import sys; p=sys.argv[1]; b=bytearray(open(p,'rb').read()); b[len(b)//2]^=0x55; open(p,'wb').write(b)" "$e" ;;
+      garbage) head -c 5000 /dev/urandom > "$e" ;;
+      empty) : > "$e" ;;
+    esac
+  done
+  rm -f "$cache"/results-*.bin
+  run "pack-bad-$how" --cache-dir "$cache" .
+  expect "pack-bad-$how" miss
+  same_as_fresh "pack-bad-$how" .
+  grep -q '(0 files. facts from the cache)' "$work/pack-bad-$how.err" ||
+    { cat "$work/pack-bad-$how.err"; fail "a damaged facts pack ($how) was used"; }
+done
+
 # 6. An unwritable cache folder: same output, no error.
 ro=$work/ro
 mkdir -p "$ro" && chmod 555 "$ro"

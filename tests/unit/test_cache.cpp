@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "analyzer/cache/facts_codec.hpp"
 #include "analyzer/cache/result_cache.hpp"
 #include "analyzer/util/binary_io.hpp"
 
@@ -148,4 +149,103 @@ TEST_CASE("hash64: different inputs and seeds give different hashes", "[cache]")
   CHECK(bin::hash64(std::string(1, '\0')) != bin::hash64(std::string(2, '\0')));
   CHECK(bin::hash64("same", 1) != bin::hash64("same", 2));
   CHECK(bin::hash64("same") == bin::hash64("same"));
+}
+
+TEST_CASE("cache: file facts survive the facts pack's encoding, spans moved to the new file", "[cache]") {
+  Project p = make_project(
+      "/repo",
+      {{"train.py",
+        "import os, trl as t\nfrom trl import SFTConfig  # noqa: TRL101\n\n@dec(1)\ndef f(a, *b, c=2, **d):\n"
+        "    x: int = [1, 2.5, 'three', None, True, f\"{a}\"]\n    x += {1: 2, **d}\n    return a if b else -c\n\n"
+        "class C(Base):\n    pass\n\nfor i in range(3):\n    pass\nelse:\n    pass\n"
+        "try:\n    pass\nexcept E:\n    pass\nfinally:\n    pass\n"
+        "with open(p) as fh:\n    cfg = SFTConfig(packing=True, **kw)\nwhile not a and b or c < 1 <= 2:\n    break\n"},
+       {"cfg.yaml",
+        "base: &b {lr: 1.0e-5, packing: yes}\nrun:\n  <<: *b\n  name: \"q\\u0073\"\nlist: [*b, *b, 'x']\n"
+        "text: |\n  line\n---\nsecond: 2019-01-01\n"},
+       {"launch.sh",
+        "#!/bin/bash\nexport A=1\ncd sub\nB=2 accelerate launch --config_file c.yaml train.py --x \"$UNSET\"\n"
+        "echo hi > made.txt\n"},
+       {"README.md", "# Title\n\n```bash\ntorchrun train.py\n```\n\n```python\nimport trl\n```\n\n```yaml\na: 1\n```\n"},
+       {"requirements.txt", "trl==0.19.1\ntransformers>=4.50\n"},
+       {"broken.py", "def f(:\n"},
+       {"broken.yaml", "a: [1, 2\n"}});
+  REQUIRE(p.sources.size() == 7);
+  for (FileId id = 0; id < p.sources.size(); ++id) {
+    INFO(p.sources.get(id).path);
+    const FileFacts& original = p.facts[id];
+    const std::string data = cache::encode_facts(original);
+    FileFacts decoded;
+    const FileId moved = id + 11;
+    REQUIRE(cache::decode_facts(data, moved, decoded));
+    CHECK(decoded.extracted);
+    // Every field written is read back: the decoded facts encode to the same bytes.
+    CHECK(cache::encode_facts(decoded) == data);
+    for (const auto& c : decoded.comments) CHECK(c.span.file == moved);
+    for (const auto& e : decoded.python.exprs)
+      if (e.span.valid()) CHECK(e.span.file == moved);
+    for (const auto& c : decoded.commands)
+      for (const auto& w : c.argv) CHECK(w.span.file == moved);
+    CHECK(decoded.problems.size() == original.problems.size());
+  }
+  // The sample exercises what it should.
+  CHECK(!p.facts[0].python.stmts.empty());
+  CHECK(!p.facts[0].comments.empty());
+  CHECK(!p.facts[2].commands.empty());
+  CHECK(!p.facts[2].created.empty());
+  CHECK(!p.facts[3].blocks.empty());
+  CHECK(!p.facts[4].pins.empty());
+  CHECK(p.facts[5].python.has_syntax_error);
+  CHECK(!p.facts[6].problems.empty());
+
+  SECTION("YAML aliases stay one shared node") {
+    const FileId yaml = 1;
+    FileFacts decoded;
+    REQUIRE(cache::decode_facts(cache::encode_facts(p.facts[yaml]), yaml, decoded));
+    REQUIRE(decoded.yaml.size() == 2);
+    const YamlNode* root = decoded.yaml[0].root.get();
+    REQUIRE(root);
+    const YamlEntry* list = root->find("list");
+    const YamlEntry* base = root->find("base");
+    REQUIRE(list);
+    REQUIRE(base);
+    REQUIRE(list->value->items.size() == 3);
+    CHECK(list->value->items[0].get() == list->value->items[1].get());
+    CHECK(list->value->items[0].get() == base->value.get());
+    const YamlEntry* name = root->find("run")->value->find("name");
+    REQUIRE(name);
+    CHECK(name->value->scalar.s == "qs");
+  }
+  SECTION("an alias bomb is written once per node") {
+    std::string bomb = "a: &a [x, x, x, x, x, x, x, x, x, x]\n";
+    for (char c = 'b'; c <= 'j'; ++c) {
+      bomb += std::string(1, c) + ": &" + c + " [";
+      for (int k = 0; k < 10; ++k) bomb += std::string(k ? ", " : "") + "*" + static_cast<char>(c - 1);
+      bomb += "]\n";
+    }
+    Project b = make_project("/bomb", {{"bomb.yaml", bomb}});
+    const std::string data = cache::encode_facts(b.facts[0]);
+    CHECK(data.size() < 20000);  // 10^9 leaves if the aliases were expanded
+    FileFacts decoded;
+    REQUIRE(cache::decode_facts(data, 0, decoded));
+    CHECK(cache::encode_facts(decoded) == data);
+  }
+  SECTION("damaged data is refused and leaves the facts as they were") {
+    const std::string data = cache::encode_facts(p.facts[0]);
+    FileFacts target;
+    target.comments.push_back({Span{}, "# kept"});
+    CHECK_FALSE(cache::decode_facts(data.substr(0, data.size() / 2), 0, target));
+    CHECK_FALSE(cache::decode_facts(data + "x", 0, target));
+    CHECK_FALSE(cache::decode_facts("", 0, target));
+    // An expression index past the module's end (the evaluator would follow it).
+    py::Module m;
+    m.exprs.resize(1);
+    m.exprs[0].a = 5;
+    FileFacts bad;
+    bad.python = m;
+    CHECK_FALSE(cache::decode_facts(cache::encode_facts(bad), 0, target));
+    REQUIRE(target.comments.size() == 1);
+    CHECK(target.comments[0].text == "# kept");
+    CHECK_FALSE(target.extracted);
+  }
 }
