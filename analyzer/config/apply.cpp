@@ -79,11 +79,15 @@ ExcludeFn exclusion(Configuration& config) {
   };
   auto last = std::make_shared<Last>();
   return [&config, last](const std::string& abs_path) {
-    const fs::path p(abs_path);
-    std::string dir = p.parent_path().string();
+    // Discovery's paths are absolute and normalised: the folder is the text before the last
+    // slash (no path object per file).
+    const std::size_t slash = abs_path.rfind('/');
+    const std::string_view dir = slash == std::string::npos ? std::string_view(abs_path)
+                                 : slash == 0                ? std::string_view("/")
+                                                             : std::string_view(abs_path).substr(0, slash);
     if (!last->settings || dir != last->dir) {
-      last->settings = &config.for_path(dir);
-      last->dir = std::move(dir);
+      last->dir = std::string(dir);
+      last->settings = &config.for_path(last->dir);
     }
     return last->settings->excluded(abs_path);
   };
