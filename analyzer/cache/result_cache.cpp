@@ -321,7 +321,7 @@ void ResultCache::prepare(const Project& project, Configuration& config) {
   // The settings of every folder: which configuration files govern it, and their contents.
   std::set<std::string> config_files;
   for (const auto& d : dirs) {
-    const Settings& s = config.for_path(d);
+    const Settings& s = config.for_folder(d);
     key.str(d);
     key.strings(s.files);
     config_files.insert(s.files.begin(), s.files.end());

@@ -87,7 +87,7 @@ ExcludeFn exclusion(Configuration& config) {
                                                              : std::string_view(abs_path).substr(0, slash);
     if (!last->settings || dir != last->dir) {
       last->dir = std::string(dir);
-      last->settings = &config.for_path(last->dir);
+      last->settings = &config.for_folder(last->dir);
     }
     return last->settings->excluded(abs_path);
   };

@@ -108,6 +108,13 @@ const Settings& Configuration::for_file(const std::string& abs_path) {
   return for_dir(fs::path(abs_path).lexically_normal().parent_path().string());
 }
 
+const Settings& Configuration::for_folder(const std::string& abs_dir) {
+  if (!abs_dir.empty() && abs_dir.front() == '/' && abs_dir.find("/.") == std::string::npos &&
+      abs_dir.find("//") == std::string::npos && (abs_dir.size() == 1 || abs_dir.back() != '/'))
+    return for_dir(abs_dir);
+  return for_dir(fs::path(abs_dir).lexically_normal().string());
+}
+
 std::vector<const Settings*> Configuration::resolved() const {
   std::vector<const Settings*> out;
   if (fixed_) out.push_back(fixed_.get());

@@ -307,6 +307,11 @@ TEST_CASE("the closest configuration wins, not above the repository root", "[con
     CHECK_FALSE(config.for_file((repo / "sub" / "deeper" / ".." / "y.py").string()).enabled("TRL902"));
     CHECK_FALSE(config.for_file((repo / "plain" / "x.py").string()).enabled("TRL901"));
     CHECK(config.for_file((repo / "plain" / "x.py").string()).enabled("TRL902"));
+    for (const auto& d : {repo / "sub", repo / "sub" / "deeper", repo / ".hidden", repo / "sub" / "deeper" / "..", repo,
+                          repo / "sub" / ""}) {
+      INFO(d.string());
+      CHECK(&config.for_folder(d.string()) == &config.for_path(d.string()));
+    }
   }
   SECTION("--isolated ignores every file") {
     ConfigOptions o;
