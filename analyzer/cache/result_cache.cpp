@@ -14,6 +14,7 @@
 #include <sstream>
 
 #include "analyzer/cache/facts_codec.hpp"
+#include "analyzer/knowledge/knowledge.hpp"
 #include "analyzer/util/binary_io.hpp"
 
 namespace trl::cache {
@@ -426,12 +427,21 @@ bool ResultCache::store(const Project& project, const std::vector<Diagnostic>& d
   return write_atomically(entry_path(), entry.out);
 }
 
-std::string ResultCache::facts_path() const {
-  return (fs::path(dir_) / ("facts-" + hex(bin::hash64(invocation_)) + ".bin")).string();
+std::string ResultCache::facts_path() const { return (fs::path(dir_) / "facts.bin").string(); }
+
+namespace {
+
+// What a file's facts depend on besides its path, kind and contents: the extractors (this build)
+// and the embedded knowledge. Not the options of an invocation, so one pack serves them all
+// (pre-commit names other files at each commit; every such run parses the same project).
+std::string facts_identity() {
+  return build_identity() + "\nknowledge " + std::to_string(Knowledge::embedded_version());
 }
 
-// The pack: magic, checksum of the rest, the invocation, then per file its absolute path, kind,
-// content hash and encoded facts (encode_facts).
+}  // namespace
+
+// The pack: magic, checksum of the rest, the facts identity, then per file its absolute path,
+// kind, content hash and encoded facts (encode_facts).
 std::size_t ResultCache::take_facts(Project& project) const {
   auto data = read_whole(facts_path(), std::size_t{1} << 30);
   if (!data) return 0;
@@ -448,7 +458,7 @@ std::size_t ResultCache::take_facts(Project& project) const {
     const std::string_view payload = r.rest();
     if (bin::hash64(payload) != checksum) return 0;
     bin::Reader p(payload);
-    if (p.str() != invocation_) return 0;
+    if (p.str() != facts_identity()) return 0;
     // The views below point into `data`, which lives until the end of this function.
     for (std::uint32_t n = p.count(); n > 0; --n) {
       const std::uint32_t path_size = p.u32();
@@ -484,7 +494,7 @@ std::size_t ResultCache::take_facts(Project& project) const {
 
 bool ResultCache::store_facts(const Project& project) const {
   bin::Writer p;
-  p.str(invocation_);
+  p.str(facts_identity());
   std::uint32_t count = 0;
   for (FileId id = 0; id < project.sources.size(); ++id) {
     const FileFacts& f = project.facts[id];

@@ -69,8 +69,9 @@ class ResultCache {
   // The entry file of this invocation.
   std::string entry_path() const;
 
-  // The facts pack of this invocation (facts_path): what extraction found in each file, by path
-  // and content hash. After a miss, files whose contents are unchanged take their facts from it
+  // The facts pack of the cache folder (facts_path, one for every invocation: facts depend on
+  // the build and the knowledge only): what extraction found in each file, by path and content
+  // hash. After a miss, files whose contents are unchanged take their facts from it
   // instead of being parsed again (take_facts, before extract_project); store_facts writes the
   // facts of every file parsed for this analysis. A damaged or foreign pack is not used.
   std::string facts_path() const;
