@@ -147,6 +147,8 @@ void check_module(const py::Module& m) {
       if (id >= ns) bin::Reader::fail();
   };
   for (const py::Expr& e : m.exprs) {
+    // The evaluator reads a dict's keys and values in pairs.
+    if (e.kind == py::ExprKind::Dict && e.elts.size() != e.values.size()) bin::Reader::fail();
     expr(e.a);
     expr(e.b);
     expr(e.c);

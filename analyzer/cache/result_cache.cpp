@@ -427,15 +427,25 @@ bool ResultCache::store(const Project& project, const std::vector<Diagnostic>& d
   return write_atomically(entry_path(), entry.out);
 }
 
-std::string ResultCache::facts_path() const { return (fs::path(dir_) / "facts.bin").string(); }
+std::string ResultCache::facts_path() const {
+  return (fs::path(dir_) / "facts.bin").string();
+}
 
 namespace {
 
 // What a file's facts depend on besides its path, kind and contents: the extractors (this build)
 // and the embedded knowledge. Not the options of an invocation, so one pack serves them all
 // (pre-commit names other files at each commit; every such run parses the same project).
-std::string facts_identity() {
-  return build_identity() + "\nknowledge " + std::to_string(Knowledge::embedded_version());
+//
+// Also the device and inode of the cache folder: decoded facts go to the evaluator, which trusts
+// their structure as it trusts the extractors', so only a pack written into this very folder is
+// read. A pack committed to a repository (or restored from an archive) lands in a folder with
+// another inode and is ignored; the next miss writes a new one. Empty when the folder is absent.
+std::string facts_identity(const std::string& dir) {
+  struct stat st {};
+  if (::stat(dir.c_str(), &st) != 0) return {};
+  return build_identity() + "\nknowledge " + std::to_string(Knowledge::embedded_version()) + "\nfolder " +
+         std::to_string(st.st_dev) + " " + std::to_string(st.st_ino);
 }
 
 }  // namespace
@@ -458,7 +468,8 @@ std::size_t ResultCache::take_facts(Project& project) const {
     const std::string_view payload = r.rest();
     if (bin::hash64(payload) != checksum) return 0;
     bin::Reader p(payload);
-    if (p.str() != facts_identity()) return 0;
+    const std::string identity = facts_identity(dir_);
+    if (identity.empty() || p.str() != identity) return 0;
     // The views below point into `data`, which lives until the end of this function.
     for (std::uint32_t n = p.count(); n > 0; --n) {
       const std::uint32_t path_size = p.u32();
@@ -493,8 +504,11 @@ std::size_t ResultCache::take_facts(Project& project) const {
 }
 
 bool ResultCache::store_facts(const Project& project) const {
+  if (!ensure_dir(dir_)) return false;
+  const std::string identity = facts_identity(dir_);
+  if (identity.empty()) return false;
   bin::Writer p;
-  p.str(facts_identity());
+  p.str(identity);
   std::uint32_t count = 0;
   for (FileId id = 0; id < project.sources.size(); ++id) {
     const FileFacts& f = project.facts[id];
@@ -514,7 +528,6 @@ bool ResultCache::store_facts(const Project& project) const {
   pack.out.append(kFactsMagic);
   pack.u64(bin::hash64(p.out));
   pack.out += p.out;
-  if (!ensure_dir(dir_)) return false;
   return write_atomically(facts_path(), pack.out);
 }
 

@@ -70,7 +70,8 @@ class ResultCache {
   std::string entry_path() const;
 
   // The facts pack of the cache folder (facts_path, one for every invocation: facts depend on
-  // the build and the knowledge only): what extraction found in each file, by path and content
+  // the build and the knowledge only; bound to the folder's inode, so a pack that did not come
+  // from this folder is never decoded): what extraction found in each file, by path and content
   // hash. After a miss, files whose contents are unchanged take their facts from it
   // instead of being parsed again (take_facts, before extract_project); store_facts writes the
   // facts of every file parsed for this analysis. A damaged or foreign pack is not used.

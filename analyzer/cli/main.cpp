@@ -175,7 +175,8 @@ Analysis analyse(trl::LoadOptions options, trl::Configuration& config, const Foc
     trl::apply_suppressions(a.project, a.diags, selection);
     if (cache && !cache->store(a.project, a.diags, read_start) && cache_choice.trace)
       std::cerr << "trl-lint: cache not written " << cache->entry_path() << '\n';
-    else if (cache && !cache->store_facts(a.project) && cache_choice.trace)
+    // The facts hold even when the findings are not stored (an analysis that read JSON files).
+    if (cache && !cache->store_facts(a.project) && cache_choice.trace)
       std::cerr << "trl-lint: cache not written " << cache->facts_path() << '\n';
   }
   std::erase_if(a.diags, [&](const trl::Diagnostic& d) { return !focus.keeps(a.project, d); });

@@ -83,11 +83,12 @@ ExcludeFn exclusion(Configuration& config) {
     // slash (no path object per file).
     const std::size_t slash = abs_path.rfind('/');
     const std::string_view dir = slash == std::string::npos ? std::string_view(abs_path)
-                                 : slash == 0                ? std::string_view("/")
-                                                             : std::string_view(abs_path).substr(0, slash);
+                                 : slash == 0               ? std::string_view("/")
+                                                            : std::string_view(abs_path).substr(0, slash);
     if (!last->settings || dir != last->dir) {
-      last->dir = std::string(dir);
-      last->settings = &config.for_folder(last->dir);
+      std::string folder(dir);
+      last->settings = &config.for_folder(folder);  // may throw: then the memory stays as it was
+      last->dir = std::move(folder);
     }
     return last->settings->excluded(abs_path);
   };

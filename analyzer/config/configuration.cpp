@@ -102,8 +102,8 @@ const Settings& Configuration::for_file(const std::string& abs_path) {
   // Discovery gives normalised absolute paths: their folder is the text before the last slash.
   // Anything that could need normalising (`.`, `..`, a doubled slash) takes the general way.
   const std::size_t slash = abs_path.rfind('/');
-  if (slash != std::string::npos && slash > 0 && abs_path.front() == '/' &&
-      abs_path.find("/.") == std::string::npos && abs_path.find("//") == std::string::npos)
+  if (slash != std::string::npos && slash > 0 && abs_path.front() == '/' && abs_path.find("/.") == std::string::npos &&
+      abs_path.find("//") == std::string::npos)
     return for_dir(abs_path.substr(0, slash));
   return for_dir(fs::path(abs_path).lexically_normal().parent_path().string());
 }

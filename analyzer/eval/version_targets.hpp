@@ -55,7 +55,7 @@ class VersionTargetsMemo {
   bool installed_ = false;  // false inside a memo for the same project, which keeps serving
   bool pins_found_ = false;
   std::vector<std::pair<std::string, FileId>> pin_files_;  // folder of each file with pins, and the file
-  const Knowledge* knowledge_ = nullptr;                    // the knowledge `results_` were computed with
+  const Knowledge* knowledge_ = nullptr;                   // the knowledge `results_` were computed with
   std::map<FileId, VersionTargets> results_;
 };
 

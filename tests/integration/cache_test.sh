@@ -138,7 +138,10 @@ grep -Eq '\(([2-9]|[1-9][0-9]+) of [0-9]+ files not read\)' "$work/needed.err" |
   { cat "$work/needed.err"; fail "a miss read the deferred modules that nothing reaches"; }
 grep -q TRL101 "$work/needed.out" && fail "TRL101 with packing off: the test would prove nothing"
 run needed2 --cache-dir "$cache" .
-expect needed2 hit  # the unread files' records were carried over
+expect needed2 hit
+# The unread files' records were carried over to the entry the miss wrote: still not read.
+grep -Eq '\(([2-9]|[1-9][0-9]+) of [0-9]+ files not read\)' "$work/needed2.err" ||
+  { cat "$work/needed2.err"; fail "the records of the files a miss left unread were not carried over"; }
 sed -i '0,/^from trl import/s//import oldmod\nfrom trl import/' scripts/sft.py
 sed -i 's/^\( *\)\(script_args, training_args, model_args = parser.parse_args_and_config()\)$/\1\2\n\1training_args.packing = oldmod.PACK/' scripts/sft.py
 grep -q 'training_args.packing = oldmod.PACK' scripts/sft.py || fail "could not edit the script"
@@ -227,6 +230,20 @@ same_as_fresh pack-used .
 grep -Eq '\(([1-9][0-9]*) files. facts from the cache\)' "$work/pack-used.err" ||
   { cat "$work/pack-used.err"; fail "a miss after a one-line change took no facts from the pack"; }
 cp "$work/yaml.orig" "$yaml"
+# A pack that was not written into this very folder (copied, restored, committed) is not read.
+run pack-home --cache-dir "$cache" .
+cp -r "$cache" "$work/copied-cache"
+rm -f "$work/copied-cache"/results-*.bin
+run pack-copied --cache-dir "$work/copied-cache" .
+expect pack-copied miss
+same_as_fresh pack-copied .
+grep -q '(0 files. facts from the cache)' "$work/pack-copied.err" ||
+  { cat "$work/pack-copied.err"; fail "a facts pack copied from another folder was used"; }
+run pack-copied2 --cache-dir "$work/copied-cache" .
+rm -f "$work/copied-cache"/results-*.bin
+run pack-copied3 --cache-dir "$work/copied-cache" .
+grep -Eq '\(([1-9][0-9]*) files. facts from the cache\)' "$work/pack-copied3.err" ||
+  { cat "$work/pack-copied3.err"; fail "the pack written into the copied folder was not used"; }
 for how in truncate flip garbage empty; do
   run "pack-warm-$how" --cache-dir "$cache" .
   for e in "$cache"/facts.bin; do

@@ -14,11 +14,13 @@ for dir in "$fixtures"/*/ "$fixtures"/*/*/; do
   [ -d "$dir" ] || continue
   count=$((count + 1))
   cache=$work/c$count
-  fresh=$(cd "$dir" && "$bin" --output-format concise --no-cache . 2>&1)
+  fresh=$(cd "$dir" && "$bin" --output-format concise --no-cache . 2> "$work/fresh.err")
   (cd "$dir" && "$bin" --output-format concise --cache-dir "$cache" . > /dev/null 2>&1)
   rm -f "$cache"/results-*.bin
   packed=$(cd "$dir" && TRL_LINT_CACHE_TRACE=1 "$bin" --output-format concise --cache-dir "$cache" . 2> "$work/err")
-  packed+=$(grep -v '^trl-lint: cache' "$work/err")
+  # Standard output and the other messages of standard error, each compared on its own.
+  fresh+=$'\n--- stderr\n'$(cat "$work/fresh.err")
+  packed+=$'\n--- stderr\n'$(grep -v '^trl-lint: cache' "$work/err")
   if [ "$fresh" != "$packed" ]; then
     echo "FAIL: $dir differs when the facts come from the pack:"
     diff <(echo "$fresh") <(echo "$packed") | head -20

@@ -166,7 +166,8 @@ TEST_CASE("cache: file facts survive the facts pack's encoding, spans moved to t
        {"launch.sh",
         "#!/bin/bash\nexport A=1\ncd sub\nB=2 accelerate launch --config_file c.yaml train.py --x \"$UNSET\"\n"
         "echo hi > made.txt\n"},
-       {"README.md", "# Title\n\n```bash\ntorchrun train.py\n```\n\n```python\nimport trl\n```\n\n```yaml\na: 1\n```\n"},
+       {"README.md",
+        "# Title\n\n```bash\ntorchrun train.py\n```\n\n```python\nimport trl\n```\n\n```yaml\na: 1\n```\n"},
        {"requirements.txt", "trl==0.19.1\ntransformers>=4.50\n"},
        {"broken.py", "def f(:\n"},
        {"broken.yaml", "a: [1, 2\n"}});

@@ -305,6 +305,9 @@ TEST_CASE("the closest configuration wins, not above the repository root", "[con
       CHECK(&config.for_file(f.string()) == &config.for_path(f.string()));
     }
     CHECK_FALSE(config.for_file((repo / "sub" / "deeper" / ".." / "y.py").string()).enabled("TRL902"));
+    // A file right inside the folder of a configuration takes that one, not its parent's.
+    CHECK_FALSE(config.for_file((repo / "sub" / "x.yaml").string()).enabled("TRL902"));
+    CHECK(config.for_file((repo / "sub" / "x.yaml").string()).enabled("TRL901"));
     CHECK_FALSE(config.for_file((repo / "plain" / "x.py").string()).enabled("TRL901"));
     CHECK(config.for_file((repo / "plain" / "x.py").string()).enabled("TRL902"));
     for (const auto& d : {repo / "sub", repo / "sub" / "deeper", repo / ".hidden", repo / "sub" / "deeper" / "..", repo,
