@@ -4,6 +4,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "analyzer/facts/scalar_io.hpp"
 #include "analyzer/util/binary_io.hpp"
 
 namespace trl::cache {
@@ -13,46 +14,19 @@ namespace {
 // Written spans carry no file: a valid span is in the file whose facts these are.
 void put(bin::Writer& w, const Span& s) {
   w.u8(s.valid() ? 1 : 0);
-  if (!s.valid()) return;
-  w.u32(s.begin);
-  w.u32(s.end);
-  w.u32(s.start.line);
-  w.u32(s.start.column);
-  w.u32(s.stop.line);
-  w.u32(s.stop.column);
+  if (s.valid()) put_span_position(w, s);
 }
 
 Span get_span(bin::Reader& r, FileId file) {
   Span s;
   if (r.u8() == 0) return s;
   s.file = file;
-  s.begin = r.u32();
-  s.end = r.u32();
-  s.start.line = r.u32();
-  s.start.column = r.u32();
-  s.stop.line = r.u32();
-  s.stop.column = r.u32();
+  get_span_position(r, s);
   return s;
 }
 
 void put(bin::Writer& w, const Scalar& s) {
-  w.u8(static_cast<std::uint8_t>(s.kind));
-  w.u8(s.b ? 1 : 0);
-  w.u64(static_cast<std::uint64_t>(s.i));
-  w.f64(s.f);
-  w.str(s.s);
-}
-
-Scalar get_scalar(bin::Reader& r) {
-  Scalar s;
-  const std::uint8_t kind = r.u8();
-  if (kind > static_cast<std::uint8_t>(Scalar::Kind::Timestamp)) bin::Reader::fail();
-  s.kind = static_cast<Scalar::Kind>(kind);
-  s.b = r.u8() != 0;
-  s.i = static_cast<std::int64_t>(r.u64());
-  s.f = r.f64();
-  s.s = r.str();
-  return s;
+  put_scalar(w, s);
 }
 
 template <typename T>
@@ -345,6 +319,24 @@ Word get_word(bin::Reader& r, FileId file) {
 }
 
 }  // namespace
+
+void put_span_position(bin::Writer& w, const Span& s) {
+  w.u32(s.begin);
+  w.u32(s.end);
+  w.u32(s.start.line);
+  w.u32(s.start.column);
+  w.u32(s.stop.line);
+  w.u32(s.stop.column);
+}
+
+void get_span_position(bin::Reader& r, Span& s) {
+  s.begin = r.u32();
+  s.end = r.u32();
+  s.start.line = r.u32();
+  s.start.column = r.u32();
+  s.stop.line = r.u32();
+  s.stop.column = r.u32();
+}
 
 std::string encode_facts(const FileFacts& f) {
   bin::Writer w;

@@ -7,6 +7,7 @@
 #include <string_view>
 
 #include "analyzer/project/project.hpp"
+#include "analyzer/util/binary_io.hpp"
 
 namespace trl::cache {
 
@@ -19,5 +20,10 @@ std::string encode_facts(const FileFacts& facts);
 // `out.extracted`; the reading state (loaded, deferred, stamp, content hash) is left as it is.
 // False, with `out` unchanged, when `data` is damaged.
 bool decode_facts(std::string_view data, FileId file, FileFacts& out);
+
+// A span's position (byte offsets, start and stop points) without its file, as both cache files
+// write it: the findings' spans name their file, the facts' spans are in the file of the record.
+void put_span_position(bin::Writer& w, const Span& s);
+void get_span_position(bin::Reader& r, Span& s);
 
 }  // namespace trl::cache

@@ -48,23 +48,13 @@ std::optional<std::string> read_whole(const std::string& path, std::size_t limit
 
 void put_span(bin::Writer& w, const Span& s) {
   w.u32(s.file == kNoFile ? kNone : static_cast<std::uint32_t>(s.file));
-  w.u32(s.begin);
-  w.u32(s.end);
-  w.u32(s.start.line);
-  w.u32(s.start.column);
-  w.u32(s.stop.line);
-  w.u32(s.stop.column);
+  put_span_position(w, s);
 }
 
 Span get_span(bin::Reader& r, const Project& project) {
   Span s;
   std::uint32_t file = r.u32();
-  s.begin = r.u32();
-  s.end = r.u32();
-  s.start.line = r.u32();
-  s.start.column = r.u32();
-  s.stop.line = r.u32();
-  s.stop.column = r.u32();
+  get_span_position(r, s);
   if (file == kNone) return s;
   if (file >= project.sources.size()) bin::Reader::fail();
   s.file = static_cast<FileId>(file);

@@ -3,6 +3,8 @@
 #include <cmath>
 #include <sstream>
 
+#include "analyzer/facts/scalar_io.hpp"
+
 namespace trl {
 
 bool Scalar::truthy() const {
@@ -81,6 +83,26 @@ bool Scalar::operator==(const Scalar& o) const {
     case Kind::Float: return f == o.f;
     default: return s == o.s;
   }
+}
+
+void put_scalar(bin::Writer& w, const Scalar& s) {
+  w.u8(static_cast<std::uint8_t>(s.kind));
+  w.u8(s.b ? 1 : 0);
+  w.u64(static_cast<std::uint64_t>(s.i));
+  w.f64(s.f);
+  w.str(s.s);
+}
+
+Scalar get_scalar(bin::Reader& r) {
+  Scalar s;
+  const std::uint8_t kind = r.u8();
+  if (kind > static_cast<std::uint8_t>(Scalar::Kind::Timestamp)) bin::Reader::fail();
+  s.kind = static_cast<Scalar::Kind>(kind);
+  s.b = r.u8() != 0;
+  s.i = static_cast<std::int64_t>(r.u64());
+  s.f = r.f64();
+  s.s = r.str();
+  return s;
 }
 
 }  // namespace trl

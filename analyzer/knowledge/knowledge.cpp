@@ -2,6 +2,7 @@
 
 #include <stdexcept>
 
+#include "analyzer/facts/scalar_io.hpp"
 #include "analyzer/util/binary_io.hpp"
 
 namespace trl {
@@ -119,13 +120,7 @@ using bin::Reader;
 
 class Writer : public bin::Writer {
  public:
-  void scalar(const Scalar& s) {
-    u8(static_cast<std::uint8_t>(s.kind));
-    u8(s.b ? 1 : 0);
-    u64(static_cast<std::uint64_t>(s.i));
-    f64(s.f);
-    str(s.s);
-  }
+  void scalar(const Scalar& s) { put_scalar(*this, s); }
 };
 
 void put_field(Writer& w, const FieldInfo& f) {
@@ -137,8 +132,6 @@ void put_field(Writer& w, const FieldInfo& f) {
   w.str(f.source);
 }
 
-Scalar read_scalar(Reader& r);
-
 FieldInfo read_field(Reader& r) {
   FieldInfo f;
   f.name = r.str();
@@ -147,22 +140,10 @@ FieldInfo read_field(Reader& r) {
   f.has_default = flags & 1;
   f.nullable = flags & 2;
   f.accepts_bool = flags & 4;
-  f.default_value = read_scalar(r);
+  f.default_value = get_scalar(r);
   f.choices = r.strings();
   f.source = r.str();
   return f;
-}
-
-Scalar read_scalar(Reader& r) {
-  Scalar s;
-  std::uint8_t kind = r.u8();
-  if (kind > static_cast<std::uint8_t>(Scalar::Kind::Timestamp)) Reader::fail();
-  s.kind = static_cast<Scalar::Kind>(kind);
-  s.b = r.u8() != 0;
-  s.i = static_cast<std::int64_t>(r.u64());
-  s.f = r.f64();
-  s.s = r.str();
-  return s;
 }
 
 }  // namespace
@@ -271,7 +252,7 @@ Knowledge Knowledge::from_blob(std::string_view blob) try {
     p.source = r.str();
     for (std::uint32_t m = r.count(); m > 0; --m) {
       std::string key = r.str();
-      p.values.emplace_hint(p.values.end(), std::move(key), read_scalar(r));
+      p.values.emplace_hint(p.values.end(), std::move(key), get_scalar(r));
     }
     std::string name = p.name;
     k.profiles_.emplace_hint(k.profiles_.end(), std::move(name), std::move(p));
@@ -285,8 +266,8 @@ Knowledge Knowledge::from_blob(std::string_view blob) try {
     const std::uint8_t flags = r.u8();
     rn.is_value = flags & 1;
     rn.unsafe_fix = flags & 2;
-    rn.old_value = read_scalar(r);
-    rn.new_value = read_scalar(r);
+    rn.old_value = get_scalar(r);
+    rn.new_value = get_scalar(r);
     rn.deprecated = r.str();
     rn.removed = r.str();
     rn.note = r.str();
