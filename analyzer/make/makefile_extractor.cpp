@@ -1,5 +1,7 @@
 #include "analyzer/make/makefile_extractor.hpp"
 
+#include <algorithm>
+#include <cstdint>
 #include <map>
 
 #include "analyzer/shell/shell_words.hpp"
@@ -227,6 +229,8 @@ shell::ShellFacts extract(std::string_view text, FileId file) {
     predefined.push_back({v.name, value, known, v.exported});
   }
   shell::ShellFacts out;
+  std::uint32_t line_no = 0;  // the line of byte `counted_to`
+  std::size_t counted_to = 0;
   read(text, [&](const LogicalLine& l, const Reader& reader) {
     // Cheap filter first: only lines that (after make expansion) may start something.
     const std::string body = reader.expand(text.substr(l.begin, l.end - l.begin)).first;
@@ -235,26 +239,29 @@ shell::ShellFacts extract(std::string_view text, FileId file) {
     bool interesting = false;
     for (auto w : words) interesting = interesting || body.find(w) != std::string::npos;
     if (!interesting) return;
-    // A text as long as the Makefile up to this line, everything before it blanked.
-    std::string virt(l.end, ' ');
-    for (std::size_t i = 0; i < l.begin; ++i)
-      if (text[i] == '\n') virt[i] = '\n';
+    // The recipe line alone (it starts a line): the shell extractor adds its offset and line
+    // number to the spans it gives.
+    line_no += static_cast<std::uint32_t>(std::count(text.begin() + counted_to, text.begin() + l.begin, '\n'));
+    counted_to = l.begin;
+    std::string virt(l.end - l.begin, ' ');
     std::size_t i = l.begin;
+    std::size_t out_i = i;
+    auto put = [&](char ch) { virt[out_i++ - l.begin] = ch; };
     // Leading TAB, then the recipe prefixes @ - +.
-    virt[i] = '\t';
+    put('\t');
     ++i;
     while (i < l.end && (text[i] == '@' || text[i] == '-' || text[i] == '+' || text[i] == ' ')) ++i;
     std::size_t pad_at = std::string::npos;  // where a `$$` shortened the line
-    std::size_t out_i = i;
+    out_i = i;
     for (; i < l.end; ++i) {
       char c = text[i];
       if (c == '\n') {
-        while (out_i < i) virt[out_i++] = ' ';
-        virt[out_i++] = '\n';
+        while (out_i < i) put(' ');
+        put('\n');
         continue;
       }
       if (c == '$' && i + 1 < l.end && text[i + 1] == '$') {
-        virt[out_i++] = '$';
+        put('$');
         ++i;
         pad_at = i;
         continue;
@@ -265,18 +272,21 @@ shell::ShellFacts extract(std::string_view text, FileId file) {
         std::string_view inner =
             close == std::string_view::npos || close > l.end ? std::string_view() : text.substr(i + 2, close - i - 2);
         if (!inner.empty() && inner.find_first_of(" \t$,") == std::string_view::npos) {
-          virt[out_i++] = '$';
-          virt[out_i++] = '{';
-          for (char ch : inner) virt[out_i++] = ch;
-          virt[out_i++] = '}';
+          put('$');
+          put('{');
+          for (char ch : inner) put(ch);
+          put('}');
           i = close;
           continue;
         }
       }
-      virt[out_i++] = c;
+      put(c);
     }
     (void)pad_at;
-    auto facts = shell::extract(virt, file, shell::ExtractOptions{predefined, "", true});
+    shell::ExtractOptions options{predefined, "", true};
+    options.base_offset = static_cast<std::uint32_t>(l.begin);
+    options.base_line = line_no;
+    auto facts = shell::extract(virt, file, options);
     for (auto& c : facts.commands) out.commands.push_back(std::move(c));
     for (auto& c : facts.created) out.created.push_back(std::move(c));
   });

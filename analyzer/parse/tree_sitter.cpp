@@ -3,8 +3,10 @@
 #include <pthread.h>
 #include <time.h>
 
+#include <algorithm>
 #include <chrono>
 #include <condition_variable>
+#include <cstdint>
 #include <list>
 #include <mutex>
 #include <optional>
@@ -191,12 +193,23 @@ std::vector<TSNode> children(TSNode node) {
 
 std::vector<Comment> comments(TSNode root, std::string_view source, FileId file) {
   std::vector<Comment> out;
+  // Comments start with `#` in every grammar we parse (Python, YAML, bash): only the subtrees
+  // whose text holds one are walked, which skips most of a file.
+  std::vector<std::uint32_t> hashes;
+  for (std::size_t at = source.find('#'); at != std::string_view::npos; at = source.find('#', at + 1))
+    hashes.push_back(static_cast<std::uint32_t>(at));
+  if (hashes.empty()) return out;
+  auto holds_hash = [&](TSNode node) {
+    if (ts_node_eq(node, root)) return true;  // whatever the root's own range says
+    auto it = std::lower_bound(hashes.begin(), hashes.end(), ts_node_start_byte(node));
+    return it != hashes.end() && *it < ts_node_end_byte(node);
+  };
   TSTreeCursor cursor = ts_tree_cursor_new(root);
   for (;;) {
     TSNode node = ts_tree_cursor_current_node(&cursor);
     if (type(node) == "comment") {
       out.push_back({span(node, file), std::string(text(node, source))});
-    } else if (ts_tree_cursor_goto_first_child(&cursor)) {
+    } else if (holds_hash(node) && ts_tree_cursor_goto_first_child(&cursor)) {
       continue;
     }
     // Next sibling, or the next sibling of the nearest ancestor that has one.

@@ -227,18 +227,22 @@ bool python_deferred(const Project& project, FileId id) {
 
 namespace {
 
-// Adds to `out` the parts of every word of `text`, split at anything but letters, digits and `_`:
-// `scripts/train.py` gives `scripts`, `train`, `py`.
-void add_words(std::string_view text, std::unordered_set<std::string>& out) {
+// Calls `fn` with the parts of every word of `text`, split at anything but letters, digits, `_`
+// and `-`: `scripts/train.py` gives `scripts`, `train`, `py`.
+template <class Fn>
+void for_each_word(std::string_view text, Fn fn) {
+  auto word_char = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-'; };
   std::size_t i = 0;
   while (i < text.size()) {
-    while (i < text.size() && !(std::isalnum(static_cast<unsigned char>(text[i])) || text[i] == '_' || text[i] == '-'))
-      ++i;
-    std::size_t b = i;
-    while (i < text.size() && (std::isalnum(static_cast<unsigned char>(text[i])) || text[i] == '_' || text[i] == '-'))
-      ++i;
-    if (i > b) out.emplace(text.substr(b, i - b));
+    while (i < text.size() && !word_char(text[i])) ++i;
+    const std::size_t b = i;
+    while (i < text.size() && word_char(text[i])) ++i;
+    if (i > b) fn(text.substr(b, i - b));
   }
+}
+
+void add_words(std::string_view text, std::unordered_set<std::string>& out) {
+  for_each_word(text, [&](std::string_view w) { out.emplace(w); });
 }
 
 // The name a deferred file is reached by: its stem, or its folder's name for `__init__.py`.
@@ -543,10 +547,19 @@ void extract_project(Project& project, const LoadOptions& options) {
   if (prefilter_enabled()) {
     // Deferred files that a launch line, a configuration, a document or an import names are
     // parsed after all: every word of the other files' texts, and the imports of the modules.
-    std::unordered_set<std::string> words;
+    // Only the words that name a deferred file matter: they are looked up, not collected.
+    std::vector<std::string> names;
     for (FileId id = 0; id < project.sources.size(); ++id)
-      if (project.sources.get(id).kind != FileKind::Python) add_words(project.sources.get(id).text, words);
-    extract_referenced(project, std::vector<std::string>(words.begin(), words.end()));
+      if (python_deferred(project, id)) names.push_back(reach_name(project.sources.get(id)));
+    const std::unordered_set<std::string_view> deferred(names.begin(), names.end());
+    std::unordered_set<std::string_view> named;
+    if (!deferred.empty())
+      for (FileId id = 0; id < project.sources.size(); ++id)
+        if (project.sources.get(id).kind != FileKind::Python)
+          for_each_word(project.sources.get(id).text, [&](std::string_view w) {
+            if (auto it = deferred.find(w); it != deferred.end()) named.insert(*it);
+          });
+    extract_referenced(project, std::vector<std::string>(named.begin(), named.end()));
   }
   load_referenced_json(project, options);
 }

@@ -79,11 +79,11 @@ class Walker {
   Point point(std::uint32_t offset) const {
     auto it = std::upper_bound(line_starts_.begin(), line_starts_.end(), offset);
     std::uint32_t line = static_cast<std::uint32_t>(it - line_starts_.begin()) - 1;
-    return Point{line, offset - line_starts_[line]};
+    return Point{line + base_line_, offset - line_starts_[line]};
   }
   Span span(std::uint32_t b, std::uint32_t e) const {
     if (fixed_) return *fixed_;
-    return Span{file_, b, e, point(b), point(e)};
+    return Span{file_, b + base_offset_, e + base_offset_, point(b), point(e)};
   }
 
   static Word finish(const RawWord& raw, Span at) {
@@ -333,6 +333,8 @@ class Walker {
   std::map<std::string, Var> vars_;
   std::string cwd_;
   bool cwd_known_ = true;
+  std::uint32_t base_offset_ = 0;  // see ExtractOptions::base_offset
+  std::uint32_t base_line_ = 0;
   std::optional<Span> fixed_;         // nested text: every word points at the string it came from
   std::optional<Span> command_span_;  // nested text: the command that ran it
   int depth_ = 0;
@@ -423,8 +425,16 @@ ShellFacts extract(std::string_view text, FileId file, const ExtractOptions& opt
   }
   walker.cwd_ = options.cwd;
   walker.cwd_known_ = options.cwd_known;
+  walker.base_offset_ = options.base_offset;
+  walker.base_line_ = options.base_line;
   walker.run(ts_tree_root_node(tree.get()));
   facts.comments = ts::comments(ts_tree_root_node(tree.get()), text, file);
+  for (Comment& c : facts.comments) {
+    c.span.begin += options.base_offset;
+    c.span.end += options.base_offset;
+    c.span.start.line += options.base_line;
+    c.span.stop.line += options.base_line;
+  }
   return facts;
 }
 

@@ -2,6 +2,7 @@
 // exports and `cd`s in order.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -31,6 +32,11 @@ struct ExtractOptions {
   std::vector<PredefinedVar> vars;
   std::string cwd;  // working directory the text starts in, relative to the file's folder
   bool cwd_known = true;
+  // Where `text` starts in the file, when it is a piece of a larger one (a workflow step, a
+  // Makefile recipe line): its byte offset and line, at the start of a line. Spans are given in
+  // the file's coordinates.
+  std::uint32_t base_offset = 0;
+  std::uint32_t base_line = 0;
 };
 
 // Reads the script's #SBATCH header too (see sbatch_variables).

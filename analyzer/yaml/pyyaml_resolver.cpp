@@ -1,43 +1,180 @@
 #include "analyzer/yaml/pyyaml_resolver.hpp"
 
+#include <cctype>
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
 #include <limits>
-#include <regex>
 #include <string>
 
 namespace trl::yaml {
 
 namespace {
 
-// The implicit resolver regexes of PyYAML 6.0.3 lib/yaml/resolver.py, rewritten without
-// the verbose-mode whitespace. PyYAML tries them in registration order, and only those
-// registered for the scalar's first character.
-const std::regex& float_re() {
-  static const std::regex re(R"(^(?:[-+]?(?:[0-9][0-9_]*)\.[0-9_]*(?:[eE][-+][0-9]+)?)"
-                             R"(|\.[0-9][0-9_]*(?:[eE][-+][0-9]+)?)"
-                             R"(|[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+\.[0-9_]*)"
-                             R"(|[-+]?\.(?:inf|Inf|INF))"
-                             R"(|\.(?:nan|NaN|NAN))$)");
-  return re;
+bool digit(char c) {
+  return c >= '0' && c <= '9';
 }
-const std::regex& int_re() {
-  static const std::regex re(R"(^(?:[-+]?0b[0-1_]+)"
-                             R"(|[-+]?0[0-7_]+)"
-                             R"(|[-+]?(?:0|[1-9][0-9_]*))"
-                             R"(|[-+]?0x[0-9a-fA-F_]+)"
-                             R"(|[-+]?[1-9][0-9_]*(?::[0-5]?[0-9])+)$)");
-  return re;
+
+// Skips characters while `ok` holds; returns how many.
+template <class Pred>
+std::size_t skip(std::string_view t, std::size_t& i, Pred ok) {
+  const std::size_t from = i;
+  while (i < t.size() && ok(t[i])) ++i;
+  return i - from;
 }
-const std::regex& timestamp_re() {
-  static const std::regex re(R"(^(?:[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9])"
-                             R"(|[0-9][0-9][0-9][0-9]-[0-9][0-9]?-[0-9][0-9]?)"
-                             R"((?:[Tt]|[ \t]+)[0-9][0-9]?)"
-                             R"(:[0-9][0-9]:[0-9][0-9](?:\.[0-9]*)?)"
-                             R"((?:[ \t]*(?:Z|[-+][0-9][0-9]?(?::[0-9][0-9])?))?)$)");
-  return re;
+
+bool digit_or_underscore(char c) {
+  return digit(c) || c == '_';
 }
+
+// `(?::[0-5]?[0-9])+` from position i: at least one `:` group of one digit, or of two digits
+// the first of which is 0-5. Groups end at a character that is not a digit.
+bool sexagesimal_groups(std::string_view t, std::size_t& i) {
+  std::size_t groups = 0;
+  while (i < t.size() && t[i] == ':') {
+    ++i;
+    const std::size_t from = i;
+    const std::size_t n = skip(t, i, digit);
+    if (n == 0 || n > 2 || (n == 2 && t[from] > '5')) return false;
+    ++groups;
+  }
+  return groups > 0;
+}
+
+// `[eE][-+][0-9]+` at the end of t, or nothing.
+bool optional_exponent_then_end(std::string_view t, std::size_t i) {
+  if (i == t.size()) return true;
+  if (t[i] != 'e' && t[i] != 'E') return false;
+  ++i;
+  if (i == t.size() || (t[i] != '-' && t[i] != '+')) return false;
+  ++i;
+  return skip(t, i, digit) > 0 && i == t.size();
+}
+
+// `[0-9]{lo,hi}` from position i.
+bool digits(std::string_view t, std::size_t& i, std::size_t lo, std::size_t hi) {
+  const std::size_t n = skip(t, i, digit);
+  return n >= lo && n <= hi;
+}
+
+}  // namespace
+
+// The implicit resolvers of PyYAML 6.0.3 lib/yaml/resolver.py (Resolver.add_implicit_resolver
+// for tag:yaml.org,2002:float, int and timestamp), matched by hand: std::regex took longer to
+// compile at each start than the rest of a small project's analysis. The patterns are written
+// out above each function; tests/unit/test_pyyaml_resolver.cpp checks the functions against
+// std::regex with these patterns on generated strings.
+
+//   [-+]?(?:[0-9][0-9_]*)\.[0-9_]*(?:[eE][-+][0-9]+)?
+// | \.[0-9][0-9_]*(?:[eE][-+][0-9]+)?
+// | [-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+\.[0-9_]*
+// | [-+]?\.(?:inf|Inf|INF)
+// | \.(?:nan|NaN|NAN)
+bool matches_float(std::string_view t) {
+  if (t == ".nan" || t == ".NaN" || t == ".NAN") return true;
+  std::size_t i = 0;
+  const bool sign = !t.empty() && (t[0] == '-' || t[0] == '+');
+  if (sign) ++i;
+  const std::string_view rest = t.substr(i);
+  if (rest == ".inf" || rest == ".Inf" || rest == ".INF") return true;
+  if (i < t.size() && t[i] == '.') {
+    // `.5`, `.5e+3`: no sign allowed.
+    if (sign) return false;
+    ++i;
+    if (i == t.size() || !digit(t[i])) return false;
+    skip(t, i, digit_or_underscore);
+    return optional_exponent_then_end(t, i);
+  }
+  if (i == t.size() || !digit(t[i])) return false;
+  skip(t, i, digit_or_underscore);
+  if (i < t.size() && t[i] == '.') {
+    ++i;
+    skip(t, i, digit_or_underscore);
+    return optional_exponent_then_end(t, i);
+  }
+  if (i < t.size() && t[i] == ':') {
+    if (!sexagesimal_groups(t, i) || i == t.size() || t[i] != '.') return false;
+    ++i;
+    skip(t, i, digit_or_underscore);
+    return i == t.size();
+  }
+  return false;
+}
+
+//   [-+]?0b[0-1_]+
+// | [-+]?0[0-7_]+
+// | [-+]?(?:0|[1-9][0-9_]*)
+// | [-+]?0x[0-9a-fA-F_]+
+// | [-+]?[1-9][0-9_]*(?::[0-5]?[0-9])+
+bool matches_int(std::string_view t) {
+  std::size_t i = 0;
+  if (!t.empty() && (t[0] == '-' || t[0] == '+')) ++i;
+  if (i == t.size()) return false;
+  if (t[i] == '0') {
+    ++i;
+    if (i == t.size()) return true;  // 0
+    if (t[i] == 'b') {
+      ++i;
+      return skip(t, i, [](char c) { return c == '0' || c == '1' || c == '_'; }) > 0 && i == t.size();
+    }
+    if (t[i] == 'x') {
+      ++i;
+      return skip(t, i, [](char c) { return std::isxdigit(static_cast<unsigned char>(c)) || c == '_'; }) > 0 &&
+             i == t.size();
+    }
+    skip(t, i, [](char c) { return (c >= '0' && c <= '7') || c == '_'; });
+    return i == t.size();
+  }
+  if (t[i] < '1' || t[i] > '9') return false;
+  skip(t, i, digit_or_underscore);
+  if (i == t.size()) return true;
+  return sexagesimal_groups(t, i) && i == t.size();
+}
+
+//   [0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9]
+// | [0-9][0-9][0-9][0-9]-[0-9][0-9]?-[0-9][0-9]?
+//   (?:[Tt]|[ \t]+)[0-9][0-9]?
+//   :[0-9][0-9]:[0-9][0-9](?:\.[0-9]*)?
+//   (?:[ \t]*(?:Z|[-+][0-9][0-9]?(?::[0-9][0-9])?))?
+bool matches_timestamp(std::string_view t) {
+  auto blank = [](char c) { return c == ' ' || c == '\t'; };
+  std::size_t i = 0;
+  if (!digits(t, i, 4, 4) || i == t.size() || t[i] != '-') return false;
+  ++i;
+  const std::size_t month_at = i;
+  if (!digits(t, i, 1, 2) || i == t.size() || t[i] != '-') return false;
+  const bool two_digit_month = i - month_at == 2;
+  ++i;
+  const std::size_t day_at = i;
+  if (!digits(t, i, 1, 2)) return false;
+  if (i == t.size()) return two_digit_month && i - day_at == 2;  // the date alone
+  if (t[i] == 'T' || t[i] == 't')
+    ++i;
+  else if (skip(t, i, blank) == 0)
+    return false;
+  if (!digits(t, i, 1, 2)) return false;
+  for (int k = 0; k < 2; ++k) {
+    if (i == t.size() || t[i] != ':') return false;
+    ++i;
+    if (!digits(t, i, 2, 2)) return false;
+  }
+  if (i < t.size() && t[i] == '.') {
+    ++i;
+    skip(t, i, digit);
+  }
+  const std::size_t blanks = skip(t, i, blank);
+  if (i == t.size()) return blanks == 0;  // blanks belong to a time zone
+  if (t[i] == 'Z') return i + 1 == t.size();
+  if (t[i] != '-' && t[i] != '+') return false;
+  ++i;
+  if (!digits(t, i, 1, 2)) return false;
+  if (i == t.size()) return true;
+  if (t[i] != ':') return false;
+  ++i;
+  return digits(t, i, 2, 2) && i == t.size();
+}
+
+namespace {
 
 bool is_bool_word(std::string_view t, bool& value) {
   static constexpr std::string_view yes[] = {"yes", "Yes", "YES", "true", "True", "TRUE", "on", "On", "ON"};
@@ -147,10 +284,10 @@ Scalar resolve_plain(std::string_view text) {
     return Scalar::boolean(b);
   const std::string t(text);
   const bool numeric_start = first != '\0' && std::string_view("-+0123456789").find(first) != std::string_view::npos;
-  if ((numeric_start || first == '.') && std::regex_match(t, float_re())) return construct_float(text);
-  if (numeric_start && std::regex_match(t, int_re())) return construct_int(text);
+  if ((numeric_start || first == '.') && matches_float(t)) return construct_float(text);
+  if (numeric_start && matches_int(t)) return construct_int(text);
   if ((first == '\0' || first == '~' || first == 'n' || first == 'N') && is_null_word(text)) return Scalar::null();
-  if (first >= '0' && first <= '9' && std::regex_match(t, timestamp_re())) {
+  if (first >= '0' && first <= '9' && matches_timestamp(t)) {
     Scalar ts;
     ts.kind = Scalar::Kind::Timestamp;
     ts.s = t;
@@ -174,10 +311,10 @@ Scalar resolve_tagged(std::string_view tag, std::string_view text, bool plain) {
     char* end = nullptr;
     errno = 0;
     std::strtod(v.c_str(), &end);
-    const bool special = std::regex_match(std::string(text), float_re());
+    const bool special = matches_float(text);
     if (special || (!v.empty() && end == v.c_str() + v.size())) return construct_float(text);
   }
-  if (name == "int" && std::regex_match(std::string(text), int_re())) return construct_int(text);
+  if (name == "int" && matches_int(text)) return construct_int(text);
   Scalar r = resolve_plain(text);
   if (name == "bool" && r.kind == Scalar::Kind::Bool) return r;
   if (name == "null") return Scalar::null();

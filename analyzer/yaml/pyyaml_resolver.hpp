@@ -16,4 +16,10 @@ Scalar resolve_plain(std::string_view text);
 // Unknown tags leave the plain resolution.
 Scalar resolve_tagged(std::string_view tag, std::string_view text, bool plain);
 
+// Whether the whole of `text` matches PyYAML's implicit float, int or timestamp pattern
+// (lib/yaml/resolver.py, PyYAML 6.0.3).
+bool matches_float(std::string_view text);
+bool matches_int(std::string_view text);
+bool matches_timestamp(std::string_view text);
+
 }  // namespace trl::yaml

@@ -71,10 +71,15 @@ shell::ShellFacts workflow_commands(const YamlDocument& doc, std::string_view te
       } else {
         opts.cwd = "../..";
       }
-      // The script in place; everything else blank (newlines kept).
-      std::string virt(run->span.end, ' ');
-      for (std::size_t i = 0; i < run->span.begin; ++i)
-        if (text[i] == '\n') virt[i] = '\n';
+      // The script in place, from the start of its first line; the rest of that line blank.
+      // The text starts where the line does, so the shell extractor only adds the line's offset
+      // and number to its spans (parsing a blank copy of the whole file up to each step made a
+      // workflow's steps cost the square of its length).
+      std::size_t line_begin = run->span.begin;
+      while (line_begin > 0 && text[line_begin - 1] != '\n') --line_begin;
+      opts.base_offset = static_cast<std::uint32_t>(line_begin);
+      opts.base_line = run->span.start.line;
+      std::string virt(run->span.end - line_begin, ' ');
       std::size_t b = run->span.begin, e = run->span.end;
       if (run->style == ScalarStyle::Literal || run->style == ScalarStyle::Folded) {
         std::size_t nl = text.find('\n', b);  // skip the `|` / `>-` header
@@ -83,7 +88,7 @@ shell::ShellFacts workflow_commands(const YamlDocument& doc, std::string_view te
         ++b;
         if (e > b) --e;
       }
-      for (std::size_t i = b; i < e; ++i) virt[i] = text[i];
+      for (std::size_t i = b; i < e; ++i) virt[i - line_begin] = text[i];
       auto facts = shell::extract(virt, file, opts);
       for (auto& c : facts.commands) out.commands.push_back(std::move(c));
       for (auto& c : facts.created) out.created.push_back(std::move(c));

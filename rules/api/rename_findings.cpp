@@ -1,6 +1,8 @@
 #include "rules/api/rename_findings.hpp"
 
+#include <map>
 #include <set>
+#include <vector>
 
 #include "analyzer/eval/run_builder.hpp"
 #include "rules/support/rule_support.hpp"
@@ -15,6 +17,13 @@ struct Context {
   const Project& project;
   const Knowledge& k = Knowledge::get();
   std::set<std::tuple<FileId, std::uint32_t, std::string>> seen;
+  std::map<const ClassInfo*, std::vector<const Rename*>> renames;  // renames_for, once per class
+
+  const std::vector<const Rename*>& renames_of(const ClassInfo& cls) {
+    auto it = renames.find(&cls);
+    if (it == renames.end()) it = renames.emplace(&cls, renames_for(k, cls, false)).first;
+    return it->second;
+  }
 };
 
 bool is_field_of_any(const Knowledge& k, const std::vector<const ClassInfo*>& classes, std::string_view name) {
@@ -88,7 +97,7 @@ void find_renamed_arguments(const Rule& rule, bool removed, const Project& proje
     const VersionTargets targets = version_targets(project, run_anchor(run), cx.k);
     std::vector<const Rename*> renames;
     for (const ClassInfo* c : run.parser_classes)
-      for (const Rename* r : renames_for(cx.k, *c, false)) renames.push_back(r);
+      for (const Rename* r : cx.renames_of(*c)) renames.push_back(r);
     for (const auto& [key, setting] : run.args) {
       if (setting.origin != "trainer YAML" && setting.origin != "command line") continue;
       if (is_field_of_any(cx.k, run.parser_classes, key)) continue;
@@ -107,7 +116,7 @@ void find_renamed_arguments(const Rule& rule, bool removed, const Project& proje
     const VersionTargets targets = version_targets(project, file, cx.k);
     for (const Construction& c : summary.constructions) {
       if (!c.cls) continue;
-      auto renames = renames_for(cx.k, *c.cls, false);
+      const auto& renames = cx.renames_of(*c.cls);
       for (const Member& kw : c.keywords) {
         if (cx.k.field(*c.cls, kw.name)) continue;
         for (const Rename* r : renames) {

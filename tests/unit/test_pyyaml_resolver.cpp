@@ -2,6 +2,9 @@
 // Expected values were checked against yaml.safe_load("v: <text>").
 #include <catch2/catch.hpp>
 #include <cmath>
+#include <cstdint>
+#include <regex>
+#include <string>
 
 #include "analyzer/yaml/pyyaml_resolver.hpp"
 
@@ -112,4 +115,136 @@ TEST_CASE("explicit tags call the constructor directly", "[yaml][resolver]") {
   // An application tag does not change plain resolution.
   CHECK(resolve_tagged("!custom", "yes", true).kind == Kind::Bool);
   CHECK(resolve_tagged("!custom", "yes", false).kind == Kind::Str);
+}
+
+namespace {
+
+// The three patterns as PyYAML 6.0.3 lib/yaml/resolver.py writes them (verbose whitespace
+// removed): the reference the hand-written matchers must agree with.
+const std::regex& float_reference() {
+  static const std::regex re(R"(^(?:[-+]?(?:[0-9][0-9_]*)\.[0-9_]*(?:[eE][-+][0-9]+)?)"
+                             R"(|\.[0-9][0-9_]*(?:[eE][-+][0-9]+)?)"
+                             R"(|[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+\.[0-9_]*)"
+                             R"(|[-+]?\.(?:inf|Inf|INF))"
+                             R"(|\.(?:nan|NaN|NAN))$)");
+  return re;
+}
+const std::regex& int_reference() {
+  static const std::regex re(R"(^(?:[-+]?0b[0-1_]+)"
+                             R"(|[-+]?0[0-7_]+)"
+                             R"(|[-+]?(?:0|[1-9][0-9_]*))"
+                             R"(|[-+]?0x[0-9a-fA-F_]+)"
+                             R"(|[-+]?[1-9][0-9_]*(?::[0-5]?[0-9])+)$)");
+  return re;
+}
+const std::regex& timestamp_reference() {
+  static const std::regex re(R"(^(?:[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9])"
+                             R"(|[0-9][0-9][0-9][0-9]-[0-9][0-9]?-[0-9][0-9]?)"
+                             R"((?:[Tt]|[ \t]+)[0-9][0-9]?)"
+                             R"(:[0-9][0-9]:[0-9][0-9](?:\.[0-9]*)?)"
+                             R"((?:[ \t]*(?:Z|[-+][0-9][0-9]?(?::[0-9][0-9])?))?)$)");
+  return re;
+}
+
+void check_against_reference(const std::string& t) {
+  INFO("text: [" << t << "]");
+  CHECK(trl::yaml::matches_float(t) == std::regex_match(t, float_reference()));
+  CHECK(trl::yaml::matches_int(t) == std::regex_match(t, int_reference()));
+  CHECK(trl::yaml::matches_timestamp(t) == std::regex_match(t, timestamp_reference()));
+}
+
+}  // namespace
+
+TEST_CASE("the hand-written float, int and timestamp matchers agree with PyYAML's regexes", "[yaml][resolver]") {
+  // Edge cases of each alternative, then strings made of the characters the patterns use.
+  const char* cases[] = {"",
+                         "0",
+                         "-0",
+                         "+",
+                         "00",
+                         "09",
+                         "0_",
+                         "0b",
+                         "0b1_0",
+                         "-0b2",
+                         "0x",
+                         "0xfF_",
+                         "0xg",
+                         "1_000",
+                         "1:2",
+                         "1:60",
+                         "1:59",
+                         "1:5:",
+                         "1:123",
+                         "0:30",
+                         "190:20:30",
+                         "1.",
+                         ".",
+                         "-.5",
+                         ".5",
+                         "._5",
+                         "1.5e5",
+                         "1.5e+5",
+                         "1.5E-05",
+                         "1.5e+",
+                         "1e+5",
+                         ".5e-3",
+                         "1:20.5",
+                         "1:20:",
+                         "0:20.",
+                         "1:20.5e+3",
+                         ".inf",
+                         "-.Inf",
+                         "+.INF",
+                         ".nan",
+                         "-.nan",
+                         ".NaN",
+                         "2001-12-14",
+                         "2001-1-14",
+                         "2001-12-1",
+                         "20011-12-14",
+                         "2001-12-14t21:59:43.10-05:00",
+                         "2001-12-14 21:59:43.10 -5",
+                         "2001-12-14  \t21:59:43.10Z",
+                         "2001-12-14 21:59:43.10 ",
+                         "2001-12-14 21:59:43. Z",
+                         "2001-1-1 1:59:43",
+                         "2001-12-14 121:59:43",
+                         "2001-12-14T21:59:43+05:0",
+                         "2001-12-14T21:59:43+055",
+                         "2001-12-14T21:59:43Z ",
+                         "2001-12-14 T21:59:43"};
+  for (const char* c : cases) check_against_reference(c);
+  const std::string alphabet = "0123456789_.:+-eExbafinINFNaTtZ \t";
+  std::uint64_t state = 88172645463325252ULL;  // xorshift64: the same strings on every run
+  auto next = [&] {
+    state ^= state << 13;
+    state ^= state >> 7;
+    state ^= state << 17;
+    return state;
+  };
+  for (int n = 0; n < 30000; ++n) {
+    std::string t;
+    const std::size_t len = next() % 12;
+    for (std::size_t k = 0; k < len; ++k) t.push_back(alphabet[next() % alphabet.size()]);
+    check_against_reference(t);
+  }
+  // Random strings rarely form timestamps and sexagesimals: mutate valid ones one character at a time.
+  const std::string seeds[] = {"2001-12-14t21:59:43.10-05:00",
+                               "2001-1-4 1:59:43 Z",
+                               "-190:20:30.15",
+                               "+12_3:45:06",
+                               "1.5e+05",
+                               "0b1011",
+                               "0x1f"};
+  for (const std::string& seed : seeds) {
+    for (std::size_t pos = 0; pos < seed.size(); ++pos) {
+      for (char c : alphabet) {
+        std::string t = seed;
+        t[pos] = c;
+        check_against_reference(t);
+        check_against_reference(t.substr(0, pos));
+      }
+    }
+  }
 }
