@@ -232,6 +232,24 @@ SH
     expect "p/big.yaml:1:1: TRL905 YAML file has 40001 lines, more than the 32767 the YAML parser supports; skipped"
     grep -q "ok.yaml" out && fail "a 30,000-line YAML file was not parsed"
     ;;
+  many-steps)
+    # A workflow of 5,000 steps and a Makefile of 5,000 recipes, each ending with a launch.
+    # Each step and recipe line is parsed on its own (the binary before 7a3b98e parsed a blank
+    # copy of the file up to each one: a minute here). The findings keep the file's lines and
+    # columns.
+    mkdir -p p/.github/workflows p/scripts && printf 'from trl import SFTConfig\n' > p/scripts/other.py
+    python3 - <<'PY'
+steps = "".join(f"      - name: step {i}\n        run: echo step {i} >> log.txt\n" for i in range(5000))
+open("p/.github/workflows/ci.yml", "w").write(
+    "name: ci\non: [push]\njobs:\n  build:\n    runs-on: ubuntu-latest\n    steps:\n" + steps +
+    "      - name: train\n        run: accelerate launch scripts/missing_train.py --max_steps 1\n")
+recipes = "".join(f"step{i}:\n\tpython -c 'print({i})'\n" for i in range(5000))
+open("p/Makefile", "w").write(recipes + "train:\n\t@accelerate launch scripts/missing_make.py\n")
+PY
+    LIMIT=30 lint p; expect_status 1
+    expect "p/.github/workflows/ci.yml:10008:32: TRL004 script \`scripts/missing_train.py\` does not exist"
+    expect "p/Makefile:10002:21: TRL004 script \`scripts/missing_make.py\` does not exist"
+    ;;
   empty-repo)
     # An empty repository: nothing to read, exit 0 (also with only a .git folder).
     mkdir -p e1 e2/.git/objects && touch e2/.git/HEAD
