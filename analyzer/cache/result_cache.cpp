@@ -5,6 +5,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <cstdio>
@@ -414,7 +415,55 @@ bool ResultCache::store(const Project& project, const std::vector<Diagnostic>& d
   entry.u64(bin::hash64(p.out));
   entry.out += p.out;
   if (!ensure_dir(dir_)) return false;
-  return write_atomically(entry_path(), entry.out);
+  if (!write_atomically(entry_path(), entry.out)) return false;
+  prune_entries(dir_, fs::path(entry_path()).filename().string(), now_ns());
+  return true;
+}
+
+bool is_entry_name(std::string_view name) {
+  constexpr std::string_view prefix = "results-", suffix = ".bin";
+  if (name.size() != prefix.size() + 16 + suffix.size() || name.substr(0, prefix.size()) != prefix ||
+      name.substr(name.size() - suffix.size()) != suffix)
+    return false;
+  for (char c : name.substr(prefix.size(), 16))
+    if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'))) return false;
+  return true;
+}
+
+std::size_t prune_entries(const std::string& dir, const std::string& keep, std::int64_t now) {
+  struct Entry {
+    std::int64_t mtime;
+    std::string name;
+  };
+  std::vector<Entry> entries;
+  std::size_t removed = 0;
+  std::error_code ec;
+  for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+    const std::string name = it->path().filename().string();
+    const bool entry = is_entry_name(name);
+    // A temporary file a killed run left behind (`<name>.tmp.<pid>.<n>`, see write_atomically).
+    const auto tmp_at = name.find(".tmp.");
+    const bool tmp = tmp_at != std::string::npos &&
+                     (is_entry_name(std::string_view(name).substr(0, tmp_at)) || name.substr(0, tmp_at) == "facts.bin");
+    if (!entry && !tmp) continue;
+    struct stat st {};
+    if (::lstat(it->path().c_str(), &st) != 0 || !S_ISREG(st.st_mode)) continue;
+    const std::int64_t mtime = static_cast<std::int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec;
+    if (tmp) {
+      if (now - mtime > kStaleTemporaryNs && ::unlink(it->path().c_str()) == 0) ++removed;
+      continue;
+    }
+    entries.push_back({mtime, name});
+  }
+  if (entries.size() <= kKeptEntries) return removed;
+  // `keep` first whatever its time (a coarse clock could tie it with older ones), then newest first.
+  std::sort(entries.begin(), entries.end(), [&](const Entry& a, const Entry& b) {
+    if ((a.name == keep) != (b.name == keep)) return a.name == keep;
+    return a.mtime != b.mtime ? a.mtime > b.mtime : a.name < b.name;
+  });
+  for (std::size_t i = kKeptEntries; i < entries.size(); ++i)
+    if (::unlink((fs::path(dir) / entries[i].name).c_str()) == 0) ++removed;
+  return removed;
 }
 
 std::string ResultCache::facts_path() const {

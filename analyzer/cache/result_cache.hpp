@@ -21,14 +21,18 @@
 // deferred modules stay unread unless a run now reaches them.
 //
 // One entry per invocation shape (slot: hash of options and working folder), replaced on every
-// miss. Entries are written atomically (a temporary file renamed into place) and carry a checksum;
-// a missing, truncated, corrupt or foreign entry is a miss, never an error. Failing to write the
-// cache (read-only tree) is silent: the results are the same, only slower.
+// miss. A pre-commit hook names other files at each commit, so each commit is a new shape: after
+// each store, the folder keeps the kKeptEntries most recently written entries and drops the
+// others (prune_entries). A hit writes nothing, so an entry that is only ever read ages and may
+// be dropped: it costs one miss. Entries are written atomically (a temporary file renamed into place) and carry a
+// checksum; a missing, truncated, corrupt or foreign entry is a miss, never an error. Failing to write the cache
+// (read-only tree) is silent: the results are the same, only slower.
 #pragma once
 
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <vector>
 
@@ -94,6 +98,19 @@ class ResultCache {
 
 // Now, in nanoseconds since the epoch (the clock file modification times use).
 std::int64_t now_ns();
+
+// How many entries a cache folder keeps (see prune_entries).
+inline constexpr std::size_t kKeptEntries = 8;
+// Temporary files older than this (an hour) were left by a run that was killed while writing.
+inline constexpr std::int64_t kStaleTemporaryNs = std::int64_t{3600} * 1000000000;
+
+// `results-<16 hex digits>.bin`: the name of an entry.
+bool is_entry_name(std::string_view name);
+// Removes from `dir` the entries beyond the kKeptEntries most recently written (by modification
+// time; the same time: by name), the entry named `keep` (the one just written) always kept, and
+// temporary files of entries and of the facts pack older than kStaleTemporaryNs at `now`.
+// Touches no other file. Returns how many files it removed.
+std::size_t prune_entries(const std::string& dir, const std::string& keep, std::int64_t now);
 
 // A text that identifies this executable's build: version, and size and modification time of
 // /proc/self/exe (empty parts when unavailable).

@@ -194,6 +194,24 @@ run focus2 --cache-dir "$cache" "$yaml"
 expect focus2 hit
 same_as_fresh focus2 "$yaml"
 
+# 4b. A folder keeps the 8 most recently written entries: ten more invocation shapes (selections)
+# leave 8, the newest still a hit, the oldest shapes (the default one, --select TRL201) misses
+# with the same findings. Foreign files in the folder stay.
+echo "mine" > "$cache/notes.txt"
+for code in TRL001 TRL002 TRL003 TRL004 TRL005 TRL102 TRL103 TRL104 TRL105 TRL106; do
+  run "shape_$code" --cache-dir "$cache" --select "$code" .
+  expect "shape_$code" miss
+done
+n=$(ls "$cache" | grep -cE '^results-[0-9a-f]{16}\.bin$')
+[ "$n" -eq 8 ] || { ls -la "$cache"; fail "$n entries in the cache folder after ten more invocation shapes, want 8"; }
+run shape_again --cache-dir "$cache" --select TRL106 .
+expect shape_again hit
+run shape_old --cache-dir "$cache" --select TRL201 .
+expect shape_old miss
+same_as_fresh shape_old --select TRL201 .
+[ "$(cat "$cache/notes.txt")" = mine ] || fail "pruning touched a file that is not an entry"
+rm "$cache/notes.txt"
+
 # 5. Damaged entries: truncated, flipped byte, garbage, empty, a folder in its place.
 entry=$(ls "$cache"/results-*.bin | head -1)
 damage() {

@@ -1,8 +1,11 @@
 // The result cache's encoding of findings and its key (analyzer/cache/result_cache.hpp); the
 // command-line behaviour is in tests/integration/cache_test.sh.
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <catch2/catch.hpp>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 
@@ -249,4 +252,88 @@ TEST_CASE("cache: file facts survive the facts pack's encoding, spans moved to t
     CHECK(target.comments[0].text == "# kept");
     CHECK_FALSE(target.extracted);
   }
+}
+
+namespace {
+
+// Sets a file's modification time to `ns` nanoseconds since the epoch.
+void set_mtime(const fs::path& p, std::int64_t ns) {
+  struct timespec times[2];
+  times[0].tv_sec = times[1].tv_sec = static_cast<time_t>(ns / 1000000000);
+  times[0].tv_nsec = times[1].tv_nsec = static_cast<long>(ns % 1000000000);
+  REQUIRE(::utimensat(AT_FDCWD, p.c_str(), times, 0) == 0);
+}
+
+std::string entry_name(int i) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "results-%016x.bin", i);
+  return buf;
+}
+
+}  // namespace
+
+TEST_CASE("cache: entry names", "[cache]") {
+  CHECK(cache::is_entry_name("results-0123456789abcdef.bin"));
+  CHECK_FALSE(cache::is_entry_name("results-0123456789ABCDEF.bin"));  // we write lower case only
+  CHECK_FALSE(cache::is_entry_name("results-0123456789abcde.bin"));
+  CHECK_FALSE(cache::is_entry_name("results-0123456789abcdefg.bin"));
+  CHECK_FALSE(cache::is_entry_name("results-0123456789abcdef.bin.bak"));
+  CHECK_FALSE(cache::is_entry_name("facts.bin"));
+  CHECK_FALSE(cache::is_entry_name(""));
+}
+
+TEST_CASE("cache: pruning keeps the most recently written entries and touches nothing else", "[cache]") {
+  TempDir d;
+  const std::int64_t now = std::int64_t{1'800'000'000} * 1000000000;  // a fixed "now" (2027)
+  const std::size_t total = cache::kKeptEntries + 4;
+  // Entry i was written i minutes ago; two share a time (the name decides among them).
+  for (std::size_t i = 0; i < total; ++i) {
+    d.write(entry_name(static_cast<int>(i)), "entry");
+    set_mtime(d.root / entry_name(static_cast<int>(i)), now - static_cast<std::int64_t>(i) * 60'000'000'000);
+  }
+  set_mtime(d.root / entry_name(static_cast<int>(cache::kKeptEntries - 1)),
+            now - static_cast<std::int64_t>(cache::kKeptEntries - 2) * 60'000'000'000);
+  // Files that are not ours, or not entries, whatever their age.
+  const std::int64_t old = now - std::int64_t{86400} * 365 * 1000000000;
+  for (const char* other : {"facts.bin", "notes.txt", "results-XYZ.bin", "results-0123456789abcdef.bin.bak",
+                            ".gitignore", "CACHEDIR.TAG"}) {
+    d.write(other, "mine");
+    set_mtime(d.root / other, old);
+  }
+  fs::create_directories(d.root / entry_name(900));  // a folder with an entry's name
+  fs::create_symlink(d.root / "notes.txt", d.root / entry_name(901));
+  // Temporary files of killed runs: stale ones go, a fresh one (another run writing now) stays.
+  const std::string stale_entry_tmp = entry_name(1) + ".tmp.4242.0", stale_pack_tmp = "facts.bin.tmp.4242.1",
+                    fresh_tmp = entry_name(2) + ".tmp.4343.0", foreign_tmp = "notes.txt.tmp.1.1";
+  for (const auto& t : {stale_entry_tmp, stale_pack_tmp, foreign_tmp}) {
+    d.write(t, "partial");
+    set_mtime(d.root / t, now - cache::kStaleTemporaryNs - 1);
+  }
+  d.write(fresh_tmp, "partial");
+  set_mtime(d.root / fresh_tmp, now - 1000000000);
+
+  // The oldest entry is the one this run just wrote (a clock that went back): it stays, and
+  // takes the place of the newest of the others.
+  const std::string oldest = entry_name(static_cast<int>(total - 1));
+  CHECK(cache::prune_entries(d.root.string(), oldest, now) == (total - cache::kKeptEntries) + 2);
+  CHECK(fs::exists(d.root / oldest));
+  // Entries 0..kKeptEntries-2 remain besides it: of kKeptEntries-2 and kKeptEntries-1, which
+  // share a time, the smaller name.
+  for (std::size_t i = 0; i < total; ++i) {
+    INFO("entry " << i);
+    CHECK(fs::exists(d.root / entry_name(static_cast<int>(i))) == (i < cache::kKeptEntries - 1 || i == total - 1));
+  }
+  for (const char* other :
+       {"facts.bin", "notes.txt", "results-XYZ.bin", "results-0123456789abcdef.bin.bak", ".gitignore", "CACHEDIR.TAG"})
+    CHECK(fs::exists(d.root / other));
+  CHECK(fs::is_directory(d.root / entry_name(900)));
+  CHECK(fs::is_symlink(d.root / entry_name(901)));
+  CHECK_FALSE(fs::exists(d.root / stale_entry_tmp));
+  CHECK_FALSE(fs::exists(d.root / stale_pack_tmp));
+  CHECK(fs::exists(d.root / fresh_tmp));
+  CHECK(fs::exists(d.root / foreign_tmp));
+  // Nothing more to do: a second pass removes nothing.
+  CHECK(cache::prune_entries(d.root.string(), oldest, now) == 0);
+  // A folder that does not exist: nothing, no error.
+  CHECK(cache::prune_entries((d.root / "missing").string(), oldest, now) == 0);
 }
