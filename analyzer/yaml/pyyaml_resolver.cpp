@@ -174,6 +174,27 @@ bool matches_timestamp(std::string_view t) {
   return digits(t, i, 2, 2) && i == t.size();
 }
 
+bool matches_exponent_number(std::string_view t) {
+  std::size_t i = 0;
+  if (i < t.size() && (t[i] == '-' || t[i] == '+')) ++i;
+  if (i < t.size() && digit(t[i])) {
+    skip(t, i, digit_or_underscore);
+    if (i < t.size() && t[i] == '.') {
+      ++i;
+      skip(t, i, digit_or_underscore);
+    }
+  } else if (i < t.size() && t[i] == '.') {
+    ++i;
+    if (skip(t, i, digit_or_underscore) == 0) return false;
+  } else {
+    return false;
+  }
+  if (i == t.size() || (t[i] != 'e' && t[i] != 'E')) return false;
+  ++i;
+  if (i < t.size() && (t[i] == '-' || t[i] == '+')) ++i;
+  return skip(t, i, digit) > 0 && i == t.size();
+}
+
 namespace {
 
 bool is_bool_word(std::string_view t, bool& value) {

@@ -21,5 +21,9 @@ Scalar resolve_tagged(std::string_view tag, std::string_view text, bool plain);
 bool matches_float(std::string_view text);
 bool matches_int(std::string_view text);
 bool matches_timestamp(std::string_view text);
+// Whether `text` is a number in exponent form that YAML 1.2 reads as a float but PyYAML's YAML
+// 1.1 pattern does not require a dot or a signed exponent for:
+//   [-+]?([0-9][0-9_]*(\.[0-9_]*)?|\.[0-9_]+)[eE][-+]?[0-9]+
+bool matches_exponent_number(std::string_view text);
 
 }  // namespace trl::yaml

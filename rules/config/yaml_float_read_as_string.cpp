@@ -1,8 +1,7 @@
 // TRL002 yaml-float-read-as-string: `1e-5` in a YAML that PyYAML loads without argparse
 // conversion, for a float or int field.
 
-#include <regex>
-
+#include "analyzer/yaml/pyyaml_resolver.hpp"
 #include "rules/rule.hpp"
 #include "rules/support/rule_support.hpp"
 #include "rules/support/yaml_scopes.hpp"
@@ -51,12 +50,6 @@ Safe: rewrites the number so that PyYAML reads it as intended (`1.0e-5`).
   `FSDP_MIN_NUM_PARAMS` read back with `int()`)
 )"};
 
-// PyYAML would have read `raw` as a number had YAML 1.2 rules applied: exponent forms only.
-bool exponent_number(const std::string& raw) {
-  static const std::regex re(R"(^[-+]?([0-9][0-9_]*(\.[0-9_]*)?|\.[0-9_]+)[eE][-+]?[0-9]+$)");
-  return std::regex_match(raw, re);
-}
-
 // The same number spelled the way PyYAML reads as a float: a dot in the mantissa, a signed exponent.
 std::string canonical(const std::string& raw) {
   auto e = raw.find_first_of("eE");
@@ -77,7 +70,7 @@ class YamlFloatReadAsString final : public Rule {
       if (u.reader == rules::YamlReader::TrlParser) return;  // argparse converts string defaults
       const YamlNode& v = *u.entry->value;
       if (v.kind != YamlNode::Kind::Scalar || v.style != ScalarStyle::Plain || v.tagged ||
-          v.scalar.kind != Scalar::Kind::Str || !exponent_number(v.raw))
+          v.scalar.kind != Scalar::Kind::Str || !yaml::matches_exponent_number(v.raw))
         return;
       const std::string& type = u.field->type;
       if (u.reader == rules::YamlReader::Accelerate ? type != "int" : (type != "float" && type != "int")) return;

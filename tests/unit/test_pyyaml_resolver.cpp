@@ -146,16 +146,24 @@ const std::regex& timestamp_reference() {
   return re;
 }
 
+// The exponent form YAML 1.2 reads as a float (rule TRL002, yaml-float-read-as-string).
+const std::regex& exponent_reference() {
+  static const std::regex re(R"(^[-+]?([0-9][0-9_]*(\.[0-9_]*)?|\.[0-9_]+)[eE][-+]?[0-9]+$)");
+  return re;
+}
+
 void check_against_reference(const std::string& t) {
   INFO("text: [" << t << "]");
   CHECK(trl::yaml::matches_float(t) == std::regex_match(t, float_reference()));
   CHECK(trl::yaml::matches_int(t) == std::regex_match(t, int_reference()));
   CHECK(trl::yaml::matches_timestamp(t) == std::regex_match(t, timestamp_reference()));
+  CHECK(trl::yaml::matches_exponent_number(t) == std::regex_match(t, exponent_reference()));
 }
 
 }  // namespace
 
-TEST_CASE("the hand-written float, int and timestamp matchers agree with PyYAML's regexes", "[yaml][resolver]") {
+TEST_CASE("the hand-written float, int, timestamp and exponent-number matchers agree with their regexes",
+          "[yaml][resolver]") {
   // Edge cases of each alternative, then strings made of the characters the patterns use.
   const char* cases[] = {"",
                          "0",
@@ -213,7 +221,17 @@ TEST_CASE("the hand-written float, int and timestamp matchers agree with PyYAML'
                          "2001-12-14T21:59:43+05:0",
                          "2001-12-14T21:59:43+055",
                          "2001-12-14T21:59:43Z ",
-                         "2001-12-14 T21:59:43"};
+                         "2001-12-14 T21:59:43",
+                         "1e5",
+                         "1E-5",
+                         "-1_0e+05",
+                         "1.e5",
+                         ".e5",
+                         "._e5",
+                         "1e",
+                         "e5",
+                         "1e5.0",
+                         "+.5E5"};
   for (const char* c : cases) check_against_reference(c);
   const std::string alphabet = "0123456789_.:+-eExbafinINFNaTtZ \t";
   std::uint64_t state = 88172645463325252ULL;  // xorshift64: the same strings on every run
