@@ -105,6 +105,45 @@ TEST_CASE("discovery skips VCS, environments, ignored files and symlinks out of 
   CHECK(names == std::vector<std::string>{"run", "train.py"});
 }
 
+TEST_CASE("discovery: marker files and nested .gitignore files, seen in each folder's listing", "[discover]") {
+  TempDir t;
+  t.write("keep.py", "");
+  t.write("cache/CACHEDIR.TAG", "Signature: 8a477f597d28d172789f06886806bc55\n");
+  t.write("cache/cached.py", "");
+  t.write("env/pyvenv.cfg", "");
+  t.write("env/deep/site.py", "");
+  fs::create_directories(t.path / "tagdir" / "CACHEDIR.TAG");  // a folder with a marker's name counts too
+  t.write("tagdir/x.py", "");
+  // A dangling link named like a marker does not make its folder skipped (as asked by path).
+  t.write("dangling/kept.py", "");
+  fs::create_symlink(t.path / "nowhere.cfg", t.path / "dangling" / "pyvenv.cfg");
+  // A .gitignore in a subfolder applies below it only.
+  t.write("sub/.gitignore", "*.yaml\n!keep.yaml\n");
+  t.write("sub/drop.yaml", "a: 1\n");
+  t.write("sub/keep.yaml", "a: 1\n");
+  t.write("other/drop.yaml", "a: 1\n");
+  std::vector<std::string> found;
+  for (const auto& f : discover({t.path.string()}).files) found.push_back(f.display_path);
+  auto rel = [&](const std::string& p) {
+    for (const auto& f : found)
+      if (f.size() >= p.size() && f.compare(f.size() - p.size(), p.size(), p) == 0) return true;
+    return false;
+  };
+  CHECK(rel("keep.py"));
+  CHECK_FALSE(rel("cached.py"));
+  CHECK_FALSE(rel("site.py"));
+  CHECK_FALSE(rel("tagdir/x.py"));
+  CHECK(rel("dangling/kept.py"));
+  CHECK_FALSE(rel("sub/drop.yaml"));
+  CHECK(rel("sub/keep.yaml"));
+  CHECK(rel("other/drop.yaml"));
+  // The folder given is walked even when it holds a marker itself.
+  TempDir marked;
+  marked.write("CACHEDIR.TAG", "");
+  marked.write("train.py", "");
+  CHECK(discover({marked.path.string()}).files.size() == 1);
+}
+
 TEST_CASE("script flags: bare booleans, explicit values, --flag=value and --no_ forms", "[eval]") {
   const Knowledge& k = Knowledge::get();
   std::vector<const ClassInfo*> classes{k.find("SFTConfig")};
