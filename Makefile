@@ -78,4 +78,4 @@ bench-lsp: build ## LSP edit-to-diagnostics latency (p50/p95, 200 edits, 1,000-f
 	$(BUILD)/bench_lsp $(BUILD)/trl-lint 200
 
 bench: build ## trl-lint end to end vs a parse-only baseline at 60/1k/5k/20k files (writes build/bench/results.txt)
-	bench/run_bench.py $(BUILD)
+	bench/run_bench.py $(BUILD) $(if $(shell command -v valgrind),--instructions,)

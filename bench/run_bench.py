@@ -95,6 +95,19 @@ def edit_target(root):
     return min(found) if found else None
 
 
+def instructions(argv):
+    """Instructions executed by argv and its threads (callgrind), or None when it cannot tell."""
+    try:
+        p = subprocess.run(["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", *argv],
+                           stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    except FileNotFoundError:
+        return None
+    for line in p.stderr.splitlines():
+        if "refs:" in line:
+            return int(line.split("refs:")[1].strip().replace(",", ""))
+    return None
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("build")
@@ -102,6 +115,9 @@ def main():
     ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--trl-lint", default=None, help="binary to measure (default BUILD/trl-lint)")
     ap.add_argument("--extra-args", default="", help="extra trl-lint arguments (space separated)")
+    ap.add_argument("--instructions", action="store_true",
+                    help="also count the instructions of one cold run of each (valgrind callgrind; corpora of "
+                         "at most 1,000 files): unlike times, counts do not move with the machine's load")
     args = ap.parse_args()
     build = os.path.abspath(args.build)
     lint = os.path.abspath(args.trl_lint) if args.trl_lint else os.path.join(build, "trl-lint")
@@ -147,7 +163,10 @@ def main():
         run_child(cold_cmd)
         run_child([baseline, path])
         print(f"{name}: {files} files ({lint_files} Python/YAML), {runs} runs each...", flush=True)
+        # trl-lint and the baseline alternate, so that both see the same state of the machine
+        # (on a shared virtual machine its speed drifts by tens of percent within minutes).
         walls, rss, cpus = [], [], []
+        base_walls, base_rss, base_cpus = [], [], []
         for _ in range(runs):
             w, r, cold_out, rc, c = run_child(cold_cmd)
             if rc not in (0, 1):
@@ -155,26 +174,32 @@ def main():
             walls.append(w)
             rss.append(r)
             cpus.append(c)
+            w, r, out, rc, c = run_child([baseline, path])
+            if rc != 0:
+                sys.exit(f"bench_parse_baseline exited {rc} on {path}")
+            base_walls.append(w)
+            base_rss.append(r)
+            base_cpus.append(c)
         # The first run with the cache fills it (a miss that also writes the entry and the facts
-        # pack); measured from an empty cache folder each time. Then hits.
+        # pack), measured from an empty cache folder each time; then hits. Fills and hits
+        # alternate for the same reason as above. Warm runs are short (a quarter of a second at
+        # 20k files) and the most sensitive to noise: at least 10 of them, whatever --runs says.
         fill_walls = []
-        for _ in range(runs):
-            subprocess.run(["rm", "-rf", cache_dir], check=True)
-            w, _, fill_out, _, _ = run_child(warm_cmd)
-            if fill_out != cold_out:
-                sys.exit(f"the output of the run that fills the cache differs on {path}")
-            fill_walls.append(w)
-        fill_wall = statistics.median(fill_walls)
         warm_walls, warm_rss, warm_cpus = [], [], []
-        # Warm runs are short (a quarter of a second at 20k files) and the most sensitive to the
-        # machine's noise: at least 10 of them, whatever --runs says.
-        for _ in range(max(runs, 10)):
+        for i in range(max(runs, 10)):
+            if i < runs:
+                subprocess.run(["rm", "-rf", cache_dir], check=True)
+                w, _, fill_out, _, _ = run_child(warm_cmd)
+                if fill_out != cold_out:
+                    sys.exit(f"the output of the run that fills the cache differs on {path}")
+                fill_walls.append(w)
             w, r, warm_out, rc, c = run_child(warm_cmd)
             if warm_out != cold_out:
                 sys.exit(f"the cached output differs from the computed one on {path}")
             warm_walls.append(w)
             warm_rss.append(r)
             warm_cpus.append(c)
+        fill_wall = statistics.median(fill_walls)
         # One file of one run changed (a comment appended to a trainer YAML of a generated
         # repository; the real corpus is never written): a miss, which reads only what the
         # analysis needs. Each run appends another comment, so each is a miss.
@@ -194,14 +219,6 @@ def main():
             finally:
                 with open(target, "wb") as f:
                     f.write(original)
-        base_walls, base_rss, base_cpus = [], [], []
-        for _ in range(runs):
-            w, r, out, rc, c = run_child([baseline, path])
-            if rc != 0:
-                sys.exit(f"bench_parse_baseline exited {rc} on {path}")
-            base_walls.append(w)
-            base_rss.append(r)
-            base_cpus.append(c)
         med, base = statistics.median(walls), statistics.median(base_walls)
         warm = statistics.median(warm_walls)
         res = {
@@ -239,6 +256,12 @@ def main():
             "edit_median_s": round(statistics.median(edit_walls), 4) if edit_walls else None,
             "cold_over_edit": round(med / statistics.median(edit_walls), 2) if edit_walls else None,
         }
+        if args.instructions and files <= 1000:
+            # --threads 1: the count of one thread's work, the baseline's shape.
+            res["trl_lint_instructions"] = instructions([lint, "--threads", "1", *cold_cmd[1:]])
+            res["baseline_instructions"] = instructions([baseline, path])
+            if res["trl_lint_instructions"] and res["baseline_instructions"]:
+                res["instruction_ratio"] = round(res["trl_lint_instructions"] / res["baseline_instructions"], 3)
         results.append(res)
         print(f"{name}: {res['trl_lint_median_s']*1000:.1f} ms trl-lint, {base*1000:.1f} ms baseline, "
               f"ratio {res['ratio']}, {res['us_per_file']} us/file, {res['trl_lint_peak_rss_mb']} MB, "
@@ -271,6 +294,13 @@ def main():
             f"{fmt(r['cpu_ratio'], 9)} {r['cache_fill_s']*1000:>8.1f} {warm_spread(r):>20} {r['warm_peak_rss_mb']:>8.1f} "
             f"{fmt(r['first_over_second'], 10)} {fmt(r['cold_over_warm'], 9)} "
             f"{edit_ms(r):>12} {fmt(r['cold_over_edit'], 12)}")
+    counted = [r for r in results if r.get("instruction_ratio")]
+    if counted:
+        lines += ["", "instructions of one cold run (valgrind callgrind, trl-lint with --threads 1):",
+                  f"{'corpus':<16} {'trl-lint':>14} {'baseline':>14} {'ratio':>6}"]
+        for r in counted:
+            lines.append(f"{r['corpus']:<16} {r['trl_lint_instructions']:>14,} {r['baseline_instructions']:>14,} "
+                         f"{fmt(r['instruction_ratio'], 6)}")
     text = "\n".join(lines) + "\n"
     print()
     print(text, end="")
