@@ -14,21 +14,16 @@ namespace trl {
 
 namespace {
 
-// Folders never walked, by name.
-bool skipped_dir_name(const std::string& name) {
+bool skipped_dir(const std::string& name, const fs::path& dir) {
   static const std::set<std::string> names = {".git",          ".hg",         ".svn",           "node_modules",
                                               "__pycache__",   ".venv",       "venv",           ".tox",
                                               ".nox",          ".mypy_cache", ".pytest_cache",  ".ruff_cache",
                                               ".eggs",         "build",       "dist",           ".ipynb_checkpoints",
                                               "site-packages", ".cache",      ".trl-lint_cache"};
-  return names.count(name) > 0;
-}
-
-// Virtual environments and cache folders mark themselves with one of these files; a folder
-// below the root that holds one is not walked. Seen in the folder's own listing, which the walk
-// reads anyway (asking for each marker in each folder was two failed stats per folder).
-bool is_skip_marker(const std::string& name) {
-  return name == "pyvenv.cfg" || name == "CACHEDIR.TAG";
+  if (names.count(name)) return true;
+  std::error_code ec;
+  // Virtual environments and cache folders mark themselves.
+  return fs::exists(dir / "pyvenv.cfg", ec) || fs::exists(dir / "CACHEDIR.TAG", ec);
 }
 
 // The first `n` bytes of a file ("" when it cannot be opened), read in small steps: most files
@@ -148,6 +143,7 @@ Discovery discover(const std::vector<std::string>& paths, const ExcludeFn& exclu
     while (!stack.empty()) {
       auto [dir, rel_dir] = std::move(stack.back());
       stack.pop_back();
+      if (std::string gi = read_head(dir / ".gitignore", 1 << 20); !gi.empty()) ignore.add_file(rel_dir, gi);
       // Each entry with its name, taken once: sorting by path().filename() builds two paths per
       // comparison, which showed in the profile of a warm (cached) run over 20,000 files.
       std::vector<std::pair<std::string, fs::directory_entry>> entries;
@@ -161,16 +157,7 @@ Discovery discover(const std::vector<std::string>& paths, const ExcludeFn& exclu
         if (ec) break;
         entries.emplace_back(it->path().filename().string(), *it);
       }
-      // A marker counts when it exists (a dangling link does not), as when it was asked for by path.
-      if (!rel_dir.empty() && std::any_of(entries.begin(), entries.end(), [](const auto& e) {
-            std::error_code mec;
-            return is_skip_marker(e.first) && e.second.exists(mec);
-          }))
-        continue;
       if (ec) out.problems.emplace_back(display(dir), "cannot list the whole directory: " + ec.message());
-      // The folder's .gitignore, when its listing has one (a file, or a link to one).
-      if (std::any_of(entries.begin(), entries.end(), [](const auto& e) { return e.first == ".gitignore"; }))
-        if (std::string gi = read_head(dir / ".gitignore", 1 << 20); !gi.empty()) ignore.add_file(rel_dir, gi);
       std::sort(entries.begin(), entries.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
       std::vector<std::pair<fs::path, std::string>> subdirs;
       for (const auto& [name, e] : entries) {
@@ -208,7 +195,7 @@ Discovery discover(const std::vector<std::string>& paths, const ExcludeFn& exclu
           }
         }
         if (e.is_directory(sec) && !is_link) {
-          if (skipped_dir_name(name) || ignore.ignored(rel, true)) continue;
+          if (skipped_dir(name, path) || ignore.ignored(rel, true)) continue;
           if (excluded && excluded(path.string())) continue;
           subdirs.emplace_back(path, rel);
           continue;

@@ -105,7 +105,7 @@ TEST_CASE("discovery skips VCS, environments, ignored files and symlinks out of 
   CHECK(names == std::vector<std::string>{"run", "train.py"});
 }
 
-TEST_CASE("discovery: marker files and nested .gitignore files, seen in each folder's listing", "[discover]") {
+TEST_CASE("discovery: marker files and nested .gitignore files", "[discover]") {
   TempDir t;
   t.write("keep.py", "");
   t.write("cache/CACHEDIR.TAG", "Signature: 8a477f597d28d172789f06886806bc55\n");
