@@ -303,18 +303,17 @@ Scalar resolve_plain(std::string_view text) {
   bool b;
   if (std::string_view("yYnNtTfFoO").find(first) != std::string_view::npos && is_bool_word(text, b))
     return Scalar::boolean(b);
-  const std::string t(text);
   const bool numeric_start = first != '\0' && std::string_view("-+0123456789").find(first) != std::string_view::npos;
-  if ((numeric_start || first == '.') && matches_float(t)) return construct_float(text);
-  if (numeric_start && matches_int(t)) return construct_int(text);
+  if ((numeric_start || first == '.') && matches_float(text)) return construct_float(text);
+  if (numeric_start && matches_int(text)) return construct_int(text);
   if ((first == '\0' || first == '~' || first == 'n' || first == 'N') && is_null_word(text)) return Scalar::null();
-  if (first >= '0' && first <= '9' && matches_timestamp(t)) {
+  if (first >= '0' && first <= '9' && matches_timestamp(text)) {
     Scalar ts;
     ts.kind = Scalar::Kind::Timestamp;
-    ts.s = t;
+    ts.s = std::string(text);
     return ts;
   }
-  return Scalar::string(t);
+  return Scalar::string(std::string(text));
 }
 
 Scalar resolve_tagged(std::string_view tag, std::string_view text, bool plain) {
