@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <map>
+#include <optional>
 #include <set>
 
 #include "analyzer/knowledge/knowledge.hpp"
@@ -143,6 +144,7 @@ struct ProjectEvaluator::Impl {
   // A module path (`a/b`) under one of the roots: a file, a package, or a namespace folder.
   // Returns the file (kNoFile for a namespace folder) and whether anything was found.
   std::pair<FileId, bool> find_module(const fs::path& rel, FileId from, int level) const {
+    if (auto fast = find_module_fast(rel.native(), from, level)) return *fast;
     std::vector<fs::path> roots;
     if (level > 0) {
       if (from == kNoFile) return {kNoFile, false};
@@ -161,6 +163,58 @@ struct ProjectEvaluator::Impl {
       if (!rel.empty() && package_dirs.count(p.string())) return {kNoFile, true};
     }
     return {kNoFile, false};
+  }
+
+  // find_module on strings, for the common case where that gives the same answer as the path
+  // arithmetic above (which was 5% of a run at the open-r1 size): absolute paths without `.`
+  // or `..` parts, doubled or trailing slashes (discovery's are), and a module path made of
+  // plain names. Anything else: nullopt, and the general way is taken.
+  std::optional<std::pair<FileId, bool>> find_module_fast(const std::string& rel, FileId from, int level) const {
+    auto clean_abs = [](const std::string& s) {
+      return !s.empty() && s.front() == '/' && s.find("/.") == std::string::npos && s.find("//") == std::string::npos &&
+             (s.size() == 1 || s.back() != '/');
+    };
+    if (rel.empty() || rel.front() == '/' || rel.back() == '/' || rel.find('.') != std::string::npos ||
+        rel.find("//") != std::string::npos)
+      return std::nullopt;
+    auto parent = [](const std::string& dir) {
+      const std::size_t slash = dir.rfind('/');
+      return slash == 0 || slash == std::string::npos ? std::string("/") : dir.substr(0, slash);
+    };
+    std::string roots[3];
+    std::size_t n = 0;
+    if (level > 0) {
+      if (from == kNoFile) return std::pair<FileId, bool>{kNoFile, false};
+      const std::string& file = project.sources.get(from).abs_path;
+      if (!clean_abs(file)) return std::nullopt;
+      std::string base = parent(file);
+      for (int i = 1; i < level; ++i) base = parent(base);
+      roots[n++] = std::move(base);
+    } else {
+      if (from != kNoFile) {
+        const std::string& file = project.sources.get(from).abs_path;
+        if (!clean_abs(file)) return std::nullopt;
+        roots[n++] = parent(file);
+      }
+      if (!clean_abs(project.root)) return std::nullopt;
+      roots[n++] = project.root;
+      roots[n++] = project.root == "/" ? std::string("/src") : project.root + "/src";
+    }
+    std::string p;
+    for (std::size_t i = 0; i < n; ++i) {
+      p.assign(roots[i]);
+      if (p != "/") p.push_back('/');
+      p.append(rel);
+      const std::size_t stem = p.size();
+      p.append(".py");
+      if (FileId f = project.sources.find_abs(p); f != kNoFile) return std::pair<FileId, bool>{f, true};
+      p.resize(stem);
+      p.append("/__init__.py");
+      if (FileId f = project.sources.find_abs(p); f != kNoFile) return std::pair<FileId, bool>{f, true};
+      p.resize(stem);
+      if (package_dirs.count(p)) return std::pair<FileId, bool>{kNoFile, true};
+    }
+    return std::pair<FileId, bool>{kNoFile, false};
   }
 
   ModuleEnv* import_module(FileId id);

@@ -206,22 +206,50 @@ VersionTargets version_targets(const Project& project, FileId file, const Knowle
 
 namespace {
 
+// The folders from `path`'s own (its parent when `is_file`, else itself) up to `root`, on
+// strings: the path arithmetic of compute_targets' general way showed at the open-r1 size. Only
+// for absolute paths without `.` or `..` parts, doubled or trailing slashes (discovery's are),
+// where both ways agree; false for anything else.
+bool folder_chain(const std::string& path, bool is_file, const std::string& root, std::vector<std::string>& out) {
+  auto clean_abs = [](const std::string& s) {
+    return !s.empty() && s.front() == '/' && s.find("/.") == std::string::npos && s.find("//") == std::string::npos &&
+           (s.size() == 1 || s.back() != '/');
+  };
+  if (!clean_abs(path) || !clean_abs(root)) return false;
+  auto parent = [](const std::string& p) {
+    const std::size_t slash = p.rfind('/');
+    return slash == 0 ? std::string("/") : p.substr(0, slash);
+  };
+  auto below_root = [&](const std::string& dir) {
+    return root == "/" ||
+           (dir.size() > root.size() && dir.compare(0, root.size(), root) == 0 && dir[root.size()] == '/');
+  };
+  std::string dir = is_file ? parent(path) : path;
+  for (int guard = 0; guard < 64; ++guard) {
+    out.push_back(dir);
+    if (dir == root || dir == "/" || !below_root(dir)) break;
+    dir = parent(dir);
+  }
+  return true;
+}
+
 VersionTargets compute_targets(const Project& project, FileId file, const Knowledge& knowledge,
                                const std::vector<std::pair<std::string, FileId>>& pin_files) {
   VersionTargets out;
   // Folders from the file's own up to the project root.
   std::vector<std::string> folders;
-  fs::path dir = file != kNoFile && file < project.sources.size()
-                     ? fs::path(project.sources.get(file).abs_path).parent_path()
-                     : fs::path(project.root);
-  const fs::path root = fs::path(project.root).lexically_normal();
-  for (int guard = 0; guard < 64; ++guard) {
-    folders.push_back(dir.lexically_normal().string());
-    if (dir.lexically_normal() == root || !dir.has_parent_path() || dir.parent_path() == dir) break;
-    // Stop at the project root; a file outside it (a named file) looks only at its own folder chain.
-    auto rel = dir.lexically_normal().lexically_relative(root);
-    if (rel.empty() || rel.native().rfind("..", 0) == 0) break;
-    dir = dir.parent_path();
+  const std::string& start = file != kNoFile && file < project.sources.size() ? project.sources.get(file).abs_path : "";
+  if (!folder_chain(start.empty() ? project.root : start, !start.empty(), project.root, folders)) {
+    fs::path dir = !start.empty() ? fs::path(start).parent_path() : fs::path(project.root);
+    const fs::path root = fs::path(project.root).lexically_normal();
+    for (int guard = 0; guard < 64; ++guard) {
+      folders.push_back(dir.lexically_normal().string());
+      if (dir.lexically_normal() == root || !dir.has_parent_path() || dir.parent_path() == dir) break;
+      // Stop at the project root; a file outside it (a named file) looks only at its own folder chain.
+      auto rel = dir.lexically_normal().lexically_relative(root);
+      if (rel.empty() || rel.native().rfind("..", 0) == 0) break;
+      dir = dir.parent_path();
+    }
   }
   for (VersionTarget* t : {&out.trl, &out.transformers, &out.accelerate}) {
     t->library = t == &out.trl ? "trl" : t == &out.transformers ? "transformers" : "accelerate";
