@@ -1,10 +1,17 @@
 #include "analyzer/discover/discover.hpp"
 
 #include <algorithm>
+#include <condition_variable>
+#include <deque>
+#include <exception>
 #include <filesystem>
 #include <fstream>
+#include <functional>
+#include <memory>
+#include <mutex>
 #include <set>
 #include <system_error>
+#include <thread>
 
 #include "analyzer/discover/gitignore.hpp"
 
@@ -107,11 +114,203 @@ std::string discovery_root(const std::vector<std::string>& paths) {
   return fs::current_path().string();
 }
 
-Discovery discover(const std::vector<std::string>& paths, const ExcludeFn& excluded) {
+namespace {
+
+// What the walk found in one folder: its files and problems in the order of its sorted entries,
+// and its subfolders (walked separately, possibly by another thread) in that order too.
+struct FolderRecord {
+  std::vector<DiscoveredFile> files;
+  std::vector<std::pair<std::string, std::string>> problems;
+  std::vector<FolderRecord*> subfolders;
+  std::exception_ptr error;  // what `excluded` threw; the walk of this folder stopped there
+};
+
+struct FolderTask {
+  fs::path dir;
+  std::string rel_dir;
+  std::shared_ptr<const IgnoreRules> ignore;  // the .gitignore patterns of the folders above
+  FolderRecord* record = nullptr;
+};
+
+// One folder walk (a folder given on the command line). Folders are walked by up to `threads`
+// threads (the caller's and helpers started once two folders wait); each folder fills its own
+// record, and the records are put back in the order of a single-threaded depth-first walk, so
+// the result does not depend on the number of threads or their timing.
+class FolderWalk {
+ public:
+  FolderWalk(const fs::path& root, unsigned threads, const ExcludeFn& excluded,
+             const std::function<std::string(const fs::path&)>& display)
+      : root_(root), threads_(threads), excluded_(excluded), display_(display) {}
+
+  // Walks the folder; rethrows the first error of `excluded` in walk order.
+  // `seen`: the files listed so far, when another path given may have listed some of these.
+  void run(Discovery& out, std::set<std::string>* seen) {
+    FolderRecord* top = &records_.emplace_back();
+    queue_.push_back({root_, "", std::make_shared<IgnoreRules>(), top});
+    work();
+    for (auto& h : helpers_) h.join();
+    // Depth-first, a folder's own entries before its subfolders', as the records were filled.
+    std::vector<FolderRecord*> stack{top};
+    while (!stack.empty()) {
+      FolderRecord* r = stack.back();
+      stack.pop_back();
+      if (r->error) std::rethrow_exception(r->error);
+      for (auto& f : r->files)
+        if (!seen || seen->insert(f.abs_path).second) out.files.push_back(std::move(f));
+      for (auto& p : r->problems) out.problems.push_back(std::move(p));
+      for (auto d = r->subfolders.rbegin(); d != r->subfolders.rend(); ++d) stack.push_back(*d);
+    }
+  }
+
+ private:
+  void work() {
+    std::unique_lock lock(mutex_);
+    for (;;) {
+      wake_.wait(lock, [&] { return !queue_.empty() || busy_ == 0; });
+      if (queue_.empty()) break;  // nothing queued and nobody walking: done
+      FolderTask task = std::move(queue_.back());
+      queue_.pop_back();
+      ++busy_;
+      lock.unlock();
+      std::vector<FolderTask> found;
+      try {
+        walk(task, found);
+      } catch (...) {
+        task.record->error = std::current_exception();
+      }
+      lock.lock();
+      --busy_;
+      for (auto& f : found) queue_.push_back(std::move(f));
+      if (queue_.size() >= 2 && helpers_.size() + 1 < threads_ && !spawn_failed_) {
+        try {
+          helpers_.emplace_back([this] { work(); });
+        } catch (const std::system_error&) {
+          spawn_failed_ = true;  // no more threads to be had: the ones running finish the walk
+        }
+      }
+      wake_.notify_all();
+    }
+  }
+
+  bool excluded(const std::string& path) {
+    if (!excluded_) return false;
+    std::lock_guard lock(excluded_mutex_);  // the configuration it consults is not thread-safe
+    return excluded_(path);
+  }
+
+  FolderRecord* new_record() {
+    std::lock_guard lock(mutex_);
+    return &records_.emplace_back();  // a deque: the records already handed out stay in place
+  }
+
+  void walk(FolderTask& task, std::vector<FolderTask>& found) {
+    const fs::path& dir = task.dir;
+    const std::string& rel_dir = task.rel_dir;
+    FolderRecord& out = *task.record;
+    std::shared_ptr<const IgnoreRules> ignore = task.ignore;
+    if (std::string gi = read_head(dir / ".gitignore", 1 << 20); !gi.empty()) {
+      auto mine = std::make_shared<IgnoreRules>(*ignore);
+      mine->add_file(rel_dir, gi);
+      ignore = std::move(mine);
+    }
+    // Each entry with its name, taken once: sorting by path().filename() builds two paths per
+    // comparison, which showed in the profile of a warm (cached) run over 20,000 files.
+    std::vector<std::pair<std::string, fs::directory_entry>> entries;
+    // Not skip_permission_denied: an unreadable folder is reported, not silently dropped.
+    std::error_code ec;
+    fs::directory_iterator it(dir, ec);
+    if (ec) {
+      out.problems.emplace_back(display_(dir), "cannot read directory: " + ec.message());
+      return;
+    }
+    for (; it != fs::directory_iterator(); it.increment(ec)) {
+      if (ec) break;
+      entries.emplace_back(it->path().filename().string(), *it);
+    }
+    if (ec) out.problems.emplace_back(display_(dir), "cannot list the whole directory: " + ec.message());
+    std::sort(entries.begin(), entries.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+    for (const auto& [name, e] : entries) {
+      const fs::path& path = e.path();
+      const std::string rel = rel_dir.empty() ? name : rel_dir + "/" + name;
+      std::error_code sec;
+      const bool is_link = e.is_symlink(sec);
+      if (is_link) {
+        // Follow a symlinked file only when it stays inside the root; never a symlinked folder.
+        // A link we do not follow is reported when its name is one trl-lint would read.
+        const bool relevant = classify(name, "") != FileKind::Other;
+        if (relevant && ignore->ignored(rel, false)) continue;
+        fs::path target = fs::weakly_canonical(path, sec);
+        if (sec) {
+          if (relevant)
+            out.problems.emplace_back(display_(path), sec == std::errc::too_many_symbolic_link_levels
+                                                          ? "symlink loop; skipped"
+                                                          : "cannot resolve symlink: " + sec.message() + "; skipped");
+          continue;
+        }
+        std::error_code tec;
+        auto target_status = fs::status(path, tec);
+        if (fs::is_directory(target_status)) continue;
+        if (!inside(target, root_)) {
+          if (relevant)
+            out.problems.emplace_back(display_(path), "symlink points outside the analysed folder; not followed");
+          continue;
+        }
+        if (!fs::exists(target_status)) {
+          if (relevant)
+            out.problems.emplace_back(display_(path), tec == std::errc::too_many_symbolic_link_levels
+                                                          ? "symlink loop; skipped"
+                                                          : "dangling symlink (its target does not exist); skipped");
+          continue;
+        }
+      }
+      if (e.is_directory(sec) && !is_link) {
+        if (skipped_dir(name, path) || ignore->ignored(rel, true)) continue;
+        if (excluded(path.string())) continue;
+        FolderRecord* sub = new_record();
+        out.subfolders.push_back(sub);
+        found.push_back({path, rel, ignore, sub});
+        continue;
+      }
+      if (ignore->ignored(rel, false)) continue;
+      std::string s = path.string();
+      if (excluded(s)) continue;
+      const bool regular = e.is_regular_file(sec);
+      FileKind kind = classify(name, (name.find('.') == std::string::npos && regular) ? read_head(path, 256) : "");
+      if (kind == FileKind::Other) continue;
+      if (!regular) {
+        out.problems.emplace_back(display_(path), "not a regular file (FIFO, socket or device); skipped");
+        continue;
+      }
+      out.files.push_back({std::move(s), display_(path), kind});
+    }
+    // Walked last-found first by this thread (the queue is a stack), as a depth-first walk would.
+    std::reverse(found.begin(), found.end());
+  }
+
+  const fs::path root_;
+  const unsigned threads_;
+  const ExcludeFn& excluded_;
+  const std::function<std::string(const fs::path&)>& display_;
+  std::mutex mutex_;  // guards queue_, busy_, records_ (growth) and helpers_
+  std::condition_variable wake_;
+  std::vector<FolderTask> queue_;
+  std::size_t busy_ = 0;
+  std::deque<FolderRecord> records_;
+  std::vector<std::thread> helpers_;
+  bool spawn_failed_ = false;
+  std::mutex excluded_mutex_;
+};
+
+}  // namespace
+
+Discovery discover(const std::vector<std::string>& paths, const ExcludeFn& excluded, unsigned threads) {
+  if (threads == 0) threads = std::max(1u, std::thread::hardware_concurrency());
   Discovery out;
   std::error_code cwd_ec;
   const fs::path cwd = fs::current_path(cwd_ec);  // asked once: it does not change during the walk
-  auto display = [&](const fs::path& abs) { return display_path(abs, cwd_ec ? fs::path() : cwd); };
+  const std::function<std::string(const fs::path&)> display = [&](const fs::path& abs) {
+    return display_path(abs, cwd_ec ? fs::path() : cwd);
+  };
   std::set<std::string> seen;
   for (const auto& given : paths) {
     std::error_code ec;
@@ -133,87 +332,11 @@ Discovery discover(const std::vector<std::string>& paths, const ExcludeFn& exclu
       out.files.push_back({s, display(p), classify(p.filename().string(), read_head(p, 256))});
       continue;
     }
+    // Paths are built by appending names to the canonical root, so they are normal already.
     fs::path root = fs::weakly_canonical(p, ec);
     if (out.root.empty()) out.root = root.string();
-    IgnoreRules ignore;
-    // Iterative walk: folders as an explicit stack (with their path relative to the root), sorted
-    // for a stable order. Paths are built by appending names to the canonical root, so they are
-    // normal already.
-    std::vector<std::pair<fs::path, std::string>> stack{{root, ""}};
-    while (!stack.empty()) {
-      auto [dir, rel_dir] = std::move(stack.back());
-      stack.pop_back();
-      if (std::string gi = read_head(dir / ".gitignore", 1 << 20); !gi.empty()) ignore.add_file(rel_dir, gi);
-      // Each entry with its name, taken once: sorting by path().filename() builds two paths per
-      // comparison, which showed in the profile of a warm (cached) run over 20,000 files.
-      std::vector<std::pair<std::string, fs::directory_entry>> entries;
-      // Not skip_permission_denied: an unreadable folder is reported, not silently dropped.
-      fs::directory_iterator it(dir, ec);
-      if (ec) {
-        out.problems.emplace_back(display(dir), "cannot read directory: " + ec.message());
-        continue;
-      }
-      for (; it != fs::directory_iterator(); it.increment(ec)) {
-        if (ec) break;
-        entries.emplace_back(it->path().filename().string(), *it);
-      }
-      if (ec) out.problems.emplace_back(display(dir), "cannot list the whole directory: " + ec.message());
-      std::sort(entries.begin(), entries.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
-      std::vector<std::pair<fs::path, std::string>> subdirs;
-      for (const auto& [name, e] : entries) {
-        const fs::path& path = e.path();
-        const std::string rel = rel_dir.empty() ? name : rel_dir + "/" + name;
-        std::error_code sec;
-        const bool is_link = e.is_symlink(sec);
-        if (is_link) {
-          // Follow a symlinked file only when it stays inside the root; never a symlinked folder.
-          // A link we do not follow is reported when its name is one trl-lint would read.
-          const bool relevant = classify(name, "") != FileKind::Other;
-          if (relevant && ignore.ignored(rel, false)) continue;
-          fs::path target = fs::weakly_canonical(path, sec);
-          if (sec) {
-            if (relevant)
-              out.problems.emplace_back(display(path), sec == std::errc::too_many_symbolic_link_levels
-                                                           ? "symlink loop; skipped"
-                                                           : "cannot resolve symlink: " + sec.message() + "; skipped");
-            continue;
-          }
-          std::error_code tec;
-          auto target_status = fs::status(path, tec);
-          if (fs::is_directory(target_status)) continue;
-          if (!inside(target, root)) {
-            if (relevant)
-              out.problems.emplace_back(display(path), "symlink points outside the analysed folder; not followed");
-            continue;
-          }
-          if (!fs::exists(target_status)) {
-            if (relevant)
-              out.problems.emplace_back(display(path), tec == std::errc::too_many_symbolic_link_levels
-                                                           ? "symlink loop; skipped"
-                                                           : "dangling symlink (its target does not exist); skipped");
-            continue;
-          }
-        }
-        if (e.is_directory(sec) && !is_link) {
-          if (skipped_dir(name, path) || ignore.ignored(rel, true)) continue;
-          if (excluded && excluded(path.string())) continue;
-          subdirs.emplace_back(path, rel);
-          continue;
-        }
-        if (ignore.ignored(rel, false)) continue;
-        const std::string s = path.string();
-        if (excluded && excluded(s)) continue;
-        const bool regular = e.is_regular_file(sec);
-        FileKind kind = classify(name, (name.find('.') == std::string::npos && regular) ? read_head(path, 256) : "");
-        if (kind == FileKind::Other) continue;
-        if (!regular) {
-          out.problems.emplace_back(display(path), "not a regular file (FIFO, socket or device); skipped");
-          continue;
-        }
-        if (seen.insert(s).second) out.files.push_back({s, display(path), kind});
-      }
-      for (auto d = subdirs.rbegin(); d != subdirs.rend(); ++d) stack.push_back(*d);
-    }
+    // Within one walk every path is listed once: the set is for what several paths share.
+    FolderWalk(root, threads, excluded, display).run(out, paths.size() > 1 ? &seen : nullptr);
   }
   std::sort(out.files.begin(), out.files.end(),
             [](const auto& a, const auto& b) { return a.display_path < b.display_path; });

@@ -26,9 +26,11 @@ struct Discovery {
 };
 
 // `excluded` (absolute path) prunes files and folders met during a folder walk; a file named
-// explicitly is read whatever it says.
+// explicitly is read whatever it says. It is called under a lock, from any of the walk's threads.
+// `threads`: how many threads may walk folders at once (0: one per core); the result is the same
+// for any number.
 using ExcludeFn = std::function<bool(const std::string& abs_path)>;
-Discovery discover(const std::vector<std::string>& paths, const ExcludeFn& excluded = {});
+Discovery discover(const std::vector<std::string>& paths, const ExcludeFn& excluded = {}, unsigned threads = 0);
 
 // The root discover() will report for `paths`, without walking: the first existing path (a
 // folder itself, a file's folder), else the working folder.

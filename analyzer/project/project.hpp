@@ -131,6 +131,10 @@ struct LoadOptions {
   // not read (FileFacts::unread).
   std::function<const KnownFile*(const std::string&)> known;
   std::int64_t known_since_ns = 0;
+  // When set: called once discovery is done, before `known` is consulted, and returns the
+  // time to use as `known_since_ns`. The result cache reads its records meanwhile, on another
+  // thread; this waits for them.
+  std::function<std::int64_t()> known_ready;
   // The pre-filter (FileFacts::deferred). The LSP server turns it off: an edit can make any
   // file reachable, and it re-extracts only the files that change.
   bool prefilter = true;

@@ -58,6 +58,10 @@ struct SourceFile {
 class SourceManager {
  public:
   FileId add(std::unique_ptr<SourceFile> file);
+  void reserve(std::size_t n) {  // room for `n` files in all
+    files_.reserve(n);
+    by_abs_.reserve(n);
+  }
   const SourceFile& get(FileId id) const { return *files_.at(id); }
   SourceFile& get_mut(FileId id) { return *files_.at(id); }
   std::size_t size() const { return files_.size(); }

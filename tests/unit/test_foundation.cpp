@@ -1,4 +1,6 @@
 // Source handling, discovery, .gitignore, command-line arguments of scripts, determinism.
+#include <sys/stat.h>
+
 #include <catch2/catch.hpp>
 #include <filesystem>
 #include <fstream>
@@ -142,6 +144,78 @@ TEST_CASE("discovery: marker files and nested .gitignore files", "[discover]") {
   marked.write("CACHEDIR.TAG", "");
   marked.write("train.py", "");
   CHECK(discover({marked.path.string()}).files.size() == 1);
+}
+
+TEST_CASE("discovery: the same listing, problems and errors whatever the number of threads", "[discover]") {
+  // Folders are walked by several threads at once; the result must be the single-threaded
+  // walk's, in the same order, every time.
+  TempDir t;
+  const char* kinds[] = {"train.py", "cfg.yaml", "run.sh", "README.md", "notes.txt", "Makefile"};
+  for (int a = 0; a < 12; ++a)
+    for (int b = 0; b < 6; ++b)
+      for (int c = 0; c < 3; ++c) {
+        const std::string dir = "d" + std::to_string(a) + "/e" + std::to_string(b) + "/f" + std::to_string(c);
+        t.write(dir + "/" + kinds[(a + b + c) % 6], "x\n");
+        t.write(dir + "/m" + std::to_string(c) + ".py", "import os\n");
+      }
+  // Names that sort differently with and without a trailing slash.
+  t.write("a/x.py", "");
+  t.write("a-b/x.py", "");
+  t.write("a.py", "");
+  // Nested .gitignore files, a re-include below an exclusion.
+  t.write(".gitignore", "*.sh\nd3/\n");
+  t.write("d5/.gitignore", "!run.sh\n*.md\n");
+  t.write("d5/e2/.gitignore", "*.yaml\n");
+  // Symlinks: inside, outside, dangling, to a folder; a FIFO.
+  TempDir outside;
+  outside.write("secret.yaml", "a: 1\n");
+  fs::create_symlink(t.path / "a.py", t.path / "d1" / "inside.py");
+  fs::create_symlink(outside.path / "secret.yaml", t.path / "d2" / "out.yaml");
+  fs::create_symlink(t.path / "nowhere.py", t.path / "d4" / "dangling.py");
+  fs::create_symlink(t.path / "nowhere.py", t.path / "d1" / "e0" / "f0" / "deep.py");
+  fs::create_symlink(t.path / "nowhere.py", t.path / "d4" / "e5" / "f2" / "deeper.py");
+  fs::create_directory_symlink(t.path / "d0", t.path / "d6" / "dirlink");
+  REQUIRE(::mkfifo((t.path / "d7" / "pipe.yaml").c_str(), 0600) == 0);
+  const std::string root = fs::weakly_canonical(t.path).string();
+  ExcludeFn excluded = [&](const std::string& p) {
+    return p == root + "/d8" ||
+           (p.size() > 6 && p.compare(p.size() - 6, 6, "/m1.py") == 0 && p.find("/d9/") != std::string::npos);
+  };
+  auto listing = [](const Discovery& d) {
+    std::ostringstream out;
+    for (const auto& f : d.files)
+      out << f.abs_path << " | " << f.display_path << " | " << static_cast<int>(f.kind) << '\n';
+    for (const auto& [path, message] : d.problems) out << "problem " << path << ": " << message << '\n';
+    return out.str();
+  };
+  // A second path that overlaps the first: its files are listed once.
+  const std::vector<std::string> paths{t.path.string(), (t.path / "d1").string()};
+  const std::string expected = listing(discover(paths, excluded, 1));
+  CHECK(expected.find("/d3/") == std::string::npos);
+  CHECK(expected.find("/d8/") == std::string::npos);
+  CHECK(expected.find("d9/e0/f1/m1.py") == std::string::npos);
+  CHECK(expected.find("d5/e3/f0/run.sh") != std::string::npos);  // a .gitignore re-includes
+  CHECK(expected.find("d4/e4/f0/run.sh") == std::string::npos);  // the root .gitignore excludes
+  CHECK(expected.find("pipe.yaml: not a regular file") != std::string::npos);
+  CHECK(expected.find("out.yaml: symlink points outside") != std::string::npos);
+  CHECK(expected.find("dangling.py: dangling symlink") != std::string::npos);
+  // Problems in the order of a depth-first walk: a folder's own, then its subfolders' in order.
+  std::vector<std::string> problem_files;
+  for (const auto& [path, message] : discover({t.path.string()}, excluded, 1).problems)
+    problem_files.push_back(fs::path(path).filename().string());
+  CHECK(problem_files == std::vector<std::string>{"deep.py", "out.yaml", "dangling.py", "deeper.py", "pipe.yaml"});
+  for (unsigned threads : {2u, 3u, 8u})
+    for (int round = 0; round < 5; ++round) CHECK(listing(discover(paths, excluded, threads)) == expected);
+
+  // What `excluded` throws (a broken configuration file) comes out as the walk meets it first,
+  // though other threads may meet later ones before.
+  ExcludeFn throwing = [&](const std::string& p) -> bool {
+    if (p == root + "/d11") throw std::runtime_error("first");
+    if (p.find("/d0/e5/") != std::string::npos) throw std::runtime_error("deeper, later");
+    return false;
+  };
+  for (unsigned threads : {1u, 2u, 8u})
+    for (int round = 0; round < 3; ++round) CHECK_THROWS_WITH(discover({t.path.string()}, throwing, threads), "first");
 }
 
 TEST_CASE("script flags: bare booleans, explicit values, --flag=value and --no_ forms", "[eval]") {
