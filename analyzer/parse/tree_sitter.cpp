@@ -174,6 +174,22 @@ Tree parse(const TSLanguage* language, std::string_view text) {
   return tree;
 }
 
+TSFieldId field_id(TSNode node, const char* name) {
+  const TSLanguage* language = ts_tree_language(node.tree);
+  struct Known {
+    const TSLanguage* language;
+    const char* name;
+    TSFieldId id;
+  };
+  thread_local std::vector<Known> known;  // a few dozen names across the grammars
+  for (const Known& k : known)
+    if (k.name == name && k.language == language) return k.id;
+  const TSFieldId id =
+      ts_language_field_id_for_name(language, name, static_cast<uint32_t>(std::char_traits<char>::length(name)));
+  known.push_back({language, name, id});
+  return id;
+}
+
 Span span(TSNode node, FileId file) {
   TSPoint s = ts_node_start_point(node), e = ts_node_end_point(node);
   return Span{file, ts_node_start_byte(node), ts_node_end_byte(node), Point{s.row, s.column}, Point{e.row, e.column}};

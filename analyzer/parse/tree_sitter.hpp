@@ -68,8 +68,14 @@ inline std::string_view type(TSNode node) {
   return ts_node_type(node);
 }
 
+// The id of field `name` in the grammar of `node`; 0 when the grammar has no such field.
+TSFieldId field_id(TSNode node, const char* name);
+
+// The child of `node` in field `name` (a string literal: ids are remembered by its address, as
+// tree-sitter's own lookup compares the name with every field name of the grammar).
 inline TSNode field(TSNode node, const char* name) {
-  return ts_node_child_by_field_name(node, name, static_cast<uint32_t>(std::char_traits<char>::length(name)));
+  if (!node.tree) return node;                                   // a null node has no children
+  return ts_node_child_by_field_id(node, field_id(node, name));  // id 0 (no such field): a null node
 }
 
 Span span(TSNode node, FileId file);
