@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -32,9 +33,15 @@ int main(int argc, char** argv) {
        it.increment(ec)) {
     if (ec) break;
     std::string name = it->path().filename().string();
-    if (it->is_directory() && (name.rfind('.', 0) == 0 || name == "node_modules" || name == "__pycache__" ||
-                               name == "venv" || name == "build" || name == "dist" || name == "site-packages")) {
-      it.disable_recursion_pending();  // the folders trl-lint's discovery skips too
+    // The folders trl-lint's discovery skips by name (analyzer/discover/discover.cpp,
+    // skipped_dir), and no others: trl-lint reads hidden folders such as .github (workflows).
+    static const std::set<std::string> skipped = {
+        ".git",           ".hg",   ".svn", "node_modules",       "__pycache__",   ".venv",
+        "venv",           ".tox",  ".nox", ".mypy_cache",        ".pytest_cache", ".ruff_cache",
+        ".eggs",          "build", "dist", ".ipynb_checkpoints", "site-packages", ".cache",
+        ".trl-lint_cache"};
+    if (it->is_directory() && skipped.count(name)) {
+      it.disable_recursion_pending();
       continue;
     }
     if (!it->is_regular_file()) continue;
