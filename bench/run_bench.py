@@ -60,9 +60,13 @@ def machine():
 
 def corpus_stats(root):
     files = bytes_ = lint_files = 0
-    skip = {"node_modules", "__pycache__", "venv", "build", "dist", "site-packages"}
+    # The folders trl-lint's discovery (and the baseline) skip by name; hidden ones such as
+    # .github are read.
+    skip = {".git", ".hg", ".svn", "node_modules", "__pycache__", ".venv", "venv", ".tox", ".nox", ".mypy_cache",
+            ".pytest_cache", ".ruff_cache", ".eggs", "build", "dist", ".ipynb_checkpoints", "site-packages",
+            ".cache", ".trl-lint_cache"}
     for d, dirs, names in os.walk(root):
-        dirs[:] = [x for x in dirs if not x.startswith(".") and x not in skip]
+        dirs[:] = [x for x in dirs if x not in skip]
         for n in names:
             files += 1
             p = os.path.join(d, n)
