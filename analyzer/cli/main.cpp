@@ -12,6 +12,7 @@
 #include <map>
 #include <optional>
 #include <set>
+#include <system_error>
 #include <thread>
 
 #include "analyzer/cache/result_cache.hpp"
@@ -111,6 +112,17 @@ std::string cache_dir_for(const CacheChoice& choice, trl::Configuration& config,
   return (std::filesystem::path(root) / trl::cache::kDefaultDirName).string();
 }
 
+// `work` started on a thread of its own; when no thread can be started, it runs at the first
+// wait on the future instead (a deferred future), as it would have with --threads 1.
+template <typename Work>
+std::future<void> on_another_thread(Work work) {
+  try {
+    return std::async(std::launch::async, work);
+  } catch (const std::system_error&) {
+    return std::async(std::launch::deferred, work);
+  }
+}
+
 Analysis analyse(trl::LoadOptions options, trl::Configuration& config, const Focus& focus,
                  const CacheChoice& cache_choice = {}) {
   Analysis a;
@@ -118,7 +130,7 @@ Analysis analyse(trl::LoadOptions options, trl::Configuration& config, const Foc
   // the other core meanwhile (1 ms at the open-r1 size, otherwise spent between parsing and
   // building the runs). The future waits for it when destroyed.
   std::future<void> knowledge;
-  if (options.threads != 1) knowledge = std::async(std::launch::async, [] { (void)trl::Knowledge::get(); });
+  if (options.threads != 1) knowledge = on_another_thread([] { (void)trl::Knowledge::get(); });
   options.excluded = trl::exclusion(config);
   if (cache_choice.enabled && !cache_choice.dir.empty()) {
     // A cache folder given inside the analysed tree is never analysed itself.
@@ -143,7 +155,7 @@ Analysis analyse(trl::LoadOptions options, trl::Configuration& config, const Foc
       cache->load();
       options.known_since_ns = cache->known_since_ns();
     } else {
-      loading = std::async(std::launch::async, [&c = *cache] { c.load(); });
+      loading = on_another_thread([&c = *cache] { c.load(); });
       options.known_ready = [&loading, &c = *cache] {
         if (loading.valid()) loading.get();  // rethrows what reading the entry threw
         return c.known_since_ns();

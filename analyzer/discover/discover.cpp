@@ -140,7 +140,15 @@ class FolderWalk {
  public:
   FolderWalk(const fs::path& root, unsigned threads, const ExcludeFn& excluded,
              const std::function<std::string(const fs::path&)>& display)
-      : root_(root), threads_(threads), excluded_(excluded), display_(display) {}
+      : root_(root), threads_(threads), excluded_(excluded), display_(display) {
+    helpers_.reserve(threads_ > 1 ? threads_ - 1 : 0);
+  }
+  FolderWalk(const FolderWalk&) = delete;
+  FolderWalk& operator=(const FolderWalk&) = delete;
+  ~FolderWalk() {
+    for (auto& h : helpers_)
+      if (h.joinable()) h.join();  // run() left early: the helpers still finish the queue
+  }
 
   // Walks the folder; rethrows the first error of `excluded` in walk order.
   // `seen`: the files listed so far, when another path given may have listed some of these.
@@ -180,11 +188,15 @@ class FolderWalk {
       }
       lock.lock();
       --busy_;
-      for (auto& f : found) queue_.push_back(std::move(f));
+      try {
+        for (auto& f : found) queue_.push_back(std::move(f));
+      } catch (...) {
+        task.record->error = std::current_exception();  // out of memory: the walk fails at this folder
+      }
       if (queue_.size() >= 2 && helpers_.size() + 1 < threads_ && !spawn_failed_) {
         try {
-          helpers_.emplace_back([this] { work(); });
-        } catch (const std::system_error&) {
+          helpers_.emplace_back([this] { work(); });  // room reserved: only starting it may fail
+        } catch (...) {
           spawn_failed_ = true;  // no more threads to be had: the ones running finish the walk
         }
       }

@@ -147,17 +147,15 @@ Tree parse(const TSLanguage* language, std::string_view text) {
     text = *safe;
     reparse = nullptr;  // the tree of a rewritten text would not match the document
   }
-  // One parser per thread and language, kept: creating one cost 2% of a run over the real
-  // corpus (a parser allocates its stacks, and setting a language creates its scanner).
-  thread_local std::vector<std::pair<const TSLanguage*, std::unique_ptr<TSParser, ParserDeleter>>> parsers;
-  auto slot = std::find_if(parsers.begin(), parsers.end(), [&](const auto& p) { return p.first == language; });
-  if (slot == parsers.end()) {
-    std::unique_ptr<TSParser, ParserDeleter> fresh(ts_parser_new());
-    if (!ts_parser_set_language(fresh.get(), language)) return nullptr;
-    parsers.emplace_back(language, std::move(fresh));
-    slot = std::prev(parsers.end());
-  }
-  TSParser* parser = slot->second.get();
+  // One parser per thread, kept: creating one per file cost 2% of a run over the real corpus
+  // (a parser allocates its stacks). The language is set again for every text: that creates the
+  // grammar's external scanner afresh. Resetting the parser is not enough: tree-sitter-python's
+  // scanner (0.23) keeps whether it is inside an f-string across a reset, so an unterminated
+  // f-string in one file made the next file's dedents disappear.
+  thread_local std::unique_ptr<TSParser, ParserDeleter> kept;
+  if (!kept) kept.reset(ts_parser_new());
+  TSParser* parser = kept.get();
+  if (!ts_parser_set_language(parser, language)) return nullptr;
   Watchdog& dog = Watchdog::get();
   auto entry = dog.enter(kParseCpuBudgetSeconds);
   ts_parser_set_cancellation_flag(parser, &entry->flag);

@@ -537,10 +537,15 @@ Project read_project(const LoadOptions& options) {
   parallel_for(runs.size(), options.threads, [&](std::size_t r) {
     const auto [begin, end] = runs[r];
     const std::string folder(folder_of(begin));
-    const int dir_fd =
-        end - begin > 1 && !folder.empty() ? ::open(folder.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_PATH) : -1;
-    for (std::size_t i = begin; i < end; ++i) read_or_vouch(i, dir_fd);
-    if (dir_fd >= 0) ::close(dir_fd);
+    struct Folder {  // closed however the run ends
+      int fd = -1;
+      ~Folder() {
+        if (fd >= 0) ::close(fd);
+      }
+    } dir;
+    if (end - begin > 1 && !folder.empty() && folder.front() == '/')  // not a walk problem's `<skipped>/`
+      dir.fd = ::open(folder.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_PATH);
+    for (std::size_t i = begin; i < end; ++i) read_or_vouch(i, dir.fd);
   });
   return project;
 }

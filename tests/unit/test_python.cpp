@@ -1,9 +1,13 @@
 // Python extraction and the evaluator: imports, constants, dicts, **kwargs, function locals,
 // parsers, and what must stay unknown.
 #include <catch2/catch.hpp>
+#include <cstdlib>
+#include <memory>
+#include <thread>
 
 #include "analyzer/eval/python_eval.hpp"
 #include "analyzer/knowledge/knowledge.hpp"
+#include "analyzer/parse/tree_sitter.hpp"
 #include "analyzer/python/python_extractor.hpp"
 
 using namespace trl;
@@ -25,6 +29,40 @@ bool is_true(const Member* m) {
 }
 
 }  // namespace
+
+TEST_CASE("a parse does not depend on what the same thread parsed before", "[python][parse]") {
+  // ts::parse keeps one parser per thread. tree-sitter-python's scanner remembers whether it
+  // is inside an f-string, and a parser reset does not clear that: after a file that ends in
+  // an unterminated f-string, the next file lost its dedents (`Y = 2` went into the `if`).
+  const std::string next = "import os\nif os.environ:\n    X = 1\nY = 2\n";
+  auto tree_of = [](const TSLanguage* language, const std::string& text) {
+    ts::Tree tree = ts::parse(language, text);
+    REQUIRE(tree);
+    std::unique_ptr<char, decltype(&std::free)> s(ts_node_string(ts_tree_root_node(tree.get())), &std::free);
+    return std::string(s.get());
+  };
+  auto python = [&](const std::string& text) { return tree_of(tree_sitter_python(), text); };
+  std::string fresh, fresh_shell;
+  std::thread([&] {  // a thread that parsed nothing before
+    fresh = python(next);
+    fresh_shell = tree_of(tree_sitter_bash(), "echo hi\n");
+  })
+      .join();
+  CHECK(fresh.find("MISSING") == std::string::npos);
+  CHECK(fresh.find("(module (import_statement") == 0);
+  for (const char* before :
+       {"x = f\"{\n", "x = f\"abc", "print(f\"{x}\n", "y = f'''abc", "s = f\"{a\n", "def f(:\n", "if x:\n  f\"{"}) {
+    INFO("after: " << before);
+    (void)python(before);
+    CHECK(python(next) == fresh);
+  }
+  // The other grammars in between, and the shell's scanner (it keeps pending heredocs).
+  (void)tree_of(tree_sitter_bash(), "cat <<EOF\nunterminated $(\n");
+  (void)python("x = f\"{\n");
+  CHECK(tree_of(tree_sitter_bash(), "echo hi\n") == fresh_shell);
+  (void)tree_of(tree_sitter_yaml(), "a: [1\n");
+  CHECK(python(next) == fresh);
+}
 
 TEST_CASE("string literals decode escapes, raw strings and f-strings", "[python]") {
   bool fields = false;
