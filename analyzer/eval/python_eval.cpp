@@ -8,6 +8,7 @@
 
 #include "analyzer/knowledge/knowledge.hpp"
 #include "analyzer/project/project.hpp"
+#include "analyzer/util/clean_path.hpp"
 
 namespace fs = std::filesystem;
 
@@ -170,33 +171,25 @@ struct ProjectEvaluator::Impl {
   // or `..` parts, doubled or trailing slashes (discovery's are), and a module path made of
   // plain names. Anything else: nullopt, and the general way is taken.
   std::optional<std::pair<FileId, bool>> find_module_fast(const std::string& rel, FileId from, int level) const {
-    auto clean_abs = [](const std::string& s) {
-      return !s.empty() && s.front() == '/' && s.find("/.") == std::string::npos && s.find("//") == std::string::npos &&
-             (s.size() == 1 || s.back() != '/');
-    };
     if (rel.empty() || rel.front() == '/' || rel.back() == '/' || rel.find('.') != std::string::npos ||
         rel.find("//") != std::string::npos)
       return std::nullopt;
-    auto parent = [](const std::string& dir) {
-      const std::size_t slash = dir.rfind('/');
-      return slash == 0 || slash == std::string::npos ? std::string("/") : dir.substr(0, slash);
-    };
     std::string roots[3];
     std::size_t n = 0;
     if (level > 0) {
       if (from == kNoFile) return std::pair<FileId, bool>{kNoFile, false};
       const std::string& file = project.sources.get(from).abs_path;
-      if (!clean_abs(file)) return std::nullopt;
-      std::string base = parent(file);
-      for (int i = 1; i < level; ++i) base = parent(base);
+      if (!is_clean_abs_path(file)) return std::nullopt;
+      std::string base = clean_parent(file);
+      for (int i = 1; i < level; ++i) base = clean_parent(base);
       roots[n++] = std::move(base);
     } else {
       if (from != kNoFile) {
         const std::string& file = project.sources.get(from).abs_path;
-        if (!clean_abs(file)) return std::nullopt;
-        roots[n++] = parent(file);
+        if (!is_clean_abs_path(file)) return std::nullopt;
+        roots[n++] = clean_parent(file);
       }
-      if (!clean_abs(project.root)) return std::nullopt;
+      if (!is_clean_abs_path(project.root)) return std::nullopt;
       roots[n++] = project.root;
       roots[n++] = project.root == "/" ? std::string("/src") : project.root + "/src";
     }

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "analyzer/knowledge/knowledge.hpp"
+#include "analyzer/util/clean_path.hpp"
 
 namespace fs = std::filesystem;
 
@@ -211,24 +212,16 @@ namespace {
 // for absolute paths without `.` or `..` parts, doubled or trailing slashes (discovery's are),
 // where both ways agree; false for anything else.
 bool folder_chain(const std::string& path, bool is_file, const std::string& root, std::vector<std::string>& out) {
-  auto clean_abs = [](const std::string& s) {
-    return !s.empty() && s.front() == '/' && s.find("/.") == std::string::npos && s.find("//") == std::string::npos &&
-           (s.size() == 1 || s.back() != '/');
-  };
-  if (!clean_abs(path) || !clean_abs(root)) return false;
-  auto parent = [](const std::string& p) {
-    const std::size_t slash = p.rfind('/');
-    return slash == 0 ? std::string("/") : p.substr(0, slash);
-  };
+  if (!is_clean_abs_path(path) || !is_clean_abs_path(root)) return false;
   auto below_root = [&](const std::string& dir) {
     return root == "/" ||
            (dir.size() > root.size() && dir.compare(0, root.size(), root) == 0 && dir[root.size()] == '/');
   };
-  std::string dir = is_file ? parent(path) : path;
+  std::string dir = is_file ? clean_parent(path) : path;
   for (int guard = 0; guard < 64; ++guard) {
     out.push_back(dir);
     if (dir == root || dir == "/" || !below_root(dir)) break;
-    dir = parent(dir);
+    dir = clean_parent(dir);
   }
   return true;
 }

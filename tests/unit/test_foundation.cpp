@@ -12,6 +12,7 @@
 #include "analyzer/knowledge/knowledge.hpp"
 #include "analyzer/report/formatters.hpp"
 #include "analyzer/report/report.hpp"
+#include "analyzer/util/clean_path.hpp"
 
 using namespace trl;
 namespace fs = std::filesystem;
@@ -216,6 +217,21 @@ TEST_CASE("discovery: the same listing, problems and errors whatever the number 
   };
   for (unsigned threads : {1u, 2u, 8u})
     for (int round = 0; round < 3; ++round) CHECK_THROWS_WITH(discover({t.path.string()}, throwing, threads), "first");
+}
+
+TEST_CASE("clean absolute paths: string operations agree with std::filesystem", "[paths]") {
+  for (const char* p : {"/", "/a", "/a/b", "/a/b/c.py", "/x-y/z_1/__init__.py", "/a b/c"}) {
+    INFO(p);
+    CHECK(is_clean_abs_path(p));
+    CHECK(fs::path(p).lexically_normal().string() == p);  // normal already
+    CHECK(clean_parent(p) == fs::path(p).parent_path().string());
+  }
+  // Anything std::filesystem would normalise, and hidden names (conservatively), take the
+  // general way.
+  for (const char* p : {"", "a/b", "/a/", "/a//b", "/a/./b", "/a/../b", "/a/.", "/a/..", "/.git/x", "//a"}) {
+    INFO(p);
+    CHECK_FALSE(is_clean_abs_path(p));
+  }
 }
 
 TEST_CASE("script flags: bare booleans, explicit values, --flag=value and --no_ forms", "[eval]") {
