@@ -472,7 +472,8 @@ Project read_project(const LoadOptions& options) {
     project.facts.emplace_back();
     project.facts[id].problems.push_back({"TRL901", message, Span{id}});
   }
-  const std::int64_t known_since_ns = options.known_ready ? options.known_ready() : options.known_since_ns;
+  // 0 (nothing is older than a second before it): no record is taken.
+  const std::int64_t known_since_ns = options.known_since_ns ? options.known_since_ns() : 0;
   if (options.overlay) project.overlay_file = overlay_target(project, *options.overlay);
   std::map<FileId, const std::string*> overlay_text;
   if (options.overlay) overlay_text[project.overlay_file] = &options.overlay->text;

@@ -127,14 +127,13 @@ struct LoadOptions {
   std::uint64_t max_file_size = 10ull << 20;
   ExcludeFn excluded;  // files and folders the configuration excludes (`exclude:`)
   // The result cache's record of a file (absolute path), or null. A file whose stamp matches and
-  // was not modified within a second of `known_since_ns` (the time its record was taken) is
-  // not read (FileFacts::unread).
+  // was not modified within a second of the time its record was taken is not read
+  // (FileFacts::unread).
   std::function<const KnownFile*(const std::string&)> known;
-  std::int64_t known_since_ns = 0;
-  // When set: called once discovery is done, before `known` is consulted, and returns the
-  // time to use as `known_since_ns`. The result cache reads its records meanwhile, on another
-  // thread; this waits for them.
-  std::function<std::int64_t()> known_ready;
+  // That time (ns). Called once, when discovery is done and before `known` is consulted: the
+  // result cache may still be reading its records, on another thread, and this waits for them.
+  // Without it no record is taken.
+  std::function<std::int64_t()> known_since_ns;
   // The pre-filter (FileFacts::deferred). The LSP server turns it off: an edit can make any
   // file reachable, and it re-extracts only the files that change.
   bool prefilter = true;
