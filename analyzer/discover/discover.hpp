@@ -23,6 +23,8 @@ struct Discovery {
   std::vector<DiscoveredFile> files;  // sorted by display path
   std::vector<std::pair<std::string, std::string>> problems;  // (display path, message): skipped entries
   std::vector<std::string> missing;                           // paths given that do not exist
+  // Whether `files` had to be sorted after the walk: a single folder walk lists them in order.
+  bool sorted_after_walk = false;
 };
 
 // `excluded` (absolute path) prunes files and folders met during a folder walk; a file named

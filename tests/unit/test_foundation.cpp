@@ -219,6 +219,33 @@ TEST_CASE("discovery: the same listing, problems and errors whatever the number 
     for (int round = 0; round < 3; ++round) CHECK_THROWS_WITH(discover({t.path.string()}, throwing, threads), "first");
 }
 
+TEST_CASE("discovery: one folder walk lists its files in display-path order without a sort", "[discover]") {
+  // The walk merges each folder's sorted names so that the listing comes out in the order of
+  // whole paths: a file `f` before subfolder `s` exactly when `f` < `s` + "/". Names around
+  // '/' (0x2F) in byte order: ' ' '-' '.' below it, '0' 'Z' 'a' '~' and UTF-8 bytes above.
+  TempDir t;
+  for (const char* f : {"a/x.py",        "a/b.py",     "a/a/a.py",   "a-b/x.py",  "a b/x.py",
+                        "a.b/x.py",      "a0/x.py",    "ab/x.py",    "a.py",      "a0.py",
+                        "aa.py",         "a~.py",      "Z.py",       "Z/z.py",    "\xc3\xa9.py",
+                        "\xc3\xa9/x.py", "a/b-c.yaml", "a/b/c.yaml", "a/b0.yaml", ".github/workflows/ci.yml",
+                        "x/y/z/deep.sh"})
+    t.write(f, "");
+  const auto by_display = [](const DiscoveredFile& a, const DiscoveredFile& b) {
+    return a.display_path < b.display_path;
+  };
+  for (unsigned threads : {1u, 2u, 4u}) {
+    INFO("threads " << threads);
+    const Discovery d = discover({t.path.string()}, {}, threads);
+    CHECK(d.files.size() == 21);
+    CHECK(std::is_sorted(d.files.begin(), d.files.end(), by_display));
+    CHECK_FALSE(d.sorted_after_walk);  // the walk's own order, not the fallback sort
+  }
+  // Two paths given: the listing is sorted after the walks.
+  const Discovery two = discover({(t.path / "x").string(), (t.path / "a").string()}, {}, 1);
+  CHECK(std::is_sorted(two.files.begin(), two.files.end(), by_display));
+  CHECK(two.sorted_after_walk);
+}
+
 TEST_CASE("clean absolute paths: string operations agree with std::filesystem", "[paths]") {
   for (const char* p : {"/", "/a", "/a/b", "/a/b/c.py", "/x-y/z_1/__init__.py", "/a b/c"}) {
     INFO(p);
