@@ -294,6 +294,7 @@ void ResultCache::prepare(const Project& project, Configuration& config) {
   key.u32(static_cast<std::uint32_t>(n));
   deferred_.assign(n, 0);
   std::set<std::string> dirs;
+  std::string_view last_dir;  // files come folder by folder: most have the folder of the one before
   for (FileId id = 0; id < n; ++id) {
     const SourceFile& f = project.sources.get(id);
     const FileFacts& facts = project.facts[id];
@@ -311,7 +312,8 @@ void ResultCache::prepare(const Project& project, Configuration& config) {
     key.u64(facts.deferred ? 0 : facts.content_hash);
     if (f.abs_path.rfind("<skipped>/", 0) != 0) {
       const std::size_t slash = f.abs_path.rfind('/');
-      dirs.insert(slash == std::string::npos ? f.abs_path : f.abs_path.substr(0, slash));
+      const std::string_view dir = std::string_view(f.abs_path).substr(0, slash);  // npos: the whole path
+      if (dir != last_dir) last_dir = *dirs.emplace(dir).first;
     }
   }
   // The settings of every folder: which configuration files govern it, and their contents.

@@ -14,6 +14,7 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <system_error>
 #include <thread>
@@ -53,7 +54,8 @@ std::string read_head(const fs::path& p, std::size_t n) {
 }
 
 // `abs` as users see it: relative to the working folder `cwd` (empty when unknown), lexically —
-// fs::relative would resolve symlinks, showing a link by its target's path.
+// fs::relative would resolve symlinks, showing a link by its target's path. FolderWalk's
+// shown_prefix computes this function's first case for a whole folder: change them together.
 std::string display_path(const std::string& a, const fs::path& cwd) {
   // The common case without fs::path arithmetic: a path below the working folder.
   const std::string& c = cwd.native();
@@ -172,8 +174,8 @@ struct FolderTask {
 class FolderWalk {
  public:
   FolderWalk(const fs::path& root, unsigned threads, const ExcludeFn& excluded,
-             const std::function<std::string(const std::string&)>& display)
-      : root_(root), threads_(threads), excluded_(excluded), display_(display) {
+             const std::function<std::string(const std::string&)>& display, std::string cwd)
+      : root_(root), threads_(threads), excluded_(excluded), display_(display), cwd_(std::move(cwd)) {
     helpers_.reserve(threads_ > 1 ? threads_ - 1 : 0);
   }
   FolderWalk(const FolderWalk&) = delete;
@@ -269,6 +271,19 @@ class FolderWalk {
     }
   }
 
+  // What display_ shows for the files of folder `dir` up to their names, when it is the path
+  // below the working folder (display_path's own first case, which it takes for a file whose name
+  // does not start with '.'); nullopt otherwise, and display_ is asked for each file.
+  std::optional<std::string> shown_prefix(const std::string& dir) const {
+    const std::string& c = cwd_;
+    if (c.empty() || c == "/") return std::nullopt;
+    if (dir == c) return std::string();
+    if (dir.size() > c.size() + 1 && dir.compare(0, c.size(), c) == 0 && dir[c.size()] == '/' &&
+        dir.find("/.", c.size()) == std::string::npos)
+      return dir.substr(c.size() + 1) + "/";
+    return std::nullopt;
+  }
+
   bool excluded(const std::string& path) {
     if (!excluded_) return false;
     std::lock_guard lock(excluded_mutex_);  // the configuration it consults is not thread-safe
@@ -321,6 +336,7 @@ class FolderWalk {
     }
     listing.reset();
     std::sort(entries.begin(), entries.end(), [](const Entry& a, const Entry& b) { return a.name < b.name; });
+    const std::optional<std::string> shown = shown_prefix(dir);
     for (const auto& [name, type] : entries) {
       const std::string path = dir.size() == 1 ? dir + name : dir + "/" + name;  // "/" has its slash
       const std::string rel = rel_dir.empty() ? name : rel_dir + "/" + name;
@@ -374,7 +390,7 @@ class FolderWalk {
         out.problems.emplace_back(display_(path), "not a regular file (FIFO, socket or device); skipped");
         continue;
       }
-      out.files.push_back({path, display_(path), kind});
+      out.files.push_back({path, shown && name[0] != '.' ? *shown + name : display_(path), kind});
     }
     // Walked last-found first by this thread (the queue is a stack), as a depth-first walk would.
     std::reverse(found.begin(), found.end());
@@ -384,7 +400,8 @@ class FolderWalk {
   const unsigned threads_;
   const ExcludeFn& excluded_;
   const std::function<std::string(const std::string&)>& display_;
-  std::mutex mutex_;  // guards queue_, busy_, records_ (growth) and helpers_
+  const std::string cwd_;  // the working folder, as display_ sees it ("" when unknown)
+  std::mutex mutex_;       // guards queue_, busy_, records_ (growth) and helpers_
   std::condition_variable wake_;
   std::vector<FolderTask> queue_;
   std::size_t busy_ = 0;
@@ -429,7 +446,8 @@ Discovery discover(const std::vector<std::string>& paths, const ExcludeFn& exclu
     fs::path root = fs::weakly_canonical(p, ec);
     if (out.root.empty()) out.root = root.string();
     // Within one walk every path is listed once: the set is for what several paths share.
-    FolderWalk(root, threads, excluded, display).run(out, paths.size() > 1 ? &seen : nullptr);
+    FolderWalk(root, threads, excluded, display, cwd_ec ? std::string() : cwd.string())
+        .run(out, paths.size() > 1 ? &seen : nullptr);
   }
   // One folder walk lists its files in order already (FolderWalk::run); several paths, a file
   // named explicitly or display paths that do not share the root's prefix need the sort.

@@ -246,6 +246,29 @@ TEST_CASE("discovery: one folder walk lists its files in display-path order with
   CHECK(two.sorted_after_walk);
 }
 
+TEST_CASE("discovery: display paths are the files' paths relative to the working folder", "[discover]") {
+  // Files below the working folder take their folder's display path plus their name; the rest
+  // (hidden names, folders outside the working folder) are worked out one by one. Both must
+  // give what std::filesystem's lexical relative path gives.
+  TempDir t;
+  for (const char* f : {"top.py", "a/x.py", "a/b/y.yaml", ".github/workflows/ci.yml", "a/.hidden.py", "a/.cfg/z.yaml",
+                        "a b/c.sh", "Makefile"})
+    t.write(f, "");
+  const fs::path root = fs::weakly_canonical(t.path);
+  const fs::path before = fs::current_path();
+  for (const fs::path& cwd : {root, root / "a", root / "a" / "b", root.parent_path(), fs::path("/")}) {
+    INFO("working folder " << cwd);
+    fs::current_path(cwd);
+    const Discovery d = discover({root.string()}, {}, 2);
+    fs::current_path(before);
+    CHECK(d.files.size() == 8);
+    for (const auto& f : d.files) {
+      const fs::path rel = fs::path(f.abs_path).lexically_relative(cwd);
+      CHECK(f.display_path == (rel.empty() ? f.abs_path : rel.generic_string()));
+    }
+  }
+}
+
 TEST_CASE("clean absolute paths: string operations agree with std::filesystem", "[paths]") {
   for (const char* p : {"/", "/a", "/a/b", "/a/b/c.py", "/x-y/z_1/__init__.py", "/a b/c"}) {
     INFO(p);
