@@ -449,6 +449,13 @@ Discovery discover(const std::vector<std::string>& paths, const ExcludeFn& exclu
     FolderWalk(root, threads, excluded, display, cwd_ec ? std::string() : cwd.string())
         .run(out, paths.size() > 1 ? &seen : nullptr);
   }
+  // Paths that overlap meet the same skipped entries: each is reported once, where first met.
+  if (paths.size() > 1) {
+    std::set<std::pair<std::string, std::string>> reported;
+    out.problems.erase(std::remove_if(out.problems.begin(), out.problems.end(),
+                                      [&](const auto& p) { return !reported.insert(p).second; }),
+                       out.problems.end());
+  }
   // One folder walk lists its files in order already (FolderWalk::run); several paths, a file
   // named explicitly or display paths that do not share the root's prefix need the sort.
   const auto by_display = [](const auto& a, const auto& b) { return a.display_path < b.display_path; };

@@ -269,6 +269,25 @@ TEST_CASE("discovery: display paths are the files' paths relative to the working
   }
 }
 
+TEST_CASE("discovery: overlapping paths report a skipped entry once", "[discover]") {
+  TempDir t;
+  t.write("a/sub/train.py", "");
+  fs::create_symlink(t.path / "nowhere.py", t.path / "a" / "sub" / "dangling.py");
+  REQUIRE(::mkfifo((t.path / "a" / "pipe.yaml").c_str(), 0600) == 0);
+  const std::string a = (t.path / "a").string(), sub = (t.path / "a" / "sub").string();
+  const std::string pipe = (t.path / "a" / "pipe.yaml").string();
+  for (const auto& paths : std::vector<std::vector<std::string>>{{a, sub}, {sub, a}, {a, a}, {pipe, a}, {a, pipe}}) {
+    const Discovery d = discover(paths, {}, 1);
+    INFO(paths[0] << " then " << paths[1]);
+    CHECK(d.files.size() == 1);
+    std::vector<std::string> names;
+    for (const auto& [path, message] : d.problems) names.push_back(fs::path(path).filename().string());
+    std::sort(names.begin(), names.end());
+    // Both paths meet the link below `sub` (or the FIFO, named and walked): one report each.
+    CHECK(names == std::vector<std::string>{"dangling.py", "pipe.yaml"});
+  }
+}
+
 TEST_CASE("clean absolute paths: string operations agree with std::filesystem", "[paths]") {
   for (const char* p : {"/", "/a", "/a/b", "/a/b/c.py", "/x-y/z_1/__init__.py", "/a b/c"}) {
     INFO(p);
