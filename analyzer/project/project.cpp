@@ -186,32 +186,37 @@ bool python_may_matter(std::string_view text) {
       if (static_cast<char>(p[i + k] | 0x20) != lower[k]) return false;
     return true;
   };
-  for (std::size_t i = 0; i < n; ++i) {
+  // Each name is tried only when the next byte is its second one: 't', 'a', 'p', 'd', 'i' and
+  // 'n' start many words, few of which go on as these names do.
+  for (std::size_t i = 0; i + 1 < n; ++i) {
+    const char next = p[i + 1];
     switch (p[i]) {
       case 't':
-        if (at(i, "trl") || at(i, "transformers") || folded(i, "trl-")) return true;
+        if ((next == 'r' && (at(i, "trl") || at(i, "transformers") || folded(i, "trl-"))) ||
+            (next == 'R' && folded(i, "trl-")))
+          return true;
         break;
       case 'T':
-        if (at(i, "Trainer") || folded(i, "trl-")) return true;
+        if ((next == 'r' && (at(i, "Trainer") || folded(i, "trl-"))) || (next == 'R' && folded(i, "trl-"))) return true;
         break;
       case 'a':
-        if (at(i, "accelerate")) return true;
+        if (next == 'c' && at(i, "accelerate")) return true;
         break;
       case 'p':
-        if (at(i, "peft")) return true;
+        if (next == 'e' && at(i, "peft")) return true;
         break;
       case 'd':
-        if (at(i, "deepspeed")) return true;
+        if (next == 'e' && at(i, "deepspeed")) return true;
         break;
       case 'i':
-        if (at(i, "import_module")) return true;
+        if (next == 'm' && at(i, "import_module")) return true;
         break;
       case '_':
-        if (at(i, "__import__")) return true;
+        if (next == '_' && at(i, "__import__")) return true;
         break;
       case 'n':
       case 'N':
-        if (folded(i, "noqa")) return true;
+        if ((next == 'o' || next == 'O') && folded(i, "noqa")) return true;
         break;
       default: break;
     }

@@ -1,6 +1,7 @@
 #include "analyzer/source/source_file.hpp"
 
 #include <algorithm>
+#include <cstring>
 
 namespace trl {
 
@@ -24,8 +25,13 @@ const char* to_string(FileKind kind) {
 void SourceFile::index_lines() {
   line_starts.clear();
   line_starts.push_back(0);
-  for (std::uint32_t i = 0; i < text.size(); ++i) {
-    if (text[i] == '\n') line_starts.push_back(i + 1);
+  const char* const begin = text.data();
+  const char* const end = begin + text.size();
+  for (const char* p = begin; p < end;) {
+    const void* nl = std::memchr(p, '\n', static_cast<std::size_t>(end - p));
+    if (!nl) break;
+    p = static_cast<const char*>(nl) + 1;
+    line_starts.push_back(static_cast<std::uint32_t>(p - begin));
   }
 }
 
@@ -90,6 +96,14 @@ bool is_valid_utf8(std::string_view text) {
   std::size_t i = 0;
   const std::size_t n = text.size();
   while (i < n) {
+    // ASCII eight bytes at a time (most texts are ASCII throughout).
+    std::uint64_t block;
+    while (n - i >= sizeof block) {
+      std::memcpy(&block, text.data() + i, sizeof block);
+      if (block & 0x8080808080808080ULL) break;
+      i += sizeof block;
+    }
+    if (i == n) break;
     unsigned char c = static_cast<unsigned char>(text[i]);
     if (c < 0x80) {
       ++i;

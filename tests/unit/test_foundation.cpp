@@ -60,6 +60,29 @@ TEST_CASE("UTF-8 validation rejects overlong forms, surrogates and truncation", 
   CHECK_FALSE(is_valid_utf8("\xFF"));
 }
 
+TEST_CASE("UTF-8 validation and line starts wherever the bytes fall in an eight-byte block", "[source]") {
+  // ASCII is skipped eight bytes at a time: a multi-byte character, a bad byte or a line break
+  // at every offset around the block edges, and texts shorter than a block.
+  for (std::size_t at = 0; at < 20; ++at) {
+    const std::string pad(at, 'x');
+    INFO("offset " << at);
+    CHECK(is_valid_utf8(pad + "\xC3\xA9" + pad));
+    CHECK(is_valid_utf8(pad + "\xF0\x9F\x98\x80"));
+    CHECK_FALSE(is_valid_utf8(pad + "\xFF" + pad));
+    CHECK_FALSE(is_valid_utf8(pad + "\xE2\x9C"));               // truncated by the end of the text
+    CHECK_FALSE(is_valid_utf8(pad + "\xC0\xAF" + "abcdefgh"));  // overlong, then ASCII
+    CHECK(is_valid_utf8(pad));
+    SourceFile f;
+    f.text = pad + "\n" + pad + "\n\n" + pad;
+    f.index_lines();
+    const std::uint32_t n = static_cast<std::uint32_t>(at);
+    CHECK(f.line_starts == std::vector<std::uint32_t>{0, n + 1, 2 * n + 2, 2 * n + 3});
+  }
+  SourceFile empty;
+  empty.index_lines();
+  CHECK(empty.line_starts == std::vector<std::uint32_t>{0});
+}
+
 TEST_CASE("columns are counted in code points", "[source]") {
   SourceFile f;
   f.text = "é: x\n";

@@ -100,6 +100,37 @@ TEST_CASE("TRL_LINT_NO_PREFILTER parses every file", "[prefilter]") {
   CHECK(!p.facts[0].python.stmts.empty());
 }
 
+TEST_CASE("python_may_matter agrees with a plain search for each name", "[prefilter]") {
+  // The reference: each case-sensitive name found anywhere, and `noqa` / `trl-` in the text with
+  // every byte's 0x20 bit set (how the scan folds case, so that "trl\r" counts as "trl-").
+  auto reference = [](std::string_view t) {
+    for (std::string_view w :
+         {"trl", "transformers", "accelerate", "peft", "deepspeed", "Trainer", "import_module", "__import__"})
+      if (t.find(w) != std::string_view::npos) return true;
+    std::string folded(t);
+    for (char& c : folded) c = static_cast<char>(c | 0x20);
+    return folded.find("noqa") != std::string::npos || folded.find("trl-") != std::string::npos;
+  };
+  // Texts made of pieces of the names, their neighbours in case and spelling, and odd bytes.
+  const std::vector<std::string> pieces = {
+      "t",           "r",         "l", "T", "R", "L", "-",   "\r", "tr",       "trl", "Tr", "TR",           "rainer",
+      "ransformers", "ccelerate", "a", "c", "p", "e", "eft", "d",  "eepspeed", "i",   "m",  "mport_module", "_",
+      "__",          "import__",  "n", "N", "o", "O", "q",   "Q",  "a",        "A",   " ",  "\n",           "#",
+      "\xd4"};
+  std::uint32_t state = 12345;
+  auto next = [&] { return state = state * 1664525u + 1013904223u; };
+  int matched = 0;
+  for (int round = 0; round < 20000; ++round) {
+    std::string text;
+    for (std::uint32_t k = next() % 12; k > 0; --k) text += pieces[(next() >> 8) % pieces.size()];
+    INFO(text);
+    REQUIRE(python_may_matter(text) == reference(text));
+    matched += reference(text);
+  }
+  CHECK(matched > 1000);  // both answers are well represented
+  CHECK(matched < 19000);
+}
+
 TEST_CASE("python_may_matter reads training names and trl-lint comments only", "[prefilter]") {
   CHECK(python_may_matter("from trl import SFTTrainer\n"));
   CHECK(python_may_matter("import transformers\n"));
