@@ -9,6 +9,7 @@
 #include <cctype>
 #include <cstdlib>
 #include <cstring>
+#include <exception>
 #include <filesystem>
 #include <fstream>
 #include <thread>
@@ -403,7 +404,9 @@ bool prefilter_enabled() {
 
 namespace {
 
-// Runs `work(i)` for i in [0, n) on `threads` threads (0: one per core).
+// Runs `work(i)` for i in [0, n) on `threads` threads (0: one per core), the calling thread
+// one of them (starting a thread is not free: a tenth of a millisecond on a small repository's
+// run). A thread that cannot be started leaves its share to the others.
 template <typename Work>
 void parallel_for(std::size_t n, unsigned threads, Work&& work) {
   threads = threads ? threads : std::max(1u, std::thread::hardware_concurrency());
@@ -412,13 +415,21 @@ void parallel_for(std::size_t n, unsigned threads, Work&& work) {
   auto loop = [&] {
     for (std::size_t i = next++; i < n; i = next++) work(i);
   };
-  if (threads <= 1) {
-    loop();
-    return;
+  std::vector<std::thread> helpers;
+  try {
+    helpers.reserve(threads - 1);
+    for (unsigned t = 1; t < threads; ++t) helpers.emplace_back(loop);
+  } catch (const std::exception&) {
+    // No more threads to be had: the ones started and the caller do the work.
   }
-  std::vector<std::thread> pool;
-  for (unsigned t = 0; t < threads; ++t) pool.emplace_back(loop);
-  for (auto& t : pool) t.join();
+  std::exception_ptr error;
+  try {
+    loop();
+  } catch (...) {
+    error = std::current_exception();  // the helpers finish first: a running thread is never abandoned
+  }
+  for (auto& t : helpers) t.join();
+  if (error) std::rethrow_exception(error);
 }
 
 void record_internal_error(Project& project, std::size_t i, const std::exception& e) {
