@@ -10,6 +10,7 @@
 #include <future>
 #include <iostream>
 #include <map>
+#include <memory>
 #include <optional>
 #include <set>
 #include <system_error>
@@ -96,6 +97,9 @@ struct Analysis {
   trl::Project project;
   std::vector<trl::TrainingRun> runs;  // empty when the findings came from the cache
   std::vector<trl::Diagnostic> diags;
+  // The result cache that served or stored the findings, kept with them: main() ends without
+  // unwinding (see the end of main), which spares freeing its records of every file too.
+  std::unique_ptr<trl::cache::ResultCache> cache;
 };
 
 // The result cache of one invocation (see analyzer/cache/result_cache.hpp).
@@ -143,14 +147,15 @@ Analysis analyse(trl::LoadOptions options, trl::Configuration& config, const Foc
       return excluded && excluded(abs_path);
     };
   }
-  std::optional<trl::cache::ResultCache> cache;
+  std::unique_ptr<trl::cache::ResultCache>& cache = a.cache;
   // Reads the cache's entry, on another thread while the folders are walked (reading it, then
-  // walking, were half of a warm run at 20,000 files). Declared after `cache`: it is destroyed
-  // first, and a future of std::async waits for its work when destroyed.
+  // walking, were half of a warm run at 20,000 files). The cache (in `a`) outlives the future,
+  // and a future of std::async waits for its work when destroyed.
   std::future<void> loading;
   if (cache_choice.enabled && !options.overlay) {
     // The entry's records of unchanged files spare reading them.
-    cache.emplace(cache_dir_for(cache_choice, config, trl::discovery_root(options.paths)), cache_choice.invocation);
+    cache = std::make_unique<trl::cache::ResultCache>(
+        cache_dir_for(cache_choice, config, trl::discovery_root(options.paths)), cache_choice.invocation);
     if (options.threads == 1)
       cache->load();
     else

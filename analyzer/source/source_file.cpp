@@ -64,13 +64,13 @@ Point SourceFile::point_at(std::uint32_t offset) const {
 FileId SourceManager::add(std::unique_ptr<SourceFile> file) {
   FileId id = static_cast<FileId>(files_.size());
   file->id = id;
-  by_abs_.emplace(file->abs_path, id);
+  by_abs_.emplace(std::string_view(file->abs_path), id);
   files_.push_back(std::move(file));
   return id;
 }
 
 FileId SourceManager::find_abs(std::string_view abs_path) const {
-  auto it = by_abs_.find(std::string(abs_path));
+  auto it = by_abs_.find(abs_path);
   return it == by_abs_.end() ? kNoFile : it->second;
 }
 

@@ -63,6 +63,7 @@ class SourceManager {
     by_abs_.reserve(n);
   }
   const SourceFile& get(FileId id) const { return *files_.at(id); }
+  // The file's text and facts may change; its abs_path must not (the lookup keys view it).
   SourceFile& get_mut(FileId id) { return *files_.at(id); }
   std::size_t size() const { return files_.size(); }
   // Lookup by absolute normalised path; kNoFile when absent.
@@ -70,7 +71,9 @@ class SourceManager {
 
  private:
   std::vector<std::unique_ptr<SourceFile>> files_;
-  std::unordered_map<std::string, FileId> by_abs_;
+  // Keys view each file's abs_path (files are heap-allocated: they stay where they are), which
+  // spares a copy of every path.
+  std::unordered_map<std::string_view, FileId> by_abs_;
 };
 
 // True when `text` is valid UTF-8.
