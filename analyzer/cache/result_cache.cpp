@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <set>
 #include <sstream>
 
@@ -294,7 +295,9 @@ void ResultCache::prepare(const Project& project, Configuration& config) {
   key.u32(static_cast<std::uint32_t>(n));
   deferred_.assign(n, 0);
   std::set<std::string> dirs;
-  std::string_view last_dir;  // files come folder by folder: most have the folder of the one before
+  // Files come folder by folder: most have the folder of the one before (none before the first:
+  // the folder of a file in / is "").
+  std::optional<std::string_view> last_dir;
   for (FileId id = 0; id < n; ++id) {
     const SourceFile& f = project.sources.get(id);
     const FileFacts& facts = project.facts[id];
@@ -313,7 +316,7 @@ void ResultCache::prepare(const Project& project, Configuration& config) {
     if (f.abs_path.rfind("<skipped>/", 0) != 0) {
       const std::size_t slash = f.abs_path.rfind('/');
       const std::string_view dir = std::string_view(f.abs_path).substr(0, slash);  // npos: the whole path
-      if (dir != last_dir) last_dir = *dirs.emplace(dir).first;
+      if (dir != last_dir) last_dir = std::string_view(*dirs.emplace(dir).first);
     }
   }
   // The settings of every folder: which configuration files govern it, and their contents.

@@ -67,9 +67,9 @@ std::string display_path(const std::string& a, const fs::path& cwd) {
   return rel.empty() ? abs.generic_string() : rel.generic_string();
 }
 
-// What errno says, as std::filesystem words its errors.
-std::string errno_message() {
-  return std::error_code(errno, std::generic_category()).message();
+// What an errno value says, as std::filesystem words its errors.
+std::string errno_message(int error) {
+  return std::error_code(error, std::generic_category()).message();
 }
 
 // Why a path that exists cannot be read as a text file, or "" when it can be tried.
@@ -315,14 +315,16 @@ class FolderWalk {
     // Not skipped when unreadable: an unreadable folder is reported, not silently dropped.
     std::unique_ptr<DIR, int (*)(DIR*)> listing(::opendir(dir.c_str()), ::closedir);
     if (!listing) {
-      out.problems.emplace_back(display_(dir), "cannot read directory: " + errno_message());
+      const int error = errno;  // before display_ allocates
+      out.problems.emplace_back(display_(dir), "cannot read directory: " + errno_message(error));
       return;
     }
     for (;;) {
       errno = 0;
       const dirent* e = ::readdir(listing.get());
       if (!e) {
-        if (errno != 0) out.problems.emplace_back(display_(dir), "cannot list the whole directory: " + errno_message());
+        if (const int error = errno; error != 0)
+          out.problems.emplace_back(display_(dir), "cannot list the whole directory: " + errno_message(error));
         break;
       }
       const char* n = e->d_name;

@@ -278,12 +278,15 @@ TEST_CASE("discovery: display paths are the files' paths relative to the working
                         "a b/c.sh", "Makefile"})
     t.write(f, "");
   const fs::path root = fs::weakly_canonical(t.path);
-  const fs::path before = fs::current_path();
+  struct Restore {  // the working folder of the tests that follow, however this one ends
+    fs::path before = fs::current_path();
+    ~Restore() { fs::current_path(before); }
+  } restore;
   for (const fs::path& cwd : {root, root / "a", root / "a" / "b", root.parent_path(), fs::path("/")}) {
     INFO("working folder " << cwd);
     fs::current_path(cwd);
     const Discovery d = discover({root.string()}, {}, 2);
-    fs::current_path(before);
+    fs::current_path(restore.before);
     CHECK(d.files.size() == 8);
     for (const auto& f : d.files) {
       const fs::path rel = fs::path(f.abs_path).lexically_relative(cwd);
@@ -297,8 +300,11 @@ TEST_CASE("discovery: overlapping paths report a skipped entry once", "[discover
   t.write("a/sub/train.py", "");
   fs::create_symlink(t.path / "nowhere.py", t.path / "a" / "sub" / "dangling.py");
   REQUIRE(::mkfifo((t.path / "a" / "pipe.yaml").c_str(), 0600) == 0);
-  const std::string a = (t.path / "a").string(), sub = (t.path / "a" / "sub").string();
-  const std::string pipe = (t.path / "a" / "pipe.yaml").string();
+  // The walk shows a folder's entries by its canonical path, a file named explicitly by its path
+  // as given: both canonical here, whatever the temporary folder's path goes through.
+  const fs::path root = fs::weakly_canonical(t.path);
+  const std::string a = (root / "a").string(), sub = (root / "a" / "sub").string();
+  const std::string pipe = (root / "a" / "pipe.yaml").string();
   for (const auto& paths : std::vector<std::vector<std::string>>{{a, sub}, {sub, a}, {a, a}, {pipe, a}, {a, pipe}}) {
     const Discovery d = discover(paths, {}, 1);
     INFO(paths[0] << " then " << paths[1]);
