@@ -53,15 +53,17 @@ std::string read_head(const fs::path& p, std::size_t n) {
   return s;
 }
 
+// Whether `a` is strictly below the working folder `c` with no hidden part after it: then its
+// display path is the text after `c` and its slash, with no fs::path arithmetic.
+bool plainly_below(const std::string& a, const std::string& c) {
+  return !c.empty() && c != "/" && a.size() > c.size() + 1 && a.compare(0, c.size(), c) == 0 && a[c.size()] == '/' &&
+         a.find("/.", c.size()) == std::string::npos;
+}
+
 // `abs` as users see it: relative to the working folder `cwd` (empty when unknown), lexically —
-// fs::relative would resolve symlinks, showing a link by its target's path. FolderWalk's
-// shown_prefix computes this function's first case for a whole folder: change them together.
+// fs::relative would resolve symlinks, showing a link by its target's path.
 std::string display_path(const std::string& a, const fs::path& cwd) {
-  // The common case without fs::path arithmetic: a path below the working folder.
-  const std::string& c = cwd.native();
-  if (!c.empty() && c != "/" && a.size() > c.size() + 1 && a.compare(0, c.size(), c) == 0 && a[c.size()] == '/' &&
-      a.find("/.", c.size()) == std::string::npos)
-    return a.substr(c.size() + 1);
+  if (plainly_below(a, cwd.native())) return a.substr(cwd.native().size() + 1);
   const fs::path abs(a);
   fs::path rel = cwd.empty() ? fs::path() : abs.lexically_relative(cwd);
   return rel.empty() ? abs.generic_string() : rel.generic_string();
@@ -271,16 +273,13 @@ class FolderWalk {
     }
   }
 
-  // What display_ shows for the files of folder `dir` up to their names, when it is the path
-  // below the working folder (display_path's own first case, which it takes for a file whose name
-  // does not start with '.'); nullopt otherwise, and display_ is asked for each file.
+  // What display_ shows for the files of folder `dir` up to their names, when they are plainly
+  // below the working folder (true of a file whose name does not start with '.' when its folder
+  // is the working folder or plainly below it); nullopt otherwise, and display_ is asked for each.
   std::optional<std::string> shown_prefix(const std::string& dir) const {
-    const std::string& c = cwd_;
-    if (c.empty() || c == "/") return std::nullopt;
-    if (dir == c) return std::string();
-    if (dir.size() > c.size() + 1 && dir.compare(0, c.size(), c) == 0 && dir[c.size()] == '/' &&
-        dir.find("/.", c.size()) == std::string::npos)
-      return dir.substr(c.size() + 1) + "/";
+    if (cwd_.empty() || cwd_ == "/") return std::nullopt;
+    if (dir == cwd_) return std::string();
+    if (plainly_below(dir, cwd_)) return dir.substr(cwd_.size() + 1) + "/";
     return std::nullopt;
   }
 
