@@ -54,14 +54,44 @@ const ClassInfo* Knowledge::find_qualified(std::string_view q) const {
   return root == c->package ? c : nullptr;
 }
 
-const FieldInfo* Knowledge::field(const ClassInfo& cls, std::string_view name) const {
-  // Breadth-first over the bases; the class's own declaration wins.
+namespace {
+
+// The classes whose fields `cls` has, in the order they are looked at: breadth-first over the
+// bases, the class itself first, at most 32 of them (a cycle of bases ends there).
+template <typename Find>
+std::vector<const ClassInfo*> lookup_order(const ClassInfo& cls, Find find) {
   std::vector<const ClassInfo*> queue{&cls};
-  for (std::size_t i = 0; i < queue.size() && i < 32; ++i) {
-    auto it = queue[i]->fields.find(name);
-    if (it != queue[i]->fields.end()) return &it->second;
+  for (std::size_t i = 0; i < queue.size() && i < 32; ++i)
     for (const auto& b : queue[i]->bases)
       if (const ClassInfo* base = find(b)) queue.push_back(base);
+  if (queue.size() > 32) queue.resize(32);
+  return queue;
+}
+
+}  // namespace
+
+void Knowledge::index_fields() {
+  fields_of_.clear();
+  for (const auto& [name, cls] : classes_) fields_of_.emplace(&cls, std::make_unique<FieldIndex>());
+}
+
+const FieldInfo* Knowledge::field(const ClassInfo& cls, std::string_view name) const {
+  auto indexed = fields_of_.find(&cls);
+  if (indexed != fields_of_.end()) {
+    FieldIndex& index = *indexed->second;
+    std::call_once(index.filled, [&] {
+      // The first class in the lookup order that declares a name wins (the class's own
+      // declaration first).
+      for (const ClassInfo* c : lookup_order(cls, [&](std::string_view b) { return find(b); }))
+        for (const auto& [field_name, info] : c->fields) index.fields.emplace(field_name, &info);
+    });
+    auto it = index.fields.find(name);
+    return it == index.fields.end() ? nullptr : it->second;
+  }
+  // A class that is not one of ours (built by a caller): the same search, done now.
+  for (const ClassInfo* c : lookup_order(cls, [&](std::string_view b) { return find(b); })) {
+    auto it = c->fields.find(name);
+    if (it != c->fields.end()) return &it->second;
   }
   return nullptr;
 }
@@ -293,6 +323,7 @@ Knowledge Knowledge::from_blob(std::string_view blob) try {
     k.libraries_.emplace_hint(k.libraries_.end(), std::move(key), std::move(lib));
   }
   if (!r.at_end()) Reader::fail();
+  k.index_fields();
   return k;
 } catch (const bin::BinaryFormatError&) {
   throw std::runtime_error("embedded knowledge data is truncated or malformed");

@@ -7,9 +7,12 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "analyzer/facts/scalar.hpp"
@@ -92,6 +95,14 @@ struct AccelerateProfile {
 
 class Knowledge {
  public:
+  Knowledge() = default;
+  // The field index points into this object's classes: a copy would point into the original.
+  // Moving keeps the classes where they are (std::map moves its nodes).
+  Knowledge(const Knowledge&) = delete;
+  Knowledge& operator=(const Knowledge&) = delete;
+  Knowledge(Knowledge&&) = default;
+  Knowledge& operator=(Knowledge&&) = default;
+
   // The embedded knowledge; loaded on first use. Throws std::runtime_error on malformed data
   // (a build defect, caught by the test suite).
   static const Knowledge& get();
@@ -133,6 +144,19 @@ class Knowledge {
 
  private:
   void load(const std::string& name, const std::string& text);
+  // Makes room in fields_of_ for every class: called once the classes are all loaded
+  // (from_blob, from_texts).
+  void index_fields();
+  // Every field of a class and of its bases, as field() finds them by a breadth-first search of
+  // the bases (the rules and the run builder ask tens of thousands of times per run at 20,000
+  // files; the search allocated and compared names along the bases each time). Filled for a
+  // class the first time field() is asked about it (a small project asks about a few classes;
+  // indexing all of them cost more than its lookups), once even when threads ask together.
+  struct FieldIndex {
+    std::once_flag filled;
+    std::unordered_map<std::string_view, const FieldInfo*> fields;
+  };
+  std::unordered_map<const ClassInfo*, std::unique_ptr<FieldIndex>> fields_of_;
   std::map<std::string, ClassInfo, std::less<>> classes_;
   std::map<std::string, LaunchFlag, std::less<>> launch_flags_;
   std::map<std::string, AccelerateProfile, std::less<>> profiles_;

@@ -60,6 +60,7 @@ std::string str_or_empty(const YAML::Node& n) {
 Knowledge Knowledge::from_texts(const std::vector<std::pair<std::string, std::string>>& files) {
   Knowledge k;
   for (const auto& [name, text] : files) k.load(name, text);
+  k.index_fields();
   return k;
 }
 
