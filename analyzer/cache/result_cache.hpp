@@ -80,8 +80,9 @@ class ResultCache {
   // instead of being parsed again (take_facts, before extract_project); store_facts writes the
   // facts of every file parsed for this analysis. A damaged or foreign pack is not used.
   std::string facts_path() const;
-  // The number of files whose facts came from the pack.
-  std::size_t take_facts(Project& project) const;
+  // The number of files whose facts came from the pack. Their encoded facts are kept, and
+  // store_facts writes them back as they were instead of encoding them again.
+  std::size_t take_facts(Project& project);
   bool store_facts(const Project& project) const;
 
  private:
@@ -94,6 +95,10 @@ class ResultCache {
   std::size_t tail_ = 0;  // offset of the digest in entry_ (0: no usable entry)
   std::int64_t known_since_ns_ = 0;
   std::unordered_map<std::string, KnownFile> known_;
+  // The facts pack take_facts read, and per file the encoded facts it took from it (views into
+  // pack_; empty for a file whose facts did not come from the pack: an encoding is never empty).
+  std::string pack_;
+  std::vector<std::string_view> taken_;
 };
 
 // Now, in nanoseconds since the epoch (the clock file modification times use).
