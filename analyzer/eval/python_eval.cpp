@@ -99,7 +99,15 @@ struct ProjectEvaluator::Impl {
   Impl(const Project& p, const Knowledge& know) : project(p), k(know) {
     for (FileId id = 0; id < p.sources.size(); ++id) {
       if (p.sources.get(id).kind != FileKind::Python) continue;
-      fs::path dir = fs::path(p.sources.get(id).abs_path).parent_path();
+      const std::string& abs = p.sources.get(id).abs_path;
+      if (is_clean_abs_path(abs) && abs != "/") {
+        // Discovery's paths, on strings (building paths here was 5% of a run after one file of
+        // 20,000 changed): the same folders, up to "/".
+        std::string dir = clean_parent(abs);
+        for (int i = 0; i < 64 && package_dirs.insert(dir).second && dir != "/"; ++i) dir = clean_parent(dir);
+        continue;
+      }
+      fs::path dir = fs::path(abs).parent_path();
       for (int i = 0; i < 64 && !dir.empty() && package_dirs.insert(dir.string()).second; ++i) {
         if (dir == dir.parent_path()) break;
         dir = dir.parent_path();

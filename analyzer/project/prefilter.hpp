@@ -20,6 +20,10 @@ bool python_may_matter(std::string_view text);
 // True for a Python file that is read but has no facts: deferred by the pre-filter (or empty).
 bool python_deferred(const Project& project, FileId id);
 
+// The name a deferred Python file is reached by: the stem of the last component of `path` (as
+// std::filesystem::path::stem), or for `__init__.py` the name of its folder. A view into `path`.
+std::string_view python_reach_name(std::string_view path);
+
 // Parses the deferred Python files that `names` (file stems, module path components) or the
 // imports of parsed modules reach, until nothing new is reached. Idempotent.
 void extract_referenced(Project& project, const std::vector<std::string>& names);

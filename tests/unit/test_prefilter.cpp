@@ -153,3 +153,32 @@ TEST_CASE("python_may_matter reads training names and trl-lint comments only", "
   // Bytes whose low seven bits spell NOQA and TRL- (non-ASCII bytes) are no match.
   CHECK_FALSE(python_may_matter("\xce\xcf\xd1\xc1 \xd4\xd2\xcc\xad"));
 }
+
+TEST_CASE("prefilter: the name a file is reached by, as std::filesystem reads the path", "[prefilter]") {
+  // python_reach_name works on strings; it must agree with std::filesystem's stem, and with the
+  // filename of the parent path for `__init__.py`, on every shape of path.
+  auto by_filesystem = [](const std::string& path) {
+    const std::filesystem::path p(path);
+    if (p.filename() == "__init__.py") return p.parent_path().filename().string();
+    return p.stem().string();
+  };
+  const std::vector<std::string> folders = {"",       "/",   "//",    "/a/",   "a/",     "/a/b/",
+                                            "/a//b/", "./",  "../",   "/a/./", "/a/../", "/.hidden/",
+                                            "/x.y/",  "/ü/", "/a b/", "/-/",   "/a.b.c/"};
+  const std::vector<std::string> names = {"train.py", "__init__.py",  ".py",    "..py",   ".hidden", "a.b.py",
+                                          "noext",    "trailing.",    ".",      "..",     "a..py",   "x.tar.gz",
+                                          "__init__", "__init__.pyc", "ü.py",   "a b.py", "",        "__init__.py/",
+                                          "dir/",     ".venv",        "t.py/.."};
+  std::size_t compared = 0;
+  for (const auto& folder : folders)
+    for (const auto& name : names) {
+      const std::string path = folder + name;
+      INFO(path);
+      CHECK(std::string(python_reach_name(path)) == by_filesystem(path));
+      ++compared;
+    }
+  CHECK(compared == folders.size() * names.size());
+  CHECK(python_reach_name("/repo/pkg/__init__.py") == "pkg");
+  CHECK(python_reach_name("/repo/pkg/train.py") == "train");
+  CHECK(python_reach_name("/__init__.py").empty());
+}
