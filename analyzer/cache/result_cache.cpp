@@ -18,6 +18,7 @@
 #include "analyzer/cache/facts_codec.hpp"
 #include "analyzer/knowledge/knowledge.hpp"
 #include "analyzer/util/binary_io.hpp"
+#include "analyzer/util/parallel.hpp"
 
 namespace trl::cache {
 
@@ -500,7 +501,7 @@ std::string facts_identity(const std::string& dir) {
 
 // The pack: magic, checksum of the rest, the facts identity, then per file its absolute path,
 // kind, content hash and encoded facts (encode_facts).
-std::size_t ResultCache::take_facts(Project& project) {
+std::size_t ResultCache::take_facts(Project& project, unsigned threads) {
   taken_.clear();
   auto data = read_whole(facts_path(), std::size_t{1} << 30);
   if (!data) return 0;
@@ -539,20 +540,29 @@ std::size_t ResultCache::take_facts(Project& project) {
   } catch (const bin::BinaryFormatError&) {
     return 0;
   }
-  std::size_t taken = 0;
+  std::vector<FileId> ids;
+  taken_.assign(project.sources.size(), {});
   for (FileId id = 0; id < project.sources.size(); ++id) {
-    FileFacts& f = project.facts[id];
+    const FileFacts& f = project.facts[id];
     if (!f.loaded || f.deferred || f.extracted || f.unread) continue;
     const SourceFile& file = project.sources.get(id);
     auto it = records.find(file.abs_path);
     if (it == records.end() || it->second.kind != static_cast<std::uint8_t>(file.kind) ||
         it->second.hash != f.content_hash)
       continue;
-    if (!decode_facts(it->second.facts, id, f)) continue;
-    ++taken;
-    taken_.resize(project.sources.size());
+    ids.push_back(id);
     taken_[id] = it->second.facts;
   }
+  // Decoded on every core: each file's facts are its own (a fifth of a run after one file of
+  // 20,000 changed, on one core).
+  std::atomic<std::size_t> taken{0};
+  parallel_for(ids.size(), threads, [&](std::size_t k) {
+    const FileId id = ids[k];
+    if (decode_facts(taken_[id], id, project.facts[id]))
+      ++taken;
+    else
+      taken_[id] = {};  // damaged: the file is parsed, and its facts encoded afresh
+  });
   return taken;
 }
 

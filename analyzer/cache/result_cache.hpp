@@ -80,9 +80,10 @@ class ResultCache {
   // instead of being parsed again (take_facts, before extract_project); store_facts writes the
   // facts of every file parsed for this analysis. A damaged or foreign pack is not used.
   std::string facts_path() const;
-  // The number of files whose facts came from the pack. Their encoded facts are kept, and
-  // store_facts writes them back as they were instead of encoding them again.
-  std::size_t take_facts(Project& project);
+  // The number of files whose facts came from the pack, decoded on `threads` threads (0: one
+  // per core). Their encoded facts are kept, and store_facts writes them back as they were
+  // instead of encoding them again.
+  std::size_t take_facts(Project& project, unsigned threads = 1);
   bool store_facts(const Project& project) const;
 
  private:
