@@ -217,6 +217,7 @@ Analysis analyse(trl::LoadOptions options, trl::Configuration& config, const Foc
     trl::apply_settings(a.diags, a.project, config);
     trl::apply_suppressions(a.project, a.diags, selection);
     // One writer in the cache folder at a time: the pack is done before the entry is written.
+    // (What writing the pack threw, it throws here, and the entry is not written.)
     const bool facts_stored = !facts_written.valid() || facts_written.get();
     if (cache && !cache->store(a.project, a.diags, read_start) && cache_choice.trace)
       std::cerr << "trl-lint: cache not written " << cache->entry_path() << '\n';

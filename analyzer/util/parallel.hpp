@@ -5,6 +5,7 @@
 #include <atomic>
 #include <cstddef>
 #include <exception>
+#include <mutex>
 #include <thread>
 #include <vector>
 
@@ -18,8 +19,18 @@ void parallel_for(std::size_t n, unsigned threads, Work&& work) {
   threads = threads ? threads : std::max(1u, std::thread::hardware_concurrency());
   threads = static_cast<unsigned>(std::min<std::size_t>(threads, std::max<std::size_t>(n, 1)));
   std::atomic<std::size_t> next{0};
+  // The first exception any thread meets is rethrown to the caller once every thread is done
+  // (an exception leaving a helper thread would end the process); the others go on with their
+  // share, so a running thread is never abandoned.
+  std::mutex error_lock;
+  std::exception_ptr error;
   auto loop = [&] {
-    for (std::size_t i = next++; i < n; i = next++) work(i);
+    try {
+      for (std::size_t i = next++; i < n; i = next++) work(i);
+    } catch (...) {
+      const std::lock_guard<std::mutex> hold(error_lock);
+      if (!error) error = std::current_exception();
+    }
   };
   std::vector<std::thread> helpers;
   try {
@@ -28,12 +39,7 @@ void parallel_for(std::size_t n, unsigned threads, Work&& work) {
   } catch (const std::exception&) {
     // No more threads to be had: the ones started and the caller do the work.
   }
-  std::exception_ptr error;
-  try {
-    loop();
-  } catch (...) {
-    error = std::current_exception();  // the helpers finish first: a running thread is never abandoned
-  }
+  loop();
   for (auto& t : helpers) t.join();
   if (error) std::rethrow_exception(error);
 }

@@ -16,6 +16,7 @@ for dir in "$fixtures"/*/ "$fixtures"/*/*/; do
   cache=$work/c$count
   fresh=$(cd "$dir" && "$bin" --output-format concise --no-cache . 2> "$work/fresh.err")
   (cd "$dir" && "$bin" --output-format concise --cache-dir "$cache" . > /dev/null 2>&1)
+  [ -f "$cache/facts.bin" ] && cp "$cache/facts.bin" "$work/pack.encoded"
   rm -f "$cache"/results-*.bin
   packed=$(cd "$dir" && TRL_LINT_CACHE_TRACE=1 "$bin" --output-format concise --cache-dir "$cache" . 2> "$work/err")
   # Standard output and the other messages of standard error, each compared on its own.
@@ -28,11 +29,13 @@ for dir in "$fixtures"/*/ "$fixtures"/*/*/; do
   fi
   n=$(sed -nE 's/.*\(([0-9]+) files. facts from the cache\).*/\1/p' "$work/err")
   [ "${n:-0}" -gt 0 ] && served=$((served + 1))
-  # The miss above wrote the pack again, the facts it took from the pack as they were read: the
-  # same pack, and a third analysis from it gives the same output again. The second analysis
-  # decoded the facts on every core (by default), this one on one thread.
+  # The miss above wrote the pack again, the facts it took from the pack as they were read
+  # (not encoded again): the pack the first analysis encoded, byte for byte (every file served,
+  # each with its own facts), and a third analysis from it gives the same output again. The
+  # second analysis decoded the facts on every core (by default), this one on one thread.
   if [ "${n:-0}" -gt 0 ]; then
     cp "$cache/facts.bin" "$work/pack.before"
+    cmp -s "$work/pack.encoded" "$work/pack.before" || { echo "FAIL: $dir: the pack written from the pack differs from the encoded one"; status=1; }
     rm -f "$cache"/results-*.bin
     again=$(cd "$dir" && TRL_LINT_CACHE_TRACE=1 "$bin" --threads 1 --output-format concise --cache-dir "$cache" . 2> "$work/err")
     again+=$'\n--- stderr\n'$(grep -v '^trl-lint: cache' "$work/err")

@@ -1,8 +1,10 @@
 // The embedded knowledge blob (written at build time by tools/knowledge_gen.cpp) against the
 // YAML files it was made from, and the decoder against damaged blobs.
+#include <atomic>
 #include <catch2/catch.hpp>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <set>
 #include <sstream>
 #include <thread>
@@ -171,10 +173,19 @@ TEST_CASE("knowledge: field lookup order with overrides, a diamond, a cycle and 
   for (const auto& [n, cls] : k.classes())
     for (std::string_view name : {"x", "y", "z", "b", "d", "missing"})
       CHECK(k.field(cls, name) == field_by_search(k, cls, name));
-  // Moving the knowledge keeps its index valid (the classes stay where they are).
-  Knowledge moved = Knowledge::from_texts({{"fields_test.yaml", yaml}});
-  const Knowledge target = std::move(moved);
-  CHECK(target.field(*target.find("D"), "x") == &target.find("C")->fields.at("x"));
+  // Moving the knowledge keeps its index valid (the classes stay where they are): an index
+  // filled before the move, its source gone, answers with the moved classes' fields (under the
+  // sanitizers, a pointer into the source's storage would be a use after free here).
+  std::optional<Knowledge> target;
+  {
+    Knowledge source = Knowledge::from_texts({{"fields_test.yaml", yaml}});
+    REQUIRE(source.field(*source.find("D"), "x"));
+    target.emplace(std::move(source));
+  }
+  const FieldInfo* x = target->field(*target->find("D"), "x");
+  REQUIRE(x);
+  CHECK(x == &target->find("C")->fields.at("x"));
+  CHECK(x->default_value.i == 3);
 }
 
 TEST_CASE("knowledge: threads asking for fields at the same time get the same answers", "[knowledge]") {
@@ -186,8 +197,12 @@ TEST_CASE("knowledge: threads asking for fields at the same time get the same an
     for (const auto& [f, info] : cls.fields) questions.emplace_back(&cls, f);
   std::vector<std::vector<const FieldInfo*>> answers(4);
   std::vector<std::thread> threads;
+  std::atomic<std::size_t> ready{0};
   for (std::size_t t = 0; t < answers.size(); ++t)
     threads.emplace_back([&, t] {
+      // All start together, so that first questions about a class meet.
+      ++ready;
+      while (ready.load() < answers.size()) std::this_thread::yield();
       for (const auto& [cls, name] : questions)
         for (const auto& [n, other] : fresh.classes()) answers[t].push_back(fresh.field(other, name));
     });

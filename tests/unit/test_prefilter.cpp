@@ -169,15 +169,12 @@ TEST_CASE("prefilter: the name a file is reached by, as std::filesystem reads th
                                           "noext",    "trailing.",    ".",      "..",     "a..py",   "x.tar.gz",
                                           "__init__", "__init__.pyc", "ü.py",   "a b.py", "",        "__init__.py/",
                                           "dir/",     ".venv",        "t.py/.."};
-  std::size_t compared = 0;
   for (const auto& folder : folders)
     for (const auto& name : names) {
       const std::string path = folder + name;
       INFO(path);
       CHECK(std::string(python_reach_name(path)) == by_filesystem(path));
-      ++compared;
     }
-  CHECK(compared == folders.size() * names.size());
   CHECK(python_reach_name("/repo/pkg/__init__.py") == "pkg");
   CHECK(python_reach_name("/repo/pkg/train.py") == "train");
   CHECK(python_reach_name("/__init__.py").empty());
