@@ -282,9 +282,18 @@ class Server {
   }
 
   // File `changed` has new facts: rebuilds and judges again only the runs it takes part in
-  // (and those it now starts), then republishes every file of those runs.
-  void reanalyse(FileId changed) {
+  // (and those it now starts), then republishes every file of those runs. A file that pins
+  // trl/transformers/accelerate versions, before or after the change (`had_pins`: before), is
+  // in no run's files but sets the versions every run below its folder is judged against:
+  // then every run is judged again.
+  void reanalyse(FileId changed, bool had_pins) {
     if (!project_) return;
+    if (had_pins || !project_->facts[changed].pins.empty()) {
+      if (project_->script_cache) project_->script_cache->invalidate(changed);
+      analyse();
+      publish();
+      return;
+    }
     const auto t0 = std::chrono::steady_clock::now();
     if (project_->script_cache) project_->script_cache->invalidate(changed);
     std::set<FileId> touched{changed};
@@ -425,6 +434,7 @@ class Server {
     auto tree = trees_.find(d.uri);
     if (tree != trees_.end()) reparse.old = tree->second.get();
     const auto t0 = std::chrono::steady_clock::now();
+    const bool had_pins = !project_->facts[id].pins.empty();
     {
       ts::ReparseScope scope(reparse);
       replace_file_text(*project_, id, d.text);
@@ -448,7 +458,7 @@ class Server {
       publish();
       return;
     }
-    reanalyse(id);
+    reanalyse(id, had_pins);
   }
 
   // --- conversions ---
@@ -650,8 +660,9 @@ class Server {
       return;
     }
     for (FileId id : changed) {
+      const bool had_pins = !project_->facts[id].pins.empty();
       reload_file(*project_, id);
-      reanalyse(id);
+      reanalyse(id, had_pins);
     }
   }
 
@@ -663,8 +674,9 @@ class Server {
     std::error_code ec;
     FileId id = file_of_path(path);
     if (id != kNoFile && fs::is_regular_file(path, ec)) {
+      const bool had_pins = !project_->facts[id].pins.empty();
       reload_file(*project_, id);  // the disk's text counts again
-      reanalyse(id);
+      reanalyse(id, had_pins);
     } else {
       reload_workspace();  // an unsaved buffer: drop it
     }

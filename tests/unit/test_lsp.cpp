@@ -839,6 +839,56 @@ TEST_CASE("lsp server: a watched file changed on disk re-judges its runs; a crea
   CHECK(!has_code(pub.back(), "TRL101"));
 }
 
+TEST_CASE("lsp server: an edited version pin re-judges every run (the pin file is in no run's files)") {
+  // TRL109 on the unset gradient_checkpointing default is judged only for TRL >= 0.22.0; the
+  // project pins trl==0.21.0. requirements.txt takes part in no run, but its pin sets the
+  // version the run is judged against: an edit of it, in the editor or on disk, changes the
+  // findings of files it is not one of.
+  Copy p("TRL109/old_trl_default_false");
+  const std::string accel = "recipes/accelerate.yaml";
+  const std::string req = "requirements.txt";
+  const std::string old_pin = "trl==0.21.0\n", new_pin = "trl==0.24.0\n";
+  REQUIRE(p.read(req) == old_pin);
+  Session s;
+  s.add(request(1, "initialize", init_params(p.root.string())));
+  s.add(request(2, "textDocument/diagnostic", {{"textDocument", {{"uri", p.uri(accel)}}}}));
+  s.add(notification("textDocument/didOpen",
+                     {{"textDocument",
+                       {{"uri", p.uri(req)}, {"languageId", "pip-requirements"}, {"version", 1}, {"text", new_pin}}}}));
+  s.add(request(3, "textDocument/diagnostic", {{"textDocument", {{"uri", p.uri(accel)}}}}));
+  // Back to the old pin: a file that held pins before the edit counts too.
+  s.add(notification("textDocument/didChange", {{"textDocument", {{"uri", p.uri(req)}, {"version", 2}}},
+                                                {"contentChanges", {{{"text", old_pin}}}}}));
+  s.add(request(4, "textDocument/diagnostic", {{"textDocument", {{"uri", p.uri(accel)}}}}));
+  // The pin deleted: the file holds no pins after the edit, only before it; without a pin the
+  // run is judged against the newest TRL.
+  s.add(notification("textDocument/didChange",
+                     {{"textDocument", {{"uri", p.uri(req)}, {"version", 3}}}, {"contentChanges", {{{"text", ""}}}}}));
+  s.add(request(7, "textDocument/diagnostic", {{"textDocument", {{"uri", p.uri(accel)}}}}));
+  s.add(notification("textDocument/didChange", {{"textDocument", {{"uri", p.uri(req)}, {"version", 4}}},
+                                                {"contentChanges", {{{"text", old_pin}}}}}));
+  // Closed: the disk's text (the old pin) counts again.
+  s.add(notification("textDocument/didClose", {{"textDocument", {{"uri", p.uri(req)}}}}));
+  // On disk, with the file not open: the watched-file path.
+  s.then([&] { std::ofstream(p.root / req) << new_pin; });
+  s.add(notification("workspace/didChangeWatchedFiles", {{"changes", {{{"uri", p.uri(req)}, {"type", 2}}}}}));
+  s.add(request(5, "textDocument/diagnostic", {{"textDocument", {{"uri", p.uri(accel)}}}}));
+  s.add(request(6, "shutdown"));
+  s.add(notification("exit"));
+  s.run();
+  CHECK(s.code == 0);
+  for (int id : {2, 3, 4, 5, 7}) REQUIRE(s.response(id));
+  CHECK(!has_code((*s.response(2))["result"]["items"], "TRL109"));
+  CHECK(has_code((*s.response(3))["result"]["items"], "TRL109"));
+  CHECK(!has_code((*s.response(4))["result"]["items"], "TRL109"));
+  CHECK(has_code((*s.response(7))["result"]["items"], "TRL109"));
+  CHECK(has_code((*s.response(5))["result"]["items"], "TRL109"));
+  // The accelerate config, never opened, was told each time.
+  auto pub = s.published(p.uri(accel));
+  REQUIRE(!pub.empty());
+  CHECK(has_code(pub.back(), "TRL109"));
+}
+
 TEST_CASE(
     "lsp server: script evaluations are kept between edits; an edit of an imported module re-evaluates its importer "
     "only") {
