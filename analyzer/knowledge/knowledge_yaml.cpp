@@ -25,7 +25,7 @@ ClassRole parse_role(const std::string& r) {
 
 Scalar to_scalar(const YAML::Node& n) {
   if (!n || n.IsNull()) return Scalar::null();
-  if (!n.IsScalar()) return Scalar::string("<" + std::string(n.IsSequence() ? "list" : "dict") + ">");
+  if (!n.IsScalar()) return Scalar::string(n.IsSequence() ? "<list>" : "<dict>");
   // yaml-cpp gives the text; "!" marks a quoted scalar (non-plain) in its tag.
   if (n.Tag() == "!") return Scalar::string(n.Scalar());
   return yaml::resolve_plain(n.Scalar());
