@@ -19,6 +19,9 @@ struct RuleInfo {
   std::string doc;      // Markdown: What it does / Why is this bad? / Example / Use instead / References
 };
 
+// collect_diagnostics judges different rules on different threads at the same time (one rule's
+// calls all on one thread): a rule keeps no state of its own between calls, and what it reads
+// of the project is read-only by then (the script cache is filled before the threads start).
 class Rule {
  public:
   virtual ~Rule() = default;

@@ -213,7 +213,7 @@ Analysis analyse(trl::LoadOptions options, trl::Configuration& config, const Foc
     a.runs = trl::build_runs(a.project, trl::Knowledge::get(), declared);
     trl::apply_target_versions(a.runs, a.project, config);
     trl::Selection selection{{}, trl::disabled_everywhere(config)};
-    a.diags = trl::collect_diagnostics(a.project, a.runs, selection);
+    a.diags = trl::collect_diagnostics(a.project, a.runs, selection, options.threads);
     trl::apply_settings(a.diags, a.project, config);
     trl::apply_suppressions(a.project, a.diags, selection);
     // One writer in the cache folder at a time: the pack is done before the entry is written.

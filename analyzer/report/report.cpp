@@ -1,14 +1,19 @@
 #include "analyzer/report/report.hpp"
 
 #include <algorithm>
+#include <atomic>
+#include <iterator>
 #include <map>
 #include <set>
+#include <thread>
 #include <tuple>
 
 #include "analyzer/eval/python_eval.hpp"
+#include "analyzer/eval/run_builder.hpp"
 #include "analyzer/eval/version_targets.hpp"
 #include "analyzer/knowledge/knowledge.hpp"
 #include "analyzer/report/formatters.hpp"
+#include "analyzer/util/parallel.hpp"
 #include "rules/registry.hpp"
 
 namespace trl {
@@ -83,16 +88,37 @@ void finish_diagnostics(const Project& project, const Selection& selection, std:
 }
 
 std::vector<Diagnostic> collect_diagnostics(const Project& project, const std::vector<TrainingRun>& runs,
-                                            const Selection& selection) {
+                                            const Selection& selection, unsigned threads) {
   const VersionTargetsMemo memo(project);
   std::vector<Diagnostic> out;
   file_problem_diagnostics(project, out);
   for (const auto& run : runs) evaluation_problem(project, run, out);
-  for (const auto& rule : all_rules()) {
-    if (!selection.enabled(rule->info().code)) continue;
-    for (const auto& run : runs) rule->check_run(run, project, out);
-    rule->check_project(project, runs, out);
+  std::vector<const Rule*> rules;
+  for (const auto& rule : all_rules())
+    if (selection.enabled(rule->info().code)) rules.push_back(rule.get());
+  // Each rule's findings go to a list of their own, joined in the rules' order afterwards: the
+  // list a single thread makes, whatever thread judged which rule.
+  std::vector<std::vector<Diagnostic>> found(rules.size());
+  auto judge = [&](std::size_t i) {
+    for (const auto& run : runs) rules[i]->check_run(run, project, found[i]);
+    rules[i]->check_project(project, runs, found[i]);
+  };
+  if (threads == 1) {
+    for (std::size_t i = 0; i < rules.size(); ++i) judge(i);
+  } else {
+    // The rules that read the scripts' evaluations share the project's script cache: it is
+    // filled here, so that the threads only read it.
+    if (project.script_cache) (void)evaluate_scripts(project, Knowledge::get());
+    // Rules in the registry's order, taken by whichever thread is free; each thread asks for
+    // the version targets through a memo of its own (the calling thread's is `memo`).
+    std::atomic<std::size_t> next{0};
+    const unsigned workers = threads ? threads : std::max(1u, std::thread::hardware_concurrency());
+    parallel_for(workers, workers, [&](std::size_t) {
+      const VersionTargetsMemo own(project);
+      for (std::size_t i = next++; i < rules.size(); i = next++) judge(i);
+    });
   }
+  for (auto& f : found) out.insert(out.end(), std::make_move_iterator(f.begin()), std::make_move_iterator(f.end()));
   finish_diagnostics(project, selection, out);
   return out;
 }

@@ -19,8 +19,10 @@ struct Selection {
 };
 
 // Rules over runs and project, plus file problems; sorted (path, line, column, code) and unique.
+// The rules are judged on `threads` threads (0: one per core), each rule on one of them; the
+// findings do not depend on the thread count.
 std::vector<Diagnostic> collect_diagnostics(const Project& project, const std::vector<TrainingRun>& runs,
-                                            const Selection& selection);
+                                            const Selection& selection, unsigned threads = 1);
 
 // The parts of collect_diagnostics, for a caller that keeps each run's findings (the LSP server
 // re-judges only the runs an edit touches). None filters by selection or sorts: finish with

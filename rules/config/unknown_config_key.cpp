@@ -122,8 +122,15 @@ class UnknownConfigKey final : public Rule {
       const VersionTargets t = version_targets(project, rules::run_anchor(run), k);
       if (!at_least(t, k, "trl") || !at_least(t, k, "transformers")) continue;
       const bool trl_cli = run.launch && run.launch->launcher == Launcher::Trl;
+      // Every field name, for "did you mean": gathered only when a key is reported.
       std::vector<std::string> names;
-      for (const ClassInfo* c : run.parser_classes) all_fields(k, *c, names);
+      bool names_gathered = false;
+      auto field_names = [&]() -> const std::vector<std::string>& {
+        if (!names_gathered)
+          for (const ClassInfo* c : run.parser_classes) all_fields(k, *c, names);
+        names_gathered = true;
+        return names;
+      };
       for (const auto& [key, s] : run.args) {
         if (s.origin != "trainer YAML" && s.origin != "command line") continue;
         bool known = false;
@@ -143,7 +150,7 @@ class UnknownConfigKey final : public Rule {
           d.notes.push_back("`" + key +
                             "` is an `accelerate launch` option: the script's argument parser does not read it");
           d.help = "pass `--" + key + "` to `accelerate launch` instead";
-        } else if (auto near = rules::nearest(key, names); !near.empty()) {
+        } else if (auto near = rules::nearest(key, field_names()); !near.empty()) {
           d.help = "did you mean `" + near + "`?";
         }
         d.notes.push_back(yaml ? "TrlParser raises \"Unknown arguments from config file\" (TRL >= 0.19); TRL's own "
@@ -165,10 +172,10 @@ class UnknownConfigKey final : public Rule {
           continue;
         if (!fully_described(k, *c.cls)) continue;
         if (!at_least(t, k, c.cls->package) || (c.cls->package == "trl" && !at_least(t, k, "transformers"))) continue;
-        std::vector<std::string> names;
-        all_fields(k, *c.cls, names);
+        std::vector<std::string> names;  // gathered at the first keyword reported
         for (const Member& kw : c.keywords) {
           if (k.field(*c.cls, kw.name) || is_old_name(k, kw.name)) continue;
+          if (names.empty()) all_fields(k, *c.cls, names);
           Span at = rules::find_word(project, kw.set_at, kw.name);
           if (!at.valid()) at = kw.set_at;
           Diagnostic d = make(at, "`" + kw.name + "` is not an argument of " + c.cls->name + " (" +
