@@ -210,7 +210,7 @@ Analysis analyse(trl::LoadOptions options, trl::Configuration& config, const Foc
       auto write = [&c = *cache, &p = a.project] { return c.store_facts(p); };
       facts_written = options.threads == 1 ? std::async(std::launch::deferred, write) : on_another_thread(write);
     }
-    a.runs = trl::build_runs(a.project, trl::Knowledge::get(), declared);
+    a.runs = trl::build_runs(a.project, trl::Knowledge::get(), declared, options.threads);
     trl::apply_target_versions(a.runs, a.project, config);
     trl::Selection selection{{}, trl::disabled_everywhere(config)};
     a.diags = trl::collect_diagnostics(a.project, a.runs, selection, options.threads);

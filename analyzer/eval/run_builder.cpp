@@ -1,15 +1,19 @@
 #include "analyzer/eval/run_builder.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <filesystem>
+#include <mutex>
 #include <optional>
 #include <set>
+#include <thread>
 #include <unordered_map>
 
 #include "analyzer/eval/accelerate_topology.hpp"
 #include "analyzer/eval/python_eval.hpp"
 #include "analyzer/knowledge/knowledge.hpp"
 #include "analyzer/markdown/markdown_extractor.hpp"
+#include "analyzer/util/parallel.hpp"
 
 namespace fs = std::filesystem;
 
@@ -158,7 +162,9 @@ ScriptCache* usable_cache(const Project& p) {
 
 class Builder {
  public:
-  Builder(const Project& p, const Knowledge& k) : p_(p), k_(k), evaluator_(p, k) {}
+  // `cache_lock`: guards the project's ScriptCache when builders on other threads share it.
+  Builder(const Project& p, const Knowledge& k, std::mutex* cache_lock = nullptr)
+      : p_(p), k_(k), evaluator_(p, k), cache_lock_(cache_lock) {}
 
   // Scripts that import a training library directly may be run on their own; others are
   // evaluated when a launch names them or when an entry script imports them. Python blocks
@@ -180,56 +186,28 @@ class Builder {
     return out;
   }
 
-  // Everything, or the part `scope` names.
-  std::vector<TrainingRun> build(const std::vector<DeclaredRun>& declared, const RunScope* scope = nullptr) {
-    std::vector<FileId> candidates;
-    if (scope) {
-      for (FileId id : scope->scripts)
-        if (id < p_.sources.size() && candidate(id)) candidates.push_back(id);
-    } else {
-      candidates = this->candidates();
-    }
-    std::vector<TrainingRun> runs;
-    std::set<FileId> launched = scope ? scope->launched : std::set<FileId>{};
-    auto add = [&](std::vector<TrainingRun>& built, RunOrigin origin) {
-      for (auto& r : built) {
-        if (r.script != kNoFile) launched.insert(r.script);
-        r.origin = origin;
-        runs.push_back(std::move(r));
-      }
-    };
-    auto launch_at = [&](FileId id, std::size_t i) {
-      auto launch = parse_launch(p_.facts[id].commands[i], k_);
-      if (!launch) return;
-      auto built = from_launch(*launch, id);
-      add(built, RunOrigin{RunOrigin::Kind::Launch, id, i});
-    };
-    if (scope) {
-      for (auto [id, i] : scope->launches)
-        if (id < p_.sources.size() && i < p_.facts[id].commands.size()) launch_at(id, i);
-    } else {
-      for (FileId id = 0; id < p_.sources.size(); ++id)
-        for (std::size_t i = 0; i < p_.facts[id].commands.size(); ++i) launch_at(id, i);
-    }
-    for (std::size_t i = 0; i < declared.size(); ++i) {
-      const DeclaredRun& d = declared[i];
-      if (d.file == kNoFile || (scope && !scope->declared.count(i))) continue;
-      auto built = from_launch(d.launch, d.file);
-      for (auto& r : built) {
-        r.explicit_run = true;
-        if (!d.name.empty()) r.name = d.name;
-      }
-      add(built, RunOrigin{RunOrigin::Kind::Declared, kNoFile, i});
-    }
-    for (FileId id : candidates) {
-      if (launched.count(id) || !summary(id).is_entry) continue;
-      auto built = for_script(id, nullptr, kNoFile);
-      add(built, RunOrigin{RunOrigin::Kind::Script, id, 0});
-    }
-    for (auto& r : runs)
-      if (r.script != kNoFile) r.modules = summary(r.script).modules;
-    return runs;
+  // The runs of one launch command (none when it is not a launch).
+  std::vector<TrainingRun> runs_of_command(FileId id, std::size_t i) {
+    auto launch = parse_launch(p_.facts[id].commands[i], k_);
+    if (!launch) return {};
+    return from_launch(*launch, id);
   }
+  // The runs of a run declared in the configuration.
+  std::vector<TrainingRun> runs_of_declared(const DeclaredRun& d) {
+    auto built = from_launch(d.launch, d.file);
+    for (auto& r : built) {
+      r.explicit_run = true;
+      if (!d.name.empty()) r.name = d.name;
+    }
+    return built;
+  }
+  // The runs of a script run on its own (none when it is not an entry script).
+  std::vector<TrainingRun> runs_of_script(FileId id) {
+    if (!summary(id).is_entry) return {};
+    return for_script(id, nullptr, kNoFile);
+  }
+  // The modules a script's evaluation read.
+  std::vector<FileId> modules_of(FileId script) { return summary(script).modules; }
 
  private:
   std::vector<std::string> bases(const LaunchCommand* launch, FileId launch_file) const {
@@ -842,11 +820,24 @@ class Builder {
   // the run builder and the project-wide rules then share it), else in this builder.
   const ScriptSummary& summary(FileId script) {
     if (ScriptCache* cache = usable_cache(p_)) {
-      auto it = cache->summaries.find(script);
-      if (it == cache->summaries.end()) {
-        it = cache->summaries.emplace(script, evaluator_.summarize(script)).first;
-        ++cache->evaluated;
+      if (!cache_lock_) {
+        auto it = cache->summaries.find(script);
+        if (it == cache->summaries.end()) {
+          it = cache->summaries.emplace(script, evaluator_.summarize(script)).first;
+          ++cache->evaluated;
+        }
+        return it->second;
       }
+      // Shared with builders on other threads: evaluated outside the lock (two threads may
+      // evaluate one script at once; the evaluations are equal and the first one is kept).
+      {
+        const std::lock_guard<std::mutex> hold(*cache_lock_);
+        if (auto it = cache->summaries.find(script); it != cache->summaries.end()) return it->second;
+      }
+      ScriptSummary fresh = evaluator_.summarize(script);
+      const std::lock_guard<std::mutex> hold(*cache_lock_);
+      auto [it, inserted] = cache->summaries.emplace(script, std::move(fresh));
+      if (inserted) ++cache->evaluated;
       return it->second;
     }
     auto it = summaries_.find(script);
@@ -907,6 +898,7 @@ class Builder {
   const Project& p_;
   const Knowledge& k_;
   ProjectEvaluator evaluator_;
+  std::mutex* cache_lock_ = nullptr;
   std::map<FileId, ScriptSummary> summaries_;
   std::vector<std::pair<std::uint32_t, std::uint32_t>> sections_;        // Markdown launch: its sections
   std::optional<std::pair<std::uint32_t, std::uint32_t>> config_lines_;  // docs stand-in: lines of the script
@@ -988,14 +980,94 @@ void ScriptCache::invalidate(FileId changed) {
   });
 }
 
+namespace {
+
+// Everything, or the part `scope` names, on `threads` threads. Launch commands (by file and
+// index) and declared runs first, then the entry scripts no launch starts; each part's runs are
+// built on whichever thread is free, each thread with a builder of its own, and joined in the
+// order one thread builds them. The threads share the project's ScriptCache (under a lock).
+std::vector<TrainingRun> build_all(const Project& p, const Knowledge& k, const std::vector<DeclaredRun>& declared,
+                                   const RunScope* scope, unsigned threads) {
+  (void)usable_cache(p);  // a cache of another file list is emptied before any thread reads it
+  struct Job {
+    RunOrigin origin;
+  };
+  std::vector<Job> jobs;
+  if (scope) {
+    for (auto [id, i] : scope->launches)
+      if (id < p.sources.size() && i < p.facts[id].commands.size())
+        jobs.push_back({RunOrigin{RunOrigin::Kind::Launch, id, i}});
+  } else {
+    for (FileId id = 0; id < p.sources.size(); ++id)
+      for (std::size_t i = 0; i < p.facts[id].commands.size(); ++i)
+        jobs.push_back({RunOrigin{RunOrigin::Kind::Launch, id, i}});
+  }
+  for (std::size_t i = 0; i < declared.size(); ++i)
+    if (declared[i].file != kNoFile && (!scope || scope->declared.count(i)))
+      jobs.push_back({RunOrigin{RunOrigin::Kind::Declared, kNoFile, i}});
+
+  threads = threads ? threads : std::max(1u, std::thread::hardware_concurrency());
+  std::mutex cache_lock;
+  std::vector<std::optional<Builder>> builders(threads);
+  auto builder = [&](std::size_t worker) -> Builder& {
+    if (!builders[worker]) builders[worker].emplace(p, k, threads > 1 ? &cache_lock : nullptr);
+    return *builders[worker];
+  };
+  // `work(worker, j)` for j in [0, n); at most `threads` workers, each on one thread at a time.
+  auto spread = [&](std::size_t n, auto&& work) {
+    const unsigned workers = static_cast<unsigned>(std::min<std::size_t>(threads, std::max<std::size_t>(n, 1)));
+    std::atomic<std::size_t> next{0};
+    parallel_for(workers, workers, [&](std::size_t worker) {
+      for (std::size_t j = next++; j < n; j = next++) work(worker, j);
+    });
+  };
+
+  std::vector<std::vector<TrainingRun>> built(jobs.size());
+  spread(jobs.size(), [&](std::size_t worker, std::size_t j) {
+    const RunOrigin& o = jobs[j].origin;
+    built[j] = o.kind == RunOrigin::Kind::Launch ? builder(worker).runs_of_command(o.file, o.index)
+                                                 : builder(worker).runs_of_declared(declared[o.index]);
+  });
+  std::vector<TrainingRun> runs;
+  std::set<FileId> launched = scope ? scope->launched : std::set<FileId>{};
+  auto add = [&](std::vector<TrainingRun>& part, const RunOrigin& origin) {
+    for (auto& r : part) {
+      if (r.script != kNoFile) launched.insert(r.script);
+      r.origin = origin;
+      runs.push_back(std::move(r));
+    }
+  };
+  for (std::size_t j = 0; j < jobs.size(); ++j) add(built[j], jobs[j].origin);
+
+  // Scripts that import a training library directly may be run on their own.
+  std::vector<FileId> scripts;
+  if (scope) {
+    for (FileId id : scope->scripts)
+      if (id < p.sources.size() && is_candidate(p, id) && !launched.count(id)) scripts.push_back(id);
+  } else {
+    for (FileId id = 0; id < p.sources.size(); ++id)
+      if (is_candidate(p, id) && !launched.count(id)) scripts.push_back(id);
+  }
+  built.assign(scripts.size(), {});
+  spread(scripts.size(),
+         [&](std::size_t worker, std::size_t j) { built[j] = builder(worker).runs_of_script(scripts[j]); });
+  for (std::size_t j = 0; j < scripts.size(); ++j) add(built[j], RunOrigin{RunOrigin::Kind::Script, scripts[j], 0});
+
+  for (auto& r : runs)
+    if (r.script != kNoFile) r.modules = builder(0).modules_of(r.script);
+  return runs;
+}
+
+}  // namespace
+
 std::vector<TrainingRun> build_runs(const Project& project, const Knowledge& knowledge,
-                                    const std::vector<DeclaredRun>& declared) {
-  return Builder(project, knowledge).build(declared);
+                                    const std::vector<DeclaredRun>& declared, unsigned threads) {
+  return build_all(project, knowledge, declared, nullptr, threads);
 }
 
 std::vector<TrainingRun> build_runs(const Project& project, const Knowledge& knowledge,
                                     const std::vector<DeclaredRun>& declared, const RunScope& scope) {
-  return Builder(project, knowledge).build(declared, &scope);
+  return build_all(project, knowledge, declared, &scope, 1);
 }
 
 namespace {

@@ -23,8 +23,9 @@ struct DeclaredRun {
 
 // Runs inferred from launch lines and entry scripts, plus the declared ones. A script that a
 // declared run starts is not also analysed as a bare entry script.
+// Built on `threads` threads (0: one per core); the runs do not depend on the thread count.
 std::vector<TrainingRun> build_runs(const Project& project, const Knowledge& knowledge,
-                                    const std::vector<DeclaredRun>& declared = {});
+                                    const std::vector<DeclaredRun>& declared = {}, unsigned threads = 1);
 
 // A part of what build_runs builds (the runs an edit touches): the runs of the launch commands
 // and declared runs listed, and the runs of the scripts listed that are entry scripts no launch

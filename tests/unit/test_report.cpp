@@ -316,11 +316,15 @@ TEST_CASE("baseline: survives line shifts, reports new findings", "[report][base
   CHECK_THROWS_AS(apply_baseline("missing.json", b.diags, b.project), BaselineError);
 }
 
-TEST_CASE("judging on several threads gives every fixture project the findings of one thread", "[report][threads]") {
-  // Rules are spread over the threads (each rule on one); their findings are joined in the
-  // rules' order. Whole findings are compared (json: notes, related locations, fixes), with and
-  // without the script cache the CLI gives the rules that read the scripts' evaluations.
-  std::size_t projects = 0, with_findings = 0;
+TEST_CASE("building and judging on several threads gives every fixture project the runs and findings of one thread",
+          "[report][threads]") {
+  // Runs are built on several threads (launches, then entry scripts, each on whichever thread
+  // is free, with a builder of its own, sharing the script cache under a lock) and joined in
+  // the order one thread builds them; rules are spread over the threads (each rule on one) and
+  // their findings joined in the rules' order. The runs listing and whole findings (json:
+  // notes, related locations, fixes) are compared, with and without the script cache the CLI
+  // gives the builder and the rules that read the scripts' evaluations.
+  std::size_t projects = 0, with_findings = 0, with_runs = 0;
   for (const auto& group : fs::directory_iterator(fs::path(TRL_LINT_SOURCE_DIR) / "fixtures")) {
     if (!group.is_directory()) continue;
     for (const auto& dir : fs::directory_iterator(group.path())) {
@@ -330,23 +334,78 @@ TEST_CASE("judging on several threads gives every fixture project the findings o
       o.paths = {dir.path().string()};
       Project project = load_project(o);
       for (bool cache : {false, true}) {
-        project.script_cache = cache ? std::make_shared<ScriptCache>() : nullptr;
-        const auto runs = build_runs(project, Knowledge::get());
-        auto json_of = [&](unsigned threads) {
+        auto analysed = [&](unsigned threads) {
+          project.script_cache = cache ? std::make_shared<ScriptCache>() : nullptr;
+          const auto runs = build_runs(project, Knowledge::get(), {}, threads);
           std::ostringstream out;
+          print_runs(out, runs, project);
+          out << "--\n";
           print_json(out, collect_diagnostics(project, runs, Selection{}, threads), project);
-          return out.str();
+          return std::pair{out.str(), runs.size()};
         };
-        const std::string one = json_of(1);
+        const auto [one, runs] = analysed(1);
         for (unsigned threads : {2u, 3u, 8u, 0u}) {
           INFO(dir.path().string() << " with " << threads << " threads, script cache " << cache);
-          CHECK(json_of(threads) == one);
+          CHECK(analysed(threads).first == one);
         }
-        if (!cache) with_findings += one != "[]" && one != "[]\n" ? 1 : 0;
+        if (!cache) {
+          with_findings += one.find("\"code\"") != std::string::npos ? 1 : 0;
+          with_runs += runs > 1 ? 1 : 0;
+        }
       }
       ++projects;
     }
   }
   CHECK(projects > 200);
   CHECK(with_findings > 150);
+  CHECK(with_runs > 15);  // projects of several runs, which the threads share
+}
+
+TEST_CASE("building on several threads: forty launches sharing ten scripts, their modules and configs",
+          "[report][threads]") {
+  // Launches on different threads evaluate the same scripts (and the modules they import) at
+  // the same time: each evaluation is the same whichever thread makes it, and the cache keeps
+  // one. Every run must come out as one thread builds it, in the same order.
+  std::map<std::string, std::string> files;
+  std::string launch = "#!/bin/bash\n";
+  for (int i = 0; i < 40; ++i)
+    launch += "accelerate launch --config_file acc" + std::to_string(i % 3) + ".yaml train" + std::to_string(i % 10) +
+              ".py --config cfg" + std::to_string(i % 5) + ".yaml --per_device_train_batch_size " +
+              std::to_string(1 + i % 4) + "\n";
+  files["launch.sh"] = launch;
+  for (int k = 0; k < 10; ++k)
+    files["train" + std::to_string(k) + ".py"] =
+        "from trl import SFTConfig, SFTTrainer, TrlParser\nfrom helpers import KW" + std::to_string(k % 2) +
+        " as KW\nparser = TrlParser((SFTConfig,))\n(args,) = parser.parse_args_and_config()\n"
+        "SFTTrainer(model='m', args=args, **KW).train()\n";
+  files["helpers.py"] = "KW0 = {}\nKW1 = {'peft_config': None}\n";
+  for (int c = 0; c < 5; ++c)
+    files["cfg" + std::to_string(c) + ".yaml"] =
+        "model_name_or_path: Qwen/Qwen2.5-0.5B\npacking: " + std::string(c % 2 ? "true" : "false") +
+        "\nmax_length: " + std::to_string(1024 * (c + 1)) + "\n";
+  for (int a = 0; a < 3; ++a)
+    files["acc" + std::to_string(a) + ".yaml"] =
+        "distributed_type: FSDP\nnum_processes: " + std::to_string(2 + 2 * a) +
+        "\nparallelism_config:\n  parallelism_config_cp_size: " + std::to_string(a + 1) + "\n";
+  TempProject dir(files);
+  LoadOptions o;
+  o.threads = 1;
+  Project project = load_project(o);
+  auto analysed = [&](unsigned threads) {
+    project.script_cache = std::make_shared<ScriptCache>();
+    const auto runs = build_runs(project, Knowledge::get(), {}, threads);
+    std::ostringstream out;
+    for (const auto& r : runs) print_run(out, r, project);
+    out << "--\n";
+    print_json(out, collect_diagnostics(project, runs, Selection{}, threads), project);
+    return std::pair{out.str(), runs.size()};
+  };
+  const auto [one, runs] = analysed(1);
+  CHECK(runs == 40);
+  CHECK(one.find("TRL101") != std::string::npos);
+  for (int round = 0; round < 5; ++round)
+    for (unsigned threads : {2u, 4u, 8u}) {
+      INFO("round " << round << ", " << threads << " threads");
+      CHECK(analysed(threads).first == one);
+    }
 }
