@@ -350,8 +350,10 @@ int main(int argc, char** argv) {
   app.add_option("--output-format", format, "Output format (default: full)")
       ->check(CLI::IsMember(trl::output_format_names()));
   app.add_option("--color", color, "Colour the output")->check(CLI::IsMember({"auto", "always", "never"}));
-  app.add_option("--threads", threads,
-                 "Threads for walking folders and parsing files (default: number of cores; 1: all on one thread)")
+  app.add_option(
+         "--threads", threads,
+         "Threads for walking folders, parsing files, building runs and judging them (default: number of cores; "
+         "1: all on one thread)")
       ->check(CLI::Range(0u, 256u));
   app.add_option("--max-file-size", max_file_size_mb, "Skip files larger than this many MB (default 10)")
       ->check(CLI::Range(std::uint64_t{0}, std::uint64_t{4095}));
