@@ -381,7 +381,10 @@ class Builder {
     for (auto& r : runs) {
       if (ref) r.references.insert(r.references.begin(), *ref);
     }
+    // What this launch found out about its page holds for this launch only: an entry script
+    // built next (on this builder) keeps every trainer config it builds.
     sections_.clear();
+    config_lines_.reset();
     return runs;
   }
 
@@ -1022,11 +1025,19 @@ std::vector<TrainingRun> build_all(const Project& p, const Knowledge& k, const s
     });
   };
 
+  // The modules each run's script read, from the builder that evaluated it (without a shared
+  // script cache, another builder would evaluate the script again).
+  auto with_modules = [&](std::size_t worker, std::vector<TrainingRun> part) {
+    for (auto& r : part)
+      if (r.script != kNoFile) r.modules = builder(worker).modules_of(r.script);
+    return part;
+  };
   std::vector<std::vector<TrainingRun>> built(jobs.size());
   spread(jobs.size(), [&](std::size_t worker, std::size_t j) {
     const RunOrigin& o = jobs[j].origin;
-    built[j] = o.kind == RunOrigin::Kind::Launch ? builder(worker).runs_of_command(o.file, o.index)
-                                                 : builder(worker).runs_of_declared(declared[o.index]);
+    built[j] =
+        with_modules(worker, o.kind == RunOrigin::Kind::Launch ? builder(worker).runs_of_command(o.file, o.index)
+                                                               : builder(worker).runs_of_declared(declared[o.index]));
   });
   std::vector<TrainingRun> runs;
   std::set<FileId> launched = scope ? scope->launched : std::set<FileId>{};
@@ -1049,12 +1060,10 @@ std::vector<TrainingRun> build_all(const Project& p, const Knowledge& k, const s
       if (is_candidate(p, id) && !launched.count(id)) scripts.push_back(id);
   }
   built.assign(scripts.size(), {});
-  spread(scripts.size(),
-         [&](std::size_t worker, std::size_t j) { built[j] = builder(worker).runs_of_script(scripts[j]); });
+  spread(scripts.size(), [&](std::size_t worker, std::size_t j) {
+    built[j] = with_modules(worker, builder(worker).runs_of_script(scripts[j]));
+  });
   for (std::size_t j = 0; j < scripts.size(); ++j) add(built[j], RunOrigin{RunOrigin::Kind::Script, scripts[j], 0});
-
-  for (auto& r : runs)
-    if (r.script != kNoFile) r.modules = builder(0).modules_of(r.script);
   return runs;
 }
 

@@ -14,6 +14,8 @@ struct PackagePin {
   bool direct_url = false;  // `trl @ git+https://...` or `git+https://...#egg=trl`: version not knowable
   std::string text;         // the requirement as written, for messages
   Span span;
+
+  bool operator==(const PackagePin&) const = default;
 };
 
 }  // namespace trl

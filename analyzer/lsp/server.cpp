@@ -282,15 +282,17 @@ class Server {
   }
 
   // File `changed` has new facts: rebuilds and judges again only the runs it takes part in
-  // (and those it now starts), then republishes every file of those runs. A file that pins
-  // trl/transformers/accelerate versions, before or after the change (`had_pins`: before), is
-  // in no run's files but sets the versions every run below its folder is judged against:
-  // then every run is judged again.
-  void reanalyse(FileId changed, bool had_pins) {
+  // (and those it now starts), then republishes every file of those runs. A file's version
+  // pins of trl/transformers/accelerate (requirements.txt, pyproject.toml, ...) set the versions
+  // every run below its folder is judged against, and the pins' places appear in findings, while
+  // the file is in no run's files: when its pins differ from `old_pins` (before the change),
+  // every run is judged again.
+  void reanalyse(FileId changed, const std::vector<PackagePin>& old_pins) {
     if (!project_) return;
-    if (had_pins || !project_->facts[changed].pins.empty()) {
+    if (old_pins != project_->facts[changed].pins) {
       if (project_->script_cache) project_->script_cache->invalidate(changed);
       analyse();
+      stats_.runs_rebuilt = runs_.size();
       publish();
       return;
     }
@@ -434,7 +436,7 @@ class Server {
     auto tree = trees_.find(d.uri);
     if (tree != trees_.end()) reparse.old = tree->second.get();
     const auto t0 = std::chrono::steady_clock::now();
-    const bool had_pins = !project_->facts[id].pins.empty();
+    const std::vector<PackagePin> old_pins = project_->facts[id].pins;
     {
       ts::ReparseScope scope(reparse);
       replace_file_text(*project_, id, d.text);
@@ -458,7 +460,7 @@ class Server {
       publish();
       return;
     }
-    reanalyse(id, had_pins);
+    reanalyse(id, old_pins);
   }
 
   // --- conversions ---
@@ -660,9 +662,9 @@ class Server {
       return;
     }
     for (FileId id : changed) {
-      const bool had_pins = !project_->facts[id].pins.empty();
+      const std::vector<PackagePin> old_pins = project_->facts[id].pins;
       reload_file(*project_, id);
-      reanalyse(id, had_pins);
+      reanalyse(id, old_pins);
     }
   }
 
@@ -674,9 +676,9 @@ class Server {
     std::error_code ec;
     FileId id = file_of_path(path);
     if (id != kNoFile && fs::is_regular_file(path, ec)) {
-      const bool had_pins = !project_->facts[id].pins.empty();
+      const std::vector<PackagePin> old_pins = project_->facts[id].pins;
       reload_file(*project_, id);  // the disk's text counts again
-      reanalyse(id, had_pins);
+      reanalyse(id, old_pins);
     } else {
       reload_workspace();  // an unsaved buffer: drop it
     }

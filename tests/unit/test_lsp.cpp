@@ -867,6 +867,10 @@ TEST_CASE("lsp server: an edited version pin re-judges every run (the pin file i
   s.add(request(7, "textDocument/diagnostic", {{"textDocument", {{"uri", p.uri(accel)}}}}));
   s.add(notification("textDocument/didChange", {{"textDocument", {{"uri", p.uri(req)}, {"version", 4}}},
                                                 {"contentChanges", {{{"text", old_pin}}}}}));
+  // A comment after the pin leaves the pins as they were (text and place): no run is re-judged.
+  s.add(notification("textDocument/didChange",
+                     {{"textDocument", {{"uri", p.uri(req)}, {"version", 5}}},
+                      {"contentChanges", {{{"text", old_pin + "# pinned for the cluster\n"}}}}}));
   // Closed: the disk's text (the old pin) counts again.
   s.add(notification("textDocument/didClose", {{"textDocument", {{"uri", p.uri(req)}}}}));
   // On disk, with the file not open: the watched-file path.
@@ -887,6 +891,9 @@ TEST_CASE("lsp server: an edited version pin re-judges every run (the pin file i
   auto pub = s.published(p.uri(accel));
   REQUIRE(!pub.empty());
   CHECK(has_code(pub.back(), "TRL109"));
+  // Whole analyses: initialize, and the five edits that changed the pins (open with the new pin,
+  // back, deleted, back, on disk); not the comment, nor the close (the disk holds the same pin).
+  CHECK(s.stats.full_analyses == 6);
 }
 
 TEST_CASE(

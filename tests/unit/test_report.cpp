@@ -6,6 +6,8 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "analyzer/config/apply.hpp"
+#include "analyzer/config/configuration.hpp"
 #include "analyzer/eval/python_eval.hpp"
 #include "analyzer/eval/run_builder.hpp"
 #include "analyzer/knowledge/knowledge.hpp"
@@ -324,7 +326,7 @@ TEST_CASE("building and judging on several threads gives every fixture project t
   // their findings joined in the rules' order. The runs listing and whole findings (json:
   // notes, related locations, fixes) are compared, with and without the script cache the CLI
   // gives the builder and the rules that read the scripts' evaluations.
-  std::size_t projects = 0, with_findings = 0, with_runs = 0;
+  std::size_t projects = 0, with_findings = 0, with_runs = 0, declared_total = 0;
   for (const auto& group : fs::directory_iterator(fs::path(TRL_LINT_SOURCE_DIR) / "fixtures")) {
     if (!group.is_directory()) continue;
     for (const auto& dir : fs::directory_iterator(group.path())) {
@@ -333,10 +335,14 @@ TEST_CASE("building and judging on several threads gives every fixture project t
       o.threads = 1;
       o.paths = {dir.path().string()};
       Project project = load_project(o);
+      // The runs the fixture's configuration declares (`runs:`), as the CLI builds them.
+      Configuration config(ConfigOptions{});
+      const auto declared = declared_runs(project, config);
+      declared_total += declared.size();
       for (bool cache : {false, true}) {
         auto analysed = [&](unsigned threads) {
           project.script_cache = cache ? std::make_shared<ScriptCache>() : nullptr;
-          const auto runs = build_runs(project, Knowledge::get(), {}, threads);
+          const auto runs = build_runs(project, Knowledge::get(), declared, threads);
           std::ostringstream out;
           print_runs(out, runs, project);
           out << "--\n";
@@ -358,7 +364,8 @@ TEST_CASE("building and judging on several threads gives every fixture project t
   }
   CHECK(projects > 200);
   CHECK(with_findings > 150);
-  CHECK(with_runs > 15);  // projects of several runs, which the threads share
+  CHECK(with_runs > 15);       // projects of several runs, which the threads share
+  CHECK(declared_total >= 2);  // runs declared in a configuration are built on the threads too
 }
 
 TEST_CASE("building on several threads: forty launches sharing ten scripts, their modules and configs",
@@ -407,5 +414,54 @@ TEST_CASE("building on several threads: forty launches sharing ten scripts, thei
     for (unsigned threads : {2u, 4u, 8u}) {
       INFO("round " << round << ", " << threads << " threads");
       CHECK(analysed(threads).first == one);
+    }
+}
+
+TEST_CASE("building runs: a docs launch whose Python block stands in for its script leaves later entry scripts whole",
+          "[report][threads]") {
+  // README.md's launch names a script the project lacks; the Python block of its section stands
+  // in for it, and only the trainer configs on those lines count for that launch. The entry
+  // scripts built after it (a1.py ... a6.py, run on their own) are not filtered by those lines:
+  // each keeps its run, on one thread or several, whichever thread built the docs launch.
+  std::map<std::string, std::string> files;
+  files["0run.sh"] = "accelerate launch train_main.py\n";
+  const std::string script =
+      "from trl import SFTConfig, SFTTrainer\nargs = SFTConfig(output_dir='o')\nSFTTrainer(model='m', "
+      "args=args).train()\n";
+  files["train_main.py"] = script;
+  files["README.md"] =
+      "# Project\n\n## Quick start\n\n```python\nfrom trl import SFTConfig, SFTTrainer\n"
+      "args = SFTConfig(output_dir='o', packing=True)\nSFTTrainer(model='m', args=args).train()\n```\n\n"
+      "```bash\naccelerate launch examples/missing_train.py\n```\n";
+  files["examples/notes.txt"] = "not a script\n";
+  for (int i = 1; i <= 6; ++i) files["a" + std::to_string(i) + ".py"] = script;
+  TempProject dir(files);
+  LoadOptions o;
+  o.threads = 1;
+  Project project = load_project(o);
+  auto listing = [&](unsigned threads, std::size_t& scripts, bool& stand_in) {
+    project.script_cache = std::make_shared<ScriptCache>();
+    const auto runs = build_runs(project, Knowledge::get(), {}, threads);
+    scripts = 0;
+    stand_in = false;
+    for (const auto& r : runs) {
+      scripts += r.origin.kind == RunOrigin::Kind::Script ? 1 : 0;
+      for (const auto& ref : r.references) stand_in = stand_in || !ref.stand_in.empty();
+    }
+    std::ostringstream out;
+    for (const auto& r : runs) print_run(out, r, project);
+    return out.str();
+  };
+  std::size_t scripts = 0;
+  bool stand_in = false;
+  const std::string one = listing(1, scripts, stand_in);
+  CHECK(stand_in);      // the docs launch took its section's block
+  CHECK(scripts == 6);  // a1.py ... a6.py, each on its own
+  for (int round = 0; round < 10; ++round)
+    for (unsigned threads : {2u, 4u}) {
+      INFO("round " << round << ", " << threads << " threads");
+      std::size_t n = 0;
+      bool s = false;
+      CHECK(listing(threads, n, s) == one);
     }
 }
