@@ -6,7 +6,6 @@
 #include <mutex>
 #include <optional>
 #include <set>
-#include <thread>
 #include <unordered_map>
 
 #include "analyzer/eval/accelerate_topology.hpp"
@@ -991,25 +990,22 @@ namespace {
 // order one thread builds them. The threads share the project's ScriptCache (under a lock).
 std::vector<TrainingRun> build_all(const Project& p, const Knowledge& k, const std::vector<DeclaredRun>& declared,
                                    const RunScope* scope, unsigned threads) {
-  (void)usable_cache(p);  // a cache of another file list is emptied before any thread reads it
-  struct Job {
-    RunOrigin origin;
-  };
-  std::vector<Job> jobs;
+  (void)usable_cache(p);        // a cache of another file list is emptied before any thread reads it
+  std::vector<RunOrigin> jobs;  // launch commands and declared runs, in the order they are joined
   if (scope) {
     for (auto [id, i] : scope->launches)
       if (id < p.sources.size() && i < p.facts[id].commands.size())
-        jobs.push_back({RunOrigin{RunOrigin::Kind::Launch, id, i}});
+        jobs.push_back(RunOrigin{RunOrigin::Kind::Launch, id, i});
   } else {
     for (FileId id = 0; id < p.sources.size(); ++id)
       for (std::size_t i = 0; i < p.facts[id].commands.size(); ++i)
-        jobs.push_back({RunOrigin{RunOrigin::Kind::Launch, id, i}});
+        jobs.push_back(RunOrigin{RunOrigin::Kind::Launch, id, i});
   }
   for (std::size_t i = 0; i < declared.size(); ++i)
     if (declared[i].file != kNoFile && (!scope || scope->declared.count(i)))
-      jobs.push_back({RunOrigin{RunOrigin::Kind::Declared, kNoFile, i}});
+      jobs.push_back(RunOrigin{RunOrigin::Kind::Declared, kNoFile, i});
 
-  threads = threads ? threads : std::max(1u, std::thread::hardware_concurrency());
+  threads = resolve_threads(threads);
   std::mutex cache_lock;
   std::vector<std::optional<Builder>> builders(threads);
   auto builder = [&](std::size_t worker) -> Builder& {
@@ -1034,7 +1030,7 @@ std::vector<TrainingRun> build_all(const Project& p, const Knowledge& k, const s
   };
   std::vector<std::vector<TrainingRun>> built(jobs.size());
   spread(jobs.size(), [&](std::size_t worker, std::size_t j) {
-    const RunOrigin& o = jobs[j].origin;
+    const RunOrigin& o = jobs[j];
     built[j] =
         with_modules(worker, o.kind == RunOrigin::Kind::Launch ? builder(worker).runs_of_command(o.file, o.index)
                                                                : builder(worker).runs_of_declared(declared[o.index]));
@@ -1048,7 +1044,7 @@ std::vector<TrainingRun> build_all(const Project& p, const Knowledge& k, const s
       runs.push_back(std::move(r));
     }
   };
-  for (std::size_t j = 0; j < jobs.size(); ++j) add(built[j], jobs[j].origin);
+  for (std::size_t j = 0; j < jobs.size(); ++j) add(built[j], jobs[j]);
 
   // Scripts that import a training library directly may be run on their own.
   std::vector<FileId> scripts;

@@ -289,15 +289,14 @@ class Server {
   // every run is judged again.
   void reanalyse(FileId changed, const std::vector<PackagePin>& old_pins) {
     if (!project_) return;
+    if (project_->script_cache) project_->script_cache->invalidate(changed);
     if (old_pins != project_->facts[changed].pins) {
-      if (project_->script_cache) project_->script_cache->invalidate(changed);
       analyse();
       stats_.runs_rebuilt = runs_.size();
       publish();
       return;
     }
     const auto t0 = std::chrono::steady_clock::now();
-    if (project_->script_cache) project_->script_cache->invalidate(changed);
     std::set<FileId> touched{changed};
     RunScope scope;
     scope.scripts.insert(changed);

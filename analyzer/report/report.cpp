@@ -5,7 +5,6 @@
 #include <iterator>
 #include <map>
 #include <set>
-#include <thread>
 #include <tuple>
 
 #include "analyzer/eval/python_eval.hpp"
@@ -112,8 +111,8 @@ std::vector<Diagnostic> collect_diagnostics(const Project& project, const std::v
     // Rules in the registry's order, taken by whichever thread is free; each thread asks for
     // the version targets through a memo of its own (the calling thread's is `memo`).
     std::atomic<std::size_t> next{0};
-    const unsigned workers = static_cast<unsigned>(std::min<std::size_t>(
-        threads ? threads : std::max(1u, std::thread::hardware_concurrency()), std::max<std::size_t>(rules.size(), 1)));
+    const unsigned workers =
+        static_cast<unsigned>(std::min<std::size_t>(resolve_threads(threads), std::max<std::size_t>(rules.size(), 1)));
     parallel_for(workers, workers, [&](std::size_t) {
       const VersionTargetsMemo own(project);
       for (std::size_t i = next++; i < rules.size(); i = next++) judge(i);

@@ -11,12 +11,17 @@
 
 namespace trl {
 
+// A thread count as the options give it: 0 is one per core.
+inline unsigned resolve_threads(unsigned threads) {
+  return threads ? threads : std::max(1u, std::thread::hardware_concurrency());
+}
+
 // Runs `work(i)` for i in [0, n) on `threads` threads (0: one per core), the calling thread
 // one of them (starting a thread is not free: a tenth of a millisecond on a small repository's
 // run). A thread that cannot be started leaves its share to the others.
 template <typename Work>
 void parallel_for(std::size_t n, unsigned threads, Work&& work) {
-  threads = threads ? threads : std::max(1u, std::thread::hardware_concurrency());
+  threads = resolve_threads(threads);
   threads = static_cast<unsigned>(std::min<std::size_t>(threads, std::max<std::size_t>(n, 1)));
   std::atomic<std::size_t> next{0};
   // The first exception any thread meets is rethrown to the caller once every thread is done
