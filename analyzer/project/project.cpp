@@ -578,13 +578,23 @@ void read_needed(Project& project, const LoadOptions& options) {
 }
 
 void extract_project(Project& project, const LoadOptions& options) {
-  parallel_for(project.sources.size(), options.threads, [&](std::size_t i) {
-    const FileFacts& f = project.facts[i];
-    if (!f.loaded || f.deferred || f.extracted) return;  // deferred: parsed below if anything reaches it
+  // Largest files first: the threads take the next file as they finish one, and a large file
+  // taken last kept one thread parsing while the other waited (in path order the biggest
+  // modules of a package come last; up to 2 ms idle of a 12 ms run at the open-r1 size). The
+  // facts do not depend on the order: each file's are its own.
+  std::vector<FileId> todo;
+  for (FileId id = 0; id < project.sources.size(); ++id) {
+    const FileFacts& f = project.facts[id];
+    if (f.loaded && !f.deferred && !f.extracted) todo.push_back(id);  // deferred: parsed below if anything reaches it
+  }
+  std::stable_sort(todo.begin(), todo.end(), [&](FileId a, FileId b) {
+    return project.sources.get(a).text.size() > project.sources.get(b).text.size();
+  });
+  parallel_for(todo.size(), options.threads, [&](std::size_t k) {
     try {
-      extract_file(project, static_cast<FileId>(i));
+      extract_file(project, todo[k]);
     } catch (const std::exception& e) {
-      record_internal_error(project, i, e);
+      record_internal_error(project, todo[k], e);
     }
   });
   if (prefilter_enabled()) {
