@@ -296,8 +296,7 @@ void ResultCache::prepare(const Project& project, Configuration& config) {
   key.u32(static_cast<std::uint32_t>(n));
   deferred_.assign(n, 0);
   std::set<std::string> dirs;
-  // Files come folder by folder: most have the folder of the one before (none before the first:
-  // the folder of a file in / is "").
+  // Files come folder by folder: most have the folder of the one before (none before the first).
   std::optional<std::string_view> last_dir;
   for (FileId id = 0; id < n; ++id) {
     const SourceFile& f = project.sources.get(id);
@@ -316,7 +315,9 @@ void ResultCache::prepare(const Project& project, Configuration& config) {
     key.u64(facts.deferred ? 0 : facts.content_hash);
     if (f.abs_path.rfind("<skipped>/", 0) != 0) {
       const std::size_t slash = f.abs_path.rfind('/');
-      const std::string_view dir = std::string_view(f.abs_path).substr(0, slash);  // npos: the whole path
+      // "/" for a file right under it (not "", which the configuration would take as the
+      // working folder); npos: the whole path.
+      const std::string_view dir = slash == 0 ? std::string_view("/") : std::string_view(f.abs_path).substr(0, slash);
       if (dir != last_dir) last_dir = std::string_view(*dirs.emplace(dir).first);
     }
   }

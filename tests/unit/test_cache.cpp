@@ -337,3 +337,26 @@ TEST_CASE("cache: pruning keeps the most recently written entries and touches no
   // A folder that does not exist: nothing, no error.
   CHECK(cache::prune_entries((d.root / "missing").string(), oldest, now) == 0);
 }
+
+TEST_CASE("cache: the key of a file right under / takes the settings of /, not of the working folder", "[cache]") {
+  // A file in "/" has the folder "/" (its path up to the last slash would be "", which the
+  // configuration resolved against the working folder: the key then followed that folder's
+  // .trl-lint.yaml, and an edit of it made a miss of an unchanged analysis of /).
+  REQUIRE_FALSE(fs::exists("/.trl-lint.yaml"));
+  REQUIRE_FALSE(fs::exists("/.trl-lint.yml"));
+  TempDir t;
+  t.write(".trl-lint.yaml", "select: [TRL101]\n");
+  const fs::path before = fs::current_path();
+  fs::current_path(t.root);
+  struct Back {
+    fs::path dir;
+    ~Back() { fs::current_path(dir); }
+  } back{before};
+  Project p = make_project("/", {{"x.yaml", "packing: true\n"}});
+  REQUIRE(p.sources.get(0).abs_path == "/x.yaml");
+  Configuration config{ConfigOptions{}};
+  cache::ResultCache c((t.root / "cache").string(), "v1");
+  c.prepare(p, config);
+  // No configuration file governs / (checked above): none was read, whatever the working folder has.
+  for (const Settings* s : config.resolved()) CHECK(s->files.empty());
+}
