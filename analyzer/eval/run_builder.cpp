@@ -179,11 +179,6 @@ class Builder {
   // The evaluation of every candidate script, each run as the main script.
   // One script's evaluation (through the project's ScriptCache when it has one).
   const ScriptSummary& evaluation(FileId id) { return summary(id); }
-  std::map<FileId, ScriptSummary> scripts() {
-    std::map<FileId, ScriptSummary> out;
-    for (FileId id : candidates()) out.emplace(id, summary(id));
-    return out;
-  }
 
   // The runs of one launch command (none when it is not a launch).
   std::vector<TrainingRun> runs_of_command(FileId id, std::size_t i) {
@@ -958,21 +953,24 @@ void apply_cli_args(const std::vector<Word>& args, const std::vector<const Class
   }
 }
 
-std::map<FileId, ScriptSummary> evaluate_scripts(const Project& project, const Knowledge& knowledge) {
+void for_each_script(const Project& project, const Knowledge& knowledge,
+                     const std::function<void(FileId, const ScriptSummary&)>& fn) {
   ScriptCache* cache = usable_cache(project);
-  if (!cache) return Builder(project, knowledge).scripts();
+  if (!cache) {
+    Builder builder(project, knowledge);
+    for (FileId id : builder.candidates()) fn(id, builder.evaluation(id));
+    return;
+  }
   std::optional<Builder> builder;  // made only when some script is not in the cache
-  std::map<FileId, ScriptSummary> out;
   for (FileId id = 0; id < project.sources.size(); ++id) {
     if (!is_candidate(project, id)) continue;
     if (auto it = cache->summaries.find(id); it != cache->summaries.end()) {
-      out.emplace(id, it->second);
+      fn(id, it->second);
       continue;
     }
     if (!builder) builder.emplace(project, knowledge);
-    out.emplace(id, builder->evaluation(id));  // evaluated into the cache
+    fn(id, builder->evaluation(id));  // evaluated into the cache
   }
-  return out;
 }
 
 void ScriptCache::invalidate(FileId changed) {

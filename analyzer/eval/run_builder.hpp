@@ -53,10 +53,13 @@ struct ScriptCache {
   void invalidate(FileId changed);
 };
 
-// The evaluation of every Python file that imports trl/transformers/accelerate, by file
-// (what the run builder reads; rules use it for facts about constructions). With a
-// Project::script_cache, kept evaluations are reused and new ones kept.
-std::map<FileId, ScriptSummary> evaluate_scripts(const Project& project, const Knowledge& knowledge);
+// The evaluation of every Python file that imports trl/transformers/accelerate (what the run
+// builder reads; rules use it for facts about constructions), handed to `fn` in file order.
+// With a Project::script_cache, kept evaluations are reused and new ones kept, and `fn` reads
+// the cache's own, not copies. Several threads may call it at once only when the cache holds
+// every script already (a call from one thread fills it).
+void for_each_script(const Project& project, const Knowledge& knowledge,
+                     const std::function<void(FileId, const ScriptSummary&)>& fn);
 
 // Parses a script's own arguments (`--packing`, `--max_length=2048`, `--packing false`) into
 // settings, using the field types of `classes`. `--config` is skipped.

@@ -107,7 +107,7 @@ std::vector<Diagnostic> collect_diagnostics(const Project& project, const std::v
   } else {
     // The rules that read the scripts' evaluations share the project's script cache: it is
     // filled here, so that the threads only read it.
-    if (project.script_cache) (void)evaluate_scripts(project, Knowledge::get());
+    if (project.script_cache) for_each_script(project, Knowledge::get(), [](FileId, const ScriptSummary&) {});
     // Rules in the registry's order, taken by whichever thread is free; each thread asks for
     // the version targets through a memo of its own (the calling thread's is `memo`).
     std::atomic<std::size_t> next{0};

@@ -112,7 +112,7 @@ void find_renamed_arguments(const Rule& rule, bool removed, const Project& proje
     }
   }
   // Python keyword arguments of known classes (configs and trainers).
-  for (const auto& [file, summary] : evaluate_scripts(project, cx.k)) {
+  for_each_script(project, cx.k, [&](FileId file, const ScriptSummary& summary) {
     const VersionTargets targets = version_targets(project, file, cx.k);
     for (const Construction& c : summary.constructions) {
       if (!c.cls) continue;
@@ -128,7 +128,7 @@ void find_renamed_arguments(const Rule& rule, bool removed, const Project& proje
         }
       }
     }
-  }
+  });
 }
 
 }  // namespace trl::rules

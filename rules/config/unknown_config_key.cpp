@@ -162,7 +162,7 @@ class UnknownConfigKey final : public Rule {
     }
 
     // Keyword arguments of known config classes in Python.
-    for (const auto& [file, summary] : evaluate_scripts(project, k)) {
+    for_each_script(project, k, [&](FileId file, const ScriptSummary& summary) {
       const VersionTargets t = version_targets(project, file, k);
       for (const Construction& c : summary.constructions) {
         if (!c.cls) continue;
@@ -185,7 +185,7 @@ class UnknownConfigKey final : public Rule {
           emit(std::move(d));
         }
       }
-    }
+    });
 
     // accelerate config YAMLs: the ones launches use, and files that are clearly accelerate configs.
     std::set<FileId> files;
