@@ -176,7 +176,6 @@ class Builder {
     return out;
   }
 
-  // The evaluation of every candidate script, each run as the main script.
   // One script's evaluation (through the project's ScriptCache when it has one).
   const ScriptSummary& evaluation(FileId id) { return summary(id); }
 
