@@ -18,6 +18,7 @@
 #include "analyzer/cache/facts_codec.hpp"
 #include "analyzer/knowledge/knowledge.hpp"
 #include "analyzer/util/binary_io.hpp"
+#include "analyzer/util/clean_path.hpp"
 #include "analyzer/util/parallel.hpp"
 
 namespace trl::cache {
@@ -314,10 +315,7 @@ void ResultCache::prepare(const Project& project, Configuration& config) {
     // A deferred file's text counts only if something reaches it (checked in lookup).
     key.u64(facts.deferred ? 0 : facts.content_hash);
     if (f.abs_path.rfind("<skipped>/", 0) != 0) {
-      const std::size_t slash = f.abs_path.rfind('/');
-      // "/" for a file right under it (not "", which the configuration would take as the
-      // working folder); npos: the whole path.
-      const std::string_view dir = slash == 0 ? std::string_view("/") : std::string_view(f.abs_path).substr(0, slash);
+      const std::string_view dir = folder_view(f.abs_path);
       if (dir != last_dir) last_dir = std::string_view(*dirs.emplace(dir).first);
     }
   }

@@ -9,6 +9,7 @@
 #include <tuple>
 
 #include "analyzer/project/prefilter.hpp"
+#include "analyzer/util/clean_path.hpp"
 
 namespace fs = std::filesystem;
 
@@ -79,12 +80,8 @@ ExcludeFn exclusion(Configuration& config) {
   };
   auto last = std::make_shared<Last>();
   return [&config, last](const std::string& abs_path) {
-    // Discovery's paths are absolute and normalised: the folder is the text before the last
-    // slash (no path object per file).
-    const std::size_t slash = abs_path.rfind('/');
-    const std::string_view dir = slash == std::string::npos ? std::string_view(abs_path)
-                                 : slash == 0               ? std::string_view("/")
-                                                            : std::string_view(abs_path).substr(0, slash);
+    // Discovery's paths are absolute and normalised: no path object per file.
+    const std::string_view dir = folder_view(abs_path);
     if (!last->settings || dir != last->dir) {
       std::string folder(dir);
       last->settings = &config.for_folder(folder);  // may throw: then the memory stays as it was

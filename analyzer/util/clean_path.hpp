@@ -15,11 +15,18 @@ inline bool is_clean_abs_path(std::string_view s) {
          s.find("//") == std::string_view::npos && (s.size() == 1 || s.back() != '/');
 }
 
+// The folder of an absolute path as a view into it, no copy: the text before the last slash,
+// and "/" for "/" itself and for names right under it (not "", which a configuration lookup
+// would take as the working folder). A path with no slash is returned whole.
+inline std::string_view folder_view(std::string_view s) {
+  const std::size_t slash = s.rfind('/');
+  return slash == std::string_view::npos ? s : slash == 0 ? std::string_view("/") : s.substr(0, slash);
+}
+
 // The folder of a clean absolute path ("/" for "/" itself and for names right under it), as
 // std::filesystem::path::parent_path gives it.
 inline std::string clean_parent(std::string_view s) {
-  const std::size_t slash = s.rfind('/');
-  return slash == 0 || slash == std::string_view::npos ? std::string("/") : std::string(s.substr(0, slash));
+  return s.find('/') == std::string_view::npos ? std::string("/") : std::string(folder_view(s));
 }
 
 }  // namespace trl

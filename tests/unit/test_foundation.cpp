@@ -323,6 +323,7 @@ TEST_CASE("clean absolute paths: string operations agree with std::filesystem", 
     CHECK(is_clean_abs_path(p));
     CHECK(fs::path(p).lexically_normal().string() == p);  // normal already
     CHECK(clean_parent(p) == fs::path(p).parent_path().string());
+    CHECK(folder_view(p) == fs::path(p).parent_path().string());
   }
   // Anything std::filesystem would normalise, and hidden names (conservatively), take the
   // general way.
