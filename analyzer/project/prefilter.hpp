@@ -16,6 +16,9 @@ namespace trl {
 
 // True when a Python file's text may matter to some run or rule (a conservative substring test).
 bool python_may_matter(std::string_view text);
+// The same answer, one byte at a time: what python_may_matter does without SSE2 (tests compare
+// the two).
+bool python_may_matter_bytewise(std::string_view text);
 
 // True for a Python file that is read but has no facts: deferred by the pre-filter (or empty).
 bool python_deferred(const Project& project, FileId id);

@@ -60,10 +60,10 @@ TEST_CASE("UTF-8 validation rejects overlong forms, surrogates and truncation", 
   CHECK_FALSE(is_valid_utf8("\xFF"));
 }
 
-TEST_CASE("UTF-8 validation and line starts wherever the bytes fall in an eight-byte block", "[source]") {
-  // ASCII is skipped eight bytes at a time: a multi-byte character, a bad byte or a line break
-  // at every offset around the block edges, and texts shorter than a block.
-  for (std::size_t at = 0; at < 20; ++at) {
+TEST_CASE("UTF-8 validation and line starts wherever the bytes fall in a block", "[source]") {
+  // ASCII is skipped 32 and eight bytes at a time: a multi-byte character, a bad byte or a line
+  // break at every offset around the block edges, and texts shorter than a block.
+  for (std::size_t at = 0; at < 70; ++at) {
     const std::string pad(at, 'x');
     INFO("offset " << at);
     CHECK(is_valid_utf8(pad + "\xC3\xA9" + pad));
@@ -81,6 +81,28 @@ TEST_CASE("UTF-8 validation and line starts wherever the bytes fall in an eight-
   SourceFile empty;
   empty.index_lines();
   CHECK(empty.line_starts == std::vector<std::uint32_t>{0});
+}
+
+TEST_CASE("line starts agree with a byte-by-byte count on texts of every length", "[source]") {
+  std::uint32_t state = 2024;
+  auto next = [&] { return state = state * 1664525u + 1013904223u; };
+  for (int round = 0; round < 3000; ++round) {
+    std::string text;
+    const std::uint32_t length = next() % 100;
+    const std::uint32_t breaks = 1 + next() % 8;  // one byte in `breaks` is a line break, about
+    for (std::uint32_t k = 0; k < length; ++k) {
+      const std::uint32_t r = next() >> 8;
+      text += r % breaks == 0 ? '\n' : r % 7 == 0 ? '\r' : r % 11 == 0 ? '\xC3' : 'a';
+    }
+    std::vector<std::uint32_t> expected{0};
+    for (std::size_t i = 0; i < text.size(); ++i)
+      if (text[i] == '\n') expected.push_back(static_cast<std::uint32_t>(i + 1));
+    SourceFile f;
+    f.text = text;
+    f.index_lines();
+    INFO("round " << round);
+    REQUIRE(f.line_starts == expected);
+  }
 }
 
 TEST_CASE("columns are counted in code points", "[source]") {

@@ -122,16 +122,51 @@ TEST_CASE("python_may_matter agrees with a plain search for each name", "[prefil
   int matched = 0;
   for (int round = 0; round < 20000; ++round) {
     std::string text;
-    for (std::uint32_t k = next() % 12; k > 0; --k) text += pieces[(next() >> 8) % pieces.size()];
+    // Up to 11 pieces (texts shorter than the 17 bytes the sixteen-at-a-time scan needs, and
+    // longer ones) or up to 60 (several blocks and a tail).
+    const std::uint32_t pieces_in_text = round % 2 ? next() % 12 : next() % 61;
+    for (std::uint32_t k = pieces_in_text; k > 0; --k) text += pieces[(next() >> 8) % pieces.size()];
     INFO(text);
-    REQUIRE(python_may_matter(text) == reference(text));
-    matched += reference(text);
+    const bool expected = reference(text);
+    REQUIRE(python_may_matter(text) == expected);
+    REQUIRE(python_may_matter_bytewise(text) == expected);
+    matched += expected;
   }
   CHECK(matched > 1000);  // both answers are well represented
   CHECK(matched < 19000);
 }
 
+TEST_CASE("python_may_matter finds a name at every offset of a long text", "[prefilter]") {
+  // The scan looks at sixteen positions at a time and the rest one by one: each name (and each
+  // near miss) is put at every offset of texts of every length up to 70 bytes, so it starts in
+  // a block, straddles two blocks, ends at the last byte, or falls in the tail.
+  const std::vector<std::pair<std::string, bool>> names = {
+      {"trl", true},       {"transformers", true},  {"Trainer", true},    {"accelerate", true},  {"peft", true},
+      {"deepspeed", true}, {"import_module", true}, {"__import__", true}, {"NoQA", true},        {"tRl-", true},
+      {"TRL-", true},      {"Trl", false},          {"Trai", false},      {"acceleratE", false}, {"pef", false},
+      {"deepspee", false}, {"import_modul", false}, {"_import__", false}, {"noq", false},        {"trL", false}};
+  // The filler's letters (x, y, z) complete no near miss, and it has no `-` or `_`.
+  const std::string filler = "x = 1 + y * (z / 2)  # 0123456789 yz\n";
+  for (const auto& [name, found] : names)
+    for (std::size_t length = name.size(); length <= 70; ++length)
+      for (std::size_t at = 0; at + name.size() <= length; ++at) {
+        std::string text;
+        while (text.size() < length) text += filler;
+        text.resize(length);
+        text.replace(at, name.size(), name);
+        INFO(name << " at " << at << " of " << length);
+        REQUIRE(python_may_matter(text) == found);
+        REQUIRE(python_may_matter_bytewise(text) == found);
+      }
+}
+
 TEST_CASE("python_may_matter reads training names and trl-lint comments only", "[prefilter]") {
+  // A filler of 40 bytes after the text makes the sixteen-at-a-time scan see the same names.
+  const std::string pad(40, ' ');
+  CHECK(python_may_matter("x  # TrL-LiNt: disable" + pad));
+  CHECK_FALSE(python_may_matter("x = 'TRL_'\n" + pad));
+  CHECK_FALSE(python_may_matter(pad + "\xce\xcf\xd1\xc1 \xd4\xd2\xcc\xad" + pad));
+  CHECK(python_may_matter(pad + "NOQA"));
   CHECK(python_may_matter("from trl import SFTTrainer\n"));
   CHECK(python_may_matter("import transformers\n"));
   CHECK(python_may_matter("from accelerate import Accelerator\n"));
