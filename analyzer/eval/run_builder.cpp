@@ -203,7 +203,20 @@ class Builder {
   std::vector<FileId> modules_of(FileId script) { return summary(script).modules; }
 
  private:
-  std::vector<std::string> bases(const LaunchCommand* launch, FileId launch_file) const {
+  // The folders a launch's relative paths are tried against, in order. Each reference of a
+  // launch asks again: they are computed once per launch file and working folder (all they
+  // depend on; launches are copied, so not per LaunchCommand object) and kept for the
+  // builder's life (the project does not change under a builder).
+  const std::vector<std::string>& bases(const LaunchCommand* launch, FileId launch_file) const {
+    const bool cwd = launch && launch->cwd_known && !launch->cwd.empty();
+    auto [at, fresh] = bases_.try_emplace({launch_file, cwd ? launch->cwd : std::string()});
+    if (fresh) at->second = compute_bases(launch, launch_file);
+    return at->second;
+  }
+  // launch file, working folder (empty: none) -> bases.
+  mutable std::map<std::pair<FileId, std::string>, std::vector<std::string>> bases_;
+
+  std::vector<std::string> compute_bases(const LaunchCommand* launch, FileId launch_file) const {
     std::vector<std::string> out;
     if (launch_file != kNoFile) {
       fs::path dir = fs::path(p_.sources.get(launch_file).abs_path).parent_path();
@@ -226,7 +239,7 @@ class Builder {
 
   FileId resolve_script(const LaunchCommand& l, FileId launch_file) const {
     if (!l.script || !l.script->known) return kNoFile;
-    auto b = bases(&l, launch_file);
+    const auto& b = bases(&l, launch_file);
     if (!l.module) return p_.resolve(l.script->text, b);
     std::string path = l.script->text;
     std::replace(path.begin(), path.end(), '.', '/');
@@ -291,7 +304,7 @@ class Builder {
     r.text = w.text;
     r.span = w.span;
     r.file = resolved;
-    auto b = bases(&l, launch_file);
+    const auto& b = bases(&l, launch_file);
     r.exists = resolved != kNoFile || (w.known && exists_on_disk(w.text, b));
     const bool plain = w.known && !w.text.empty() && w.text[0] != '/' && w.text.find('$') == std::string::npos &&
                        w.text.find('*') == std::string::npos && w.text[0] != '-';
@@ -349,7 +362,7 @@ class Builder {
         std::string path = l.script->text;
         std::replace(path.begin(), path.end(), '.', '/');
         auto slash = path.rfind('/');
-        const auto b = bases(&l, launch_file);
+        const auto& b = bases(&l, launch_file);
         ref->checkable =
             slash != std::string::npos && exists_on_disk(path.substr(0, slash), b) && folder_has_kind(path + ".py", b);
         ref->exists = ref->exists || exists_on_disk(path + ".py", b) || exists_on_disk(path + "/__main__.py", b);

@@ -29,6 +29,7 @@
 #include "analyzer/python/python_extractor.hpp"
 #include "analyzer/shell/shell_extractor.hpp"
 #include "analyzer/util/binary_io.hpp"
+#include "analyzer/util/clean_path.hpp"
 #include "analyzer/util/parallel.hpp"
 #include "analyzer/yaml/workflow.hpp"
 #include "analyzer/yaml/yaml_extractor.hpp"
@@ -39,10 +40,14 @@ namespace trl {
 
 FileId Project::resolve(const std::string& path, const std::vector<std::string>& bases) const {
   if (path.empty()) return kNoFile;
-  fs::path p(path);
-  if (p.is_absolute()) return sources.find_abs(p.lexically_normal().string());
+  if (path.front() == '/')
+    return sources.find_abs(is_clean_abs_path(path) ? path : fs::path(path).lexically_normal().string());
+  // Launch lines name plain relative paths and the bases are discovery's folders: joined as
+  // strings (path objects for every base of every reference showed in profiles of run building).
+  std::string joined;
   for (const auto& base : bases) {
-    FileId id = sources.find_abs((fs::path(base) / p).lexically_normal().string());
+    const FileId id = sources.find_abs(
+        join_clean(base, path, joined) ? joined : (fs::path(base) / fs::path(path)).lexically_normal().string());
     if (id != kNoFile) return id;
   }
   return kNoFile;

@@ -29,4 +29,23 @@ inline std::string clean_parent(std::string_view s) {
   return s.find('/') == std::string_view::npos ? std::string("/") : std::string(folder_view(s));
 }
 
+// A relative path whose joining to a clean folder is already normal: not empty, no leading or
+// trailing slash, no doubled slash, and (conservatively) no part starting with `.`, so no `.`
+// or `..` part.
+inline bool is_clean_rel_path(std::string_view s) {
+  return !s.empty() && s.front() != '/' && s.front() != '.' && s.back() != '/' &&
+         s.find("/.") == std::string_view::npos && s.find("//") == std::string_view::npos;
+}
+
+// `base / rel`, lexically normal, when both are clean (is_clean_abs_path, is_clean_rel_path):
+// what std::filesystem's `(base / rel).lexically_normal()` gives them. False otherwise, and
+// `out` is then unspecified.
+inline bool join_clean(std::string_view base, std::string_view rel, std::string& out) {
+  if (!is_clean_abs_path(base) || !is_clean_rel_path(rel)) return false;
+  out.assign(base);
+  if (base.size() > 1) out += '/';
+  out += rel;
+  return true;
+}
+
 }  // namespace trl

@@ -355,6 +355,33 @@ TEST_CASE("clean absolute paths: string operations agree with std::filesystem", 
   }
 }
 
+TEST_CASE("joining clean paths as strings agrees with std::filesystem", "[paths]") {
+  // Every base with every relative path: where join_clean answers, it is what lexically_normal
+  // gives; the plain shapes launch lines use are answered.
+  const std::vector<std::string> bases = {"/", "/a", "/a/b", "/a b/c", "", "a", "/a/", "/a//b", "/a/./b", "/.h"};
+  const std::vector<std::string> rels = {
+      "x.py",   "scripts/train.py", "a/b/c.yaml", "x-y/z_1.yaml", "a b.sh", "",   "/abs.py",
+      "./x.py", "../x.py",          "a/../x.py",  "a/./x",        "a//x",   "a/", ".",
+      "..",     ".hidden/x",        "a/.h/x",     "...",          "x."};
+  int answered = 0;
+  for (const auto& base : bases)
+    for (const auto& rel : rels) {
+      INFO(base << " + " << rel);
+      std::string joined;
+      if (!join_clean(base, rel, joined)) continue;
+      ++answered;
+      CHECK(joined == (fs::path(base) / fs::path(rel)).lexically_normal().string());
+    }
+  CHECK(answered == 4 * 6);  // the four clean bases with the six clean relative paths ("..." is not)
+  std::string out;
+  CHECK(join_clean("/", "x.py", out));
+  CHECK(out == "/x.py");
+  CHECK(join_clean("/repo", "scripts/train.py", out));
+  CHECK(out == "/repo/scripts/train.py");
+  CHECK_FALSE(join_clean("/repo", "../train.py", out));
+  CHECK_FALSE(join_clean("/repo/", "train.py", out));
+}
+
 TEST_CASE("script flags: bare booleans, explicit values, --flag=value and --no_ forms", "[eval]") {
   const Knowledge& k = Knowledge::get();
   std::vector<const ClassInfo*> classes{k.find("SFTConfig")};
