@@ -11,6 +11,12 @@
 #include <string_view>
 #include <vector>
 
+// xxHash from its header alone: every function inline, nothing to link.
+#ifndef XXH_INLINE_ALL
+#define XXH_INLINE_ALL
+#endif
+#include <xxhash.h>
+
 namespace trl::bin {
 
 class BinaryFormatError : public std::runtime_error {
@@ -114,33 +120,12 @@ class Reader {
   std::size_t pos_ = 0;
 };
 
-// A fast non-cryptographic 64-bit hash of a byte string (8 bytes per step, with a final
-// avalanche); `seed` gives independent hashes of the same input.
+// A fast non-cryptographic 64-bit hash of a byte string: xxHash's XXH3 (Debian libxxhash-dev,
+// compiled in from its header). `seed` gives independent hashes of the same input. It hashes
+// every file read (content hashes) and the cache's entries; the hand-written hash it replaced
+// took 1.5 instructions a byte, 4% of a first run over 20,000 files.
 inline std::uint64_t hash64(std::string_view s, std::uint64_t seed = 0) {
-  constexpr std::uint64_t k1 = 0x9e3779b97f4a7c15ull, k2 = 0xbf58476d1ce4e5b9ull, k3 = 0x94d049bb133111ebull;
-  std::uint64_t h = seed ^ (s.size() * k1);
-  auto mix = [&](std::uint64_t v) {
-    v *= k2;
-    v ^= v >> 31;
-    v *= k3;
-    h ^= v;
-    h = ((h << 27) | (h >> 37)) * k1 + 0x52dce729;
-  };
-  std::size_t i = 0;
-  for (; i + 8 <= s.size(); i += 8) {
-    std::uint64_t v;
-    std::memcpy(&v, s.data() + i, 8);
-    mix(v);
-  }
-  std::uint64_t tail = 0;
-  for (std::size_t k = 0; i + k < s.size(); ++k) tail |= std::uint64_t(static_cast<unsigned char>(s[i + k])) << (8 * k);
-  mix(tail ^ 0xff);
-  h ^= h >> 33;
-  h *= k2;
-  h ^= h >> 29;
-  h *= k3;
-  h ^= h >> 32;
-  return h;
+  return XXH3_64bits_withSeed(s.data(), s.size(), seed);
 }
 
 }  // namespace trl::bin
