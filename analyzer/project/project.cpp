@@ -41,13 +41,15 @@ namespace trl {
 FileId Project::resolve(const std::string& path, const std::vector<std::string>& bases) const {
   if (path.empty()) return kNoFile;
   if (path.front() == '/')
-    return sources.find_abs(is_clean_abs_path(path) ? path : fs::path(path).lexically_normal().string());
+    return is_clean_abs_path(path) ? sources.find_abs(path)
+                                   : sources.find_abs(fs::path(path).lexically_normal().string());
   // Launch lines name plain relative paths and the bases are discovery's folders: joined as
   // strings (path objects for every base of every reference showed in profiles of run building).
   std::string joined;
   for (const auto& base : bases) {
-    const FileId id = sources.find_abs(
-        join_clean(base, path, joined) ? joined : (fs::path(base) / fs::path(path)).lexically_normal().string());
+    const FileId id = join_clean(base, path, joined)
+                          ? sources.find_abs(joined)
+                          : sources.find_abs((fs::path(base) / fs::path(path)).lexically_normal().string());
     if (id != kNoFile) return id;
   }
   return kNoFile;

@@ -11,12 +11,6 @@
 #include <string_view>
 #include <vector>
 
-// xxHash from its header alone: every function inline, nothing to link.
-#ifndef XXH_INLINE_ALL
-#define XXH_INLINE_ALL
-#endif
-#include <xxhash.h>
-
 namespace trl::bin {
 
 class BinaryFormatError : public std::runtime_error {
@@ -121,11 +115,9 @@ class Reader {
 };
 
 // A fast non-cryptographic 64-bit hash of a byte string: xxHash's XXH3 (Debian libxxhash-dev,
-// compiled in from its header). `seed` gives independent hashes of the same input. It hashes
-// every file read (content hashes) and the cache's entries; the hand-written hash it replaced
-// took 1.5 instructions a byte, 4% of a first run over 20,000 files.
-inline std::uint64_t hash64(std::string_view s, std::uint64_t seed = 0) {
-  return XXH3_64bits_withSeed(s.data(), s.size(), seed);
-}
+// compiled in from its header by binary_io.cpp alone). `seed` gives independent hashes of the
+// same input. It hashes every file read (content hashes) and the cache's entries; the
+// hand-written hash it replaced took 1.5 instructions a byte, 4% of a first run over 20,000 files.
+std::uint64_t hash64(std::string_view s, std::uint64_t seed = 0);
 
 }  // namespace trl::bin

@@ -83,26 +83,66 @@ TEST_CASE("UTF-8 validation and line starts wherever the bytes fall in a block",
   CHECK(empty.line_starts == std::vector<std::uint32_t>{0});
 }
 
-TEST_CASE("line starts agree with a byte-by-byte count on texts of every length", "[source]") {
+TEST_CASE("UTF-8 validation and line starts agree with byte-by-byte references on random texts", "[source]") {
+  // The reference validator: one code point at a time, the rules of RFC 3629 (no overlong forms,
+  // no surrogates, nothing above U+10FFFF).
+  auto valid_reference = [](const std::string& t) {
+    std::size_t i = 0;
+    while (i < t.size()) {
+      const auto c = static_cast<unsigned char>(t[i]);
+      std::size_t len = c < 0x80 ? 1 : (c >> 5) == 0x6 ? 2 : (c >> 4) == 0xE ? 3 : (c >> 3) == 0x1E ? 4 : 0;
+      if (len == 0 || i + len > t.size()) return false;
+      std::uint32_t cp = len == 1 ? c : len == 2 ? (c & 0x1Fu) : len == 3 ? (c & 0x0Fu) : (c & 0x07u);
+      for (std::size_t k = 1; k < len; ++k) {
+        const auto cc = static_cast<unsigned char>(t[i + k]);
+        if ((cc >> 6) != 0x2) return false;
+        cp = (cp << 6) | (cc & 0x3Fu);
+      }
+      const std::uint32_t least[] = {0, 0, 0x80, 0x800, 0x10000};
+      if (cp < least[len] || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return false;
+      i += len;
+    }
+    return true;
+  };
+  // Multi-byte pieces, whole and cut, among runs of ASCII long enough to fill the 32-byte blocks.
+  const std::vector<std::string> pieces = {"a",
+                                           "abcdefghijklmnopqrstuvwxyz012345",
+                                           "\n",
+                                           "\xC3\xA9",
+                                           "\xE2\x9C\x93",
+                                           "\xF0\x9F\x98\x80",
+                                           "\xC3",
+                                           "\xE2\x9C",
+                                           "\xED\xA0\x80",
+                                           "\xC0\xAF",
+                                           "\xF4\x90\x80\x80",
+                                           "\x80",
+                                           "\xFF"};
   std::uint32_t state = 2024;
   auto next = [&] { return state = state * 1664525u + 1013904223u; };
-  for (int round = 0; round < 3000; ++round) {
+  int valid = 0;
+  for (int round = 0; round < 6000; ++round) {
     std::string text;
-    const std::uint32_t length = next() % 100;
-    const std::uint32_t breaks = 1 + next() % 8;  // one byte in `breaks` is a line break, about
-    for (std::uint32_t k = 0; k < length; ++k) {
+    // Half the texts mostly ASCII with rare other pieces (long valid runs), half any mix.
+    const bool mostly_ascii = round % 2 == 0;
+    for (std::uint32_t k = next() % 24; k > 0; --k) {
       const std::uint32_t r = next() >> 8;
-      text += r % breaks == 0 ? '\n' : r % 7 == 0 ? '\r' : r % 11 == 0 ? '\xC3' : 'a';
+      text += mostly_ascii && r % 16 != 0 ? pieces[r % 3] : pieces[r % pieces.size()];
     }
+    INFO("round " << round);
+    const bool expected_valid = valid_reference(text);
+    REQUIRE(is_valid_utf8(text) == expected_valid);
+    valid += expected_valid;
     std::vector<std::uint32_t> expected{0};
     for (std::size_t i = 0; i < text.size(); ++i)
       if (text[i] == '\n') expected.push_back(static_cast<std::uint32_t>(i + 1));
     SourceFile f;
     f.text = text;
     f.index_lines();
-    INFO("round " << round);
     REQUIRE(f.line_starts == expected);
   }
+  CHECK(valid > 1000);  // both answers are well represented
+  CHECK(valid < 5000);
 }
 
 TEST_CASE("columns are counted in code points", "[source]") {
