@@ -206,13 +206,17 @@ inline bool training_name_at(const char* p, std::size_t n, std::size_t i) {
   }
 }
 
+// Whether a name starts at some byte from `i` on, one position at a time.
+bool training_name_from(const char* p, std::size_t n, std::size_t i) {
+  for (; i + 1 < n; ++i)
+    if (training_name_at(p, n, i)) return true;
+  return false;
+}
+
 }  // namespace
 
 bool python_may_matter_bytewise(std::string_view text) {
-  const std::size_t n = text.size();
-  for (std::size_t i = 0; i + 1 < n; ++i)
-    if (training_name_at(text.data(), n, i)) return true;
-  return false;
+  return training_name_from(text.data(), text.size(), 0);
 }
 
 bool python_may_matter(std::string_view text) {
@@ -253,9 +257,7 @@ bool python_may_matter(std::string_view text) {
         if (training_name_at(p, n, i + static_cast<std::size_t>(__builtin_ctz(mask)))) return true;
     }
   }
-  for (; i + 1 < n; ++i)
-    if (training_name_at(p, n, i)) return true;
-  return false;
+  return training_name_from(p, n, i);  // the tail the blocks left
 #else
   return python_may_matter_bytewise(text);
 #endif
