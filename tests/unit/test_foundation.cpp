@@ -13,6 +13,7 @@
 #include "analyzer/report/formatters.hpp"
 #include "analyzer/report/report.hpp"
 #include "analyzer/util/clean_path.hpp"
+#include "tests/unit/lcg.hpp"
 
 using namespace trl;
 namespace fs = std::filesystem;
@@ -118,8 +119,8 @@ TEST_CASE("UTF-8 validation and line starts agree with byte-by-byte references o
                                            "\xF4\x90\x80\x80",
                                            "\x80",
                                            "\xFF"};
-  std::uint32_t state = 2024;
-  auto next = [&] { return state = state * 1664525u + 1013904223u; };
+  test::Lcg rng(2024);
+  auto next = [&] { return rng.next(); };
   int valid = 0;
   for (int round = 0; round < 6000; ++round) {
     std::string text;

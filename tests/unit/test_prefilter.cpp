@@ -9,6 +9,7 @@
 
 #include "analyzer/project/prefilter.hpp"
 #include "analyzer/project/project.hpp"
+#include "tests/unit/lcg.hpp"
 
 namespace fs = std::filesystem;
 using namespace trl;
@@ -117,8 +118,8 @@ TEST_CASE("python_may_matter agrees with a plain search for each name", "[prefil
       "ransformers", "ccelerate", "a", "c", "p", "e", "eft", "d",  "eepspeed", "i",   "m",  "mport_module", "_",
       "__",          "import__",  "n", "N", "o", "O", "q",   "Q",  "a",        "A",   " ",  "\n",           "#",
       "\xd4"};
-  std::uint32_t state = 12345;
-  auto next = [&] { return state = state * 1664525u + 1013904223u; };
+  test::Lcg rng(12345);
+  auto next = [&] { return rng.next(); };
   int matched = 0;
   for (int round = 0; round < 20000; ++round) {
     std::string text;
