@@ -7,7 +7,6 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
-#include <future>
 #include <iostream>
 #include <map>
 #include <memory>
@@ -28,6 +27,7 @@
 #include "analyzer/report/formatters.hpp"
 #include "analyzer/report/report.hpp"
 #include "analyzer/report/suppression.hpp"
+#include "analyzer/util/parallel.hpp"
 #include "rules/registry.hpp"
 
 namespace {
@@ -116,25 +116,15 @@ std::string cache_dir_for(const CacheChoice& choice, trl::Configuration& config,
   return (std::filesystem::path(root) / trl::cache::kDefaultDirName).string();
 }
 
-// `work` started on a thread of its own; when no thread can be started, it runs at the first
-// wait on the future instead (a deferred future), as it would have with --threads 1.
-template <typename Work>
-auto on_another_thread(Work work) {
-  try {
-    return std::async(std::launch::async, work);
-  } catch (const std::system_error&) {
-    return std::async(std::launch::deferred, work);
-  }
-}
-
 Analysis analyse(trl::LoadOptions options, trl::Configuration& config, const Focus& focus,
                  const CacheChoice& cache_choice = {}) {
   Analysis a;
   // The knowledge is decoded on first use, which is after the files are parsed: decode it on
   // the other core meanwhile (1 ms at the open-r1 size, otherwise spent between parsing and
-  // building the runs). The future waits for it when destroyed.
-  std::future<void> knowledge;
-  if (options.threads != 1) knowledge = on_another_thread([] { (void)trl::Knowledge::get(); });
+  // building the runs). Not begun by the end (no helper was free), it is dropped: the first
+  // Knowledge::get() decodes it.
+  trl::Background<void> knowledge;
+  if (options.threads != 1) knowledge = trl::Background<void>([] { (void)trl::Knowledge::get(); });
   options.excluded = trl::exclusion(config);
   if (cache_choice.enabled && !cache_choice.dir.empty()) {
     // A cache folder given inside the analysed tree is never analysed itself.
@@ -149,9 +139,9 @@ Analysis analyse(trl::LoadOptions options, trl::Configuration& config, const Foc
   }
   std::unique_ptr<trl::cache::ResultCache>& cache = a.cache;
   // Reads the cache's entry, on another thread while the folders are walked (reading it, then
-  // walking, were half of a warm run at 20,000 files). The cache (in `a`) outlives the future,
-  // and a future of std::async waits for its work when destroyed.
-  std::future<void> loading;
+  // walking, were half of a warm run at 20,000 files). The cache (in `a`) outlives `loading`,
+  // which waits for its work when destroyed; when no helper has begun it, get() reads the entry.
+  trl::Background<void> loading;
   if (cache_choice.enabled && !options.overlay) {
     // The entry's records of unchanged files spare reading them.
     cache = std::make_unique<trl::cache::ResultCache>(
@@ -159,7 +149,7 @@ Analysis analyse(trl::LoadOptions options, trl::Configuration& config, const Foc
     if (options.threads == 1)
       cache->load();
     else
-      loading = on_another_thread([&c = *cache] { c.load(); });
+      loading = trl::Background<void>([&c = *cache] { c.load(); });
     options.known_since_ns = [&loading, &c = *cache] {
       if (loading.valid()) loading.get();  // rethrows what reading the entry threw
       return c.known_since_ns();
@@ -203,13 +193,12 @@ Analysis analyse(trl::LoadOptions options, trl::Configuration& config, const Foc
     a.project.script_cache = std::make_shared<trl::ScriptCache>();
     // The facts are final once the declared runs have reached what they name: the facts pack
     // is written on the other core while the runs are built and judged, which only read them
-    // (writing it was a tenth of a run after one file of 20,000 changed). The future, declared
-    // after `a`, waits for it however this ends.
-    std::future<bool> facts_written;
-    if (cache) {
-      auto write = [&c = *cache, &p = a.project] { return c.store_facts(p); };
-      facts_written = options.threads == 1 ? std::async(std::launch::deferred, write) : on_another_thread(write);
-    }
+    // (writing it was a tenth of a run after one file of 20,000 changed). Declared after `a`, it
+    // waits for a write begun however this ends; a write not begun by get() is done there.
+    trl::Background<bool> facts_written;
+    if (cache)
+      facts_written =
+          trl::Background<bool>([&c = *cache, &p = a.project] { return c.store_facts(p); }, options.threads != 1);
     a.runs = trl::build_runs(a.project, trl::Knowledge::get(), declared, options.threads);
     trl::apply_target_versions(a.runs, a.project, config);
     trl::Selection selection{{}, trl::disabled_everywhere(config)};

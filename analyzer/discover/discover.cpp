@@ -20,6 +20,7 @@
 #include <thread>
 
 #include "analyzer/discover/gitignore.hpp"
+#include "analyzer/util/parallel.hpp"
 
 namespace fs = std::filesystem;
 
@@ -170,22 +171,16 @@ struct FolderTask {
 };
 
 // One folder walk (a folder given on the command line). Folders are walked by up to `threads`
-// threads (the caller's and helpers started once two folders wait); each folder fills its own
+// threads (the caller's and pool helpers asked for once two folders wait); each folder fills its own
 // record, and the records are put back in the order of a single-threaded depth-first walk, so
 // the result does not depend on the number of threads or their timing.
 class FolderWalk {
  public:
   FolderWalk(const fs::path& root, unsigned threads, const ExcludeFn& excluded,
              const std::function<std::string(const std::string&)>& display, std::string cwd)
-      : root_(root), threads_(threads), excluded_(excluded), display_(display), cwd_(std::move(cwd)) {
-    helpers_.reserve(threads_ > 1 ? threads_ - 1 : 0);
-  }
+      : root_(root), threads_(threads), excluded_(excluded), display_(display), cwd_(std::move(cwd)) {}
   FolderWalk(const FolderWalk&) = delete;
   FolderWalk& operator=(const FolderWalk&) = delete;
-  ~FolderWalk() {
-    for (auto& h : helpers_)
-      if (h.joinable()) h.join();  // run() left early: the helpers still finish the queue
-  }
 
   // Walks the folder; rethrows the first error of `excluded` in walk order.
   // `seen`: the files listed so far, when another path given may have listed some of these.
@@ -193,7 +188,7 @@ class FolderWalk {
     FolderRecord* top = &records_.emplace_back();
     queue_.push_back({root_.string(), "", std::make_shared<IgnoreRules>(), top});
     work();
-    for (auto& h : helpers_) h.join();
+    helpers_.wait();
     // Errors and problems depth-first, a folder's own before its subfolders', as the records
     // were filled.
     std::vector<FolderRecord*> stack{top};
@@ -262,12 +257,11 @@ class FolderWalk {
       } catch (...) {
         task.record->error = std::current_exception();  // out of memory: the walk fails at this folder
       }
-      if (queue_.size() >= 2 && helpers_.size() + 1 < threads_ && !spawn_failed_) {
-        try {
-          helpers_.emplace_back([this] { work(); });  // room reserved: only starting it may fail
-        } catch (...) {
-          spawn_failed_ = true;  // no more threads to be had: the ones running finish the walk
-        }
+      // A helper asked for late, or never begun, finds the walk done and returns (run() withdraws
+      // the calls not begun).
+      if (queue_.size() >= 2 && helpers_asked_ + 1 < threads_) {
+        ++helpers_asked_;
+        helpers_.add(1);
       }
       wake_.notify_all();
     }
@@ -402,14 +396,16 @@ class FolderWalk {
   const ExcludeFn& excluded_;
   const std::function<std::string(const std::string&)>& display_;
   const std::string cwd_;  // the working folder, as display_ sees it ("" when unknown)
-  std::mutex mutex_;       // guards queue_, busy_, records_ (growth) and helpers_
+  std::mutex mutex_;       // guards queue_, busy_, records_ (growth) and helpers_asked_
   std::condition_variable wake_;
   std::vector<FolderTask> queue_;
   std::size_t busy_ = 0;
   std::deque<FolderRecord> records_;
-  std::vector<std::thread> helpers_;
-  bool spawn_failed_ = false;
+  unsigned helpers_asked_ = 0;
   std::mutex excluded_mutex_;
+  // Last: destroyed first, it waits for the helpers (when run() left early) while what they
+  // use is still there.
+  HelperGroup helpers_{[this] { work(); }};
 };
 
 }  // namespace

@@ -1,17 +1,12 @@
 #include "analyzer/parse/tree_sitter.hpp"
 
-#include <pthread.h>
 #include <time.h>
 
 #include <algorithm>
-#include <chrono>
-#include <condition_variable>
+#include <atomic>
 #include <cstdint>
-#include <list>
-#include <mutex>
 #include <optional>
 #include <string>
-#include <thread>
 
 namespace trl::ts {
 
@@ -20,63 +15,25 @@ struct ParserDeleter {
   void operator()(TSParser* p) const { ts_parser_delete(p); }
 };
 
-// Bounds the CPU time one parse may take. tree-sitter's own timeout counts wall-clock time,
-// which makes the result depend on the machine's load (a busy CI box would skip files a
-// quiet one parses). Here a single watchdog thread reads the CPU clock of each parsing thread
-// and raises the parse's cancellation flag once it has used its budget, so the same input
-// gives the same output on any machine that is not orders of magnitude slower.
-class Watchdog {
- public:
-  struct Entry {
-    clockid_t clock;
-    double start = 0;
-    double budget = 0;
-    size_t flag = 0;  // read by tree-sitter with an atomic load
-  };
+// The CPU time one parse may take is bounded without a thread of its own: tree-sitter's timeout
+// counts wall-clock time (which would make the result depend on the machine's load: a busy CI
+// box would skip files a quiet one parses), so the parse runs in slices of kSliceMicros of wall
+// time. A parse that times out keeps its state in the parser, and calling ts_parser_parse again
+// with the same arguments resumes it (tree-sitter 0.20.7, tree_sitter/api.h, ts_parser_parse);
+// between slices the thread's CPU clock is compared with the budget. The same input gives the same output on any
+// machine that is not orders of magnitude slower. (This was a watchdog thread that woke every
+// 50 ms for the life of the process: one more thread to start in every run, and a lock, a list
+// entry and two CPU-clock reads for every parse.)
+constexpr std::uint64_t kSliceMicros = 50000;
+std::atomic<std::uint64_t> slice_micros{kSliceMicros};
 
-  static Watchdog& get() {
-    static Watchdog* w = new Watchdog;  // never destroyed: the thread outlives static destructors
-    return *w;
-  }
+double thread_cpu_seconds() {
+  timespec ts{};
+  if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) != 0) return 0;
+  return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
+}
 
-  // Registers the calling thread; the entry stays valid until `leave`.
-  std::list<Entry>::iterator enter(double budget_seconds) {
-    clockid_t clock;
-    if (pthread_getcpuclockid(pthread_self(), &clock) != 0) clock = CLOCK_MONOTONIC;
-    std::lock_guard lock(mutex_);
-    entries_.push_back(Entry{clock, seconds(clock), budget_seconds, 0});
-    if (!started_) {
-      started_ = true;
-      std::thread([this] { loop(); }).detach();
-    }
-    return std::prev(entries_.end());
-  }
-
-  void leave(std::list<Entry>::iterator it) {
-    std::lock_guard lock(mutex_);
-    entries_.erase(it);
-  }
-
- private:
-  static double seconds(clockid_t clock) {
-    timespec ts{};
-    if (clock_gettime(clock, &ts) != 0) return 0;
-    return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
-  }
-
-  [[noreturn]] void loop() {
-    while (true) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(50));
-      std::lock_guard lock(mutex_);
-      for (auto& e : entries_)
-        if (seconds(e.clock) - e.start > e.budget) __atomic_store_n(&e.flag, size_t{1}, __ATOMIC_SEQ_CST);
-    }
-  }
-
-  std::mutex mutex_;
-  std::list<Entry> entries_;
-  bool started_ = false;
-};
+std::atomic<double> cpu_budget_seconds{kParseCpuBudgetSeconds};
 
 // tree-sitter 0.20.7 (Debian 12) corrupts its heap when one run of "extras" (comments, line
 // continuations) reaches 65,535 tokens (tree-sitter issue #2134, fixed in 0.20.8). All three
@@ -129,6 +86,11 @@ ReparseScope::~ReparseScope() {
   current_reparse = previous_;
 }
 
+void set_parse_limits_for_testing(double budget_seconds, std::uint64_t slice) {
+  cpu_budget_seconds.store(budget_seconds);
+  slice_micros.store(slice);
+}
+
 const TSLanguage* language_of(FileKind kind) {
   switch (kind) {
     case FileKind::Python: return tree_sitter_python();
@@ -156,15 +118,24 @@ Tree parse(const TSLanguage* language, std::string_view text) {
   if (!kept) kept.reset(ts_parser_new());
   TSParser* parser = kept.get();
   if (!ts_parser_set_language(parser, language)) return nullptr;
-  Watchdog& dog = Watchdog::get();
-  auto entry = dog.enter(kParseCpuBudgetSeconds);
-  ts_parser_set_cancellation_flag(parser, &entry->flag);
+  const std::uint64_t slice = slice_micros.load(std::memory_order_relaxed);
+  ts_parser_set_timeout_micros(parser, slice);
   const TSTree* old = reparse ? reparse->old : nullptr;
-  Tree tree(ts_parser_parse_string(parser, old, text.data(), static_cast<uint32_t>(text.size())));
-  ts_parser_set_cancellation_flag(parser, nullptr);
-  dog.leave(entry);
-  // A cancelled parse leaves its state in the parser, to be resumed: the next text starts afresh.
-  if (!tree) ts_parser_reset(parser);
+  // Read once the first slice is over: most parses take far less than one.
+  std::optional<double> started;
+  Tree tree;
+  for (;;) {
+    tree.reset(ts_parser_parse_string(parser, old, text.data(), static_cast<uint32_t>(text.size())));
+    if (tree) break;
+    // The slice is over (the language is set, so nothing else returns null).
+    const double now = thread_cpu_seconds();
+    if (!started) started = now - static_cast<double>(slice) * 1e-6;  // at most one slice's worth
+    if (now - *started > cpu_budget_seconds.load(std::memory_order_relaxed)) {
+      // A cancelled parse leaves its state in the parser, to be resumed: the next text starts afresh.
+      ts_parser_reset(parser);
+      break;
+    }
+  }
   if (reparse && tree) {
     reparse->tree = Tree(ts_tree_copy(tree.get()));
     reparse->used_old = old != nullptr;

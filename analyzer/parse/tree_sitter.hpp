@@ -5,6 +5,7 @@
 
 #include <tree_sitter/api.h>
 
+#include <cstdint>
 #include <memory>
 #include <string_view>
 #include <vector>
@@ -31,6 +32,10 @@ inline constexpr double kParseCpuBudgetSeconds = 20.0;
 
 // Parses `text` with `language`; returns null when the parse used up its CPU budget.
 Tree parse(const TSLanguage* language, std::string_view text);
+
+// Tests only, for the parses that follow: another CPU budget than kParseCpuBudgetSeconds, and
+// another length of the wall-clock slices between which it is checked (50,000 us).
+void set_parse_limits_for_testing(double budget_seconds, std::uint64_t slice_micros);
 
 // Incremental re-parsing of an edited document (the LSP server). While a ReparseScope is alive,
 // the first parse on its thread of exactly `text` with `language` starts from `old` (the

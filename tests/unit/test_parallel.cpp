@@ -52,3 +52,72 @@ TEST_CASE("parallel_for: the other threads finish their share after one throws",
   for (std::size_t i = 1; i < seen.size(); ++i) total += seen[i].load();
   CHECK(total == static_cast<int>(seen.size()) - 1);
 }
+
+TEST_CASE("parallel_for: the helper threads are kept for the next calls", "[parallel]") {
+  // Each pass of a run used to start and join threads of its own (50-130 us each).
+  parallel_for(100, 3, [](std::size_t) {});  // the pool has two helpers at least from here on
+  const std::size_t started = pool_threads_started();
+  CHECK(started >= 2);
+  for (int round = 0; round < 50; ++round) {
+    std::vector<std::atomic<int>> seen(100);
+    parallel_for(seen.size(), 3, [&](std::size_t i) { ++seen[i]; });
+    for (auto& s : seen) CHECK(s.load() == 1);
+  }
+  CHECK(pool_threads_started() == started);
+}
+
+TEST_CASE("parallel_for: a call from inside a call's work", "[parallel]") {
+  std::vector<std::atomic<int>> seen(40 * 30);
+  parallel_for(40, 4,
+               [&](std::size_t outer) { parallel_for(30, 3, [&](std::size_t inner) { ++seen[outer * 30 + inner]; }); });
+  for (auto& s : seen) CHECK(s.load() == 1);
+}
+
+TEST_CASE("HelperGroup: every call asked for is either begun and waited for, or withdrawn", "[parallel]") {
+  for (int round = 0; round < 200; ++round) {
+    std::atomic<unsigned> calls{0};
+    unsigned withdrawn = 0;
+    {
+      HelperGroup group([&] { ++calls; });
+      group.add(3);
+      if (round % 2) std::this_thread::yield();
+      withdrawn = group.wait();
+      CHECK(group.wait() == 0);  // idempotent: nothing left to withdraw
+    }
+    CHECK(calls.load() + withdrawn == 3);
+  }
+}
+
+TEST_CASE("Background: a value, an exception, and work no helper began", "[parallel]") {
+  Background<int> value([] { return 42; });
+  CHECK(value.valid());
+  CHECK(value.get() == 42);
+  CHECK_FALSE(value.valid());
+
+  Background<void> fails([] { throw std::runtime_error("in the background"); });
+  CHECK_THROWS_WITH(fails.get(), "in the background");
+
+  // Not handed to a helper (as with --threads 1): get() runs it on the calling thread.
+  std::thread::id ran_on;
+  Background<bool> deferred(
+      [&] {
+        ran_on = std::this_thread::get_id();
+        return true;
+      },
+      false);
+  CHECK(deferred.get());
+  CHECK(ran_on == std::this_thread::get_id());
+
+  // Destroyed without get(): work a helper began is waited for; work not begun is dropped.
+  for (int round = 0; round < 100; ++round) {
+    std::atomic<int> state{0};
+    {
+      Background<void> dropped([&] {
+        state = 1;
+        std::this_thread::yield();
+        state = 2;
+      });
+    }
+    CHECK(state.load() != 1);
+  }
+}

@@ -64,6 +64,40 @@ TEST_CASE("a parse does not depend on what the same thread parsed before", "[pyt
   CHECK(python(next) == fresh);
 }
 
+TEST_CASE("a parse runs in wall-clock slices, resumes after each, and stops at its CPU budget", "[python][parse]") {
+  // ts::parse bounds a parse's CPU time by parsing in slices of wall-clock time and reading the
+  // thread's CPU clock between them. 1 ms slices: this text (about 900 KB) takes many of them.
+  std::string big;
+  for (int i = 0; i < 40000; ++i) big += "value_" + std::to_string(i) + " = [1, 2, 3]\n";
+  const std::string small = "import os\nif os.environ:\n    X = 1\nY = 2\n";
+  auto outline = [](const ts::Tree& tree) {
+    std::unique_ptr<char, decltype(&std::free)> s(ts_node_string(ts_tree_root_node(tree.get())), &std::free);
+    return std::string(s.get());
+  };
+  const ts::Tree whole = ts::parse(tree_sitter_python(), big);  // one slice of 50 ms, or a few
+  REQUIRE(whole);
+  const std::string small_fresh = outline(ts::parse(tree_sitter_python(), small));
+  struct Restore {
+    ~Restore() { ts::set_parse_limits_for_testing(ts::kParseCpuBudgetSeconds, 50000); }
+  } restore;
+  SECTION("resumed slices give the tree of one whole parse") {
+    ts::set_parse_limits_for_testing(ts::kParseCpuBudgetSeconds, 1000);
+    const ts::Tree sliced = ts::parse(tree_sitter_python(), big);
+    REQUIRE(sliced);
+    const TSNode root = ts_tree_root_node(sliced.get());
+    CHECK_FALSE(ts_node_has_error(root));
+    CHECK(ts_node_named_child_count(root) == 40000);
+    CHECK(outline(sliced) == outline(whole));
+  }
+  SECTION("a parse over its budget is cancelled, and the next parse starts afresh") {
+    ts::set_parse_limits_for_testing(0.0, 1000);
+    CHECK_FALSE(ts::parse(tree_sitter_python(), big));
+    ts::set_parse_limits_for_testing(ts::kParseCpuBudgetSeconds, 50000);
+    CHECK(outline(ts::parse(tree_sitter_python(), small)) == small_fresh);
+    CHECK(ts::parse(tree_sitter_python(), big));
+  }
+}
+
 TEST_CASE("string literals decode escapes, raw strings and f-strings", "[python]") {
   bool fields = false;
   CHECK(python::decode_string_literal("'a\\nb'", fields) == "a\nb");
