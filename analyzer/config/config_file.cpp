@@ -1,6 +1,5 @@
 #include "analyzer/config/config_file.hpp"
 
-#include <toml++/toml.h>
 #include <yaml-cpp/yaml.h>
 
 #include <filesystem>
@@ -8,6 +7,8 @@
 #include <memory>
 #include <set>
 #include <sstream>
+
+#include "analyzer/config/toml_input.hpp"
 
 namespace fs = std::filesystem;
 
@@ -111,21 +112,21 @@ ConfigLocation at(const std::string& path, const toml::source_region& r) {
                         Point{zero(r.end.line), zero(r.end.column)}};
 }
 
-Value from_toml(const toml::node& n, const std::string& path, int depth) {
+Value from_toml(const TomlDocument& doc, const toml::node& n, const std::string& path, int depth) {
   Value v;
   v.where = at(path, n.source());
   if (depth > 64) throw ConfigError(v.where, "configuration nested too deeply");
   if (const auto* t = n.as_table()) {
     v.kind = Value::Kind::Map;
     for (const auto& [k, child] : *t)
-      v.entries.emplace_back(Located<std::string>{std::string(k.str()), at(path, k.source())},
-                             from_toml(child, path, depth + 1));
+      v.entries.emplace_back(Located<std::string>{doc.text(k.str()), at(path, k.source())},
+                             from_toml(doc, child, path, depth + 1));
   } else if (const auto* a = n.as_array()) {
     v.kind = Value::Kind::List;
-    for (const auto& child : *a) v.items.push_back(from_toml(child, path, depth + 1));
+    for (const auto& child : *a) v.items.push_back(from_toml(doc, child, path, depth + 1));
   } else if (const auto* s = n.as_string()) {
     v.kind = Value::Kind::String;
-    v.text = s->get();
+    v.text = doc.text(s->get());
   } else {
     v.kind = Value::Kind::Scalar;
     std::ostringstream os;
@@ -141,11 +142,11 @@ std::optional<Value> parse_pyproject(const std::string& path) {
   const std::string text = read_text(path);
   if (text.find("trl-lint") == std::string::npos) return std::nullopt;
   try {
-    toml::table doc = toml::parse(text, path);
-    const toml::node* tool = doc.get("tool");
+    const TomlDocument doc(text, path);
+    const toml::node* tool = doc.table().get("tool");
     const toml::node* ours = tool && tool->is_table() ? tool->as_table()->get("trl-lint") : nullptr;
     if (!ours) return std::nullopt;
-    Value v = from_toml(*ours, path, 0);
+    Value v = from_toml(doc, *ours, path, 0);
     if (v.kind != Value::Kind::Map) throw ConfigError(v.where, "[tool.trl-lint] must be a table");
     return v;
   } catch (const toml::parse_error& e) {

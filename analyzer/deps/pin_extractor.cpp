@@ -1,12 +1,12 @@
 #include "analyzer/deps/pin_extractor.hpp"
 
-#include <toml++/toml.h>
-
 #include <algorithm>
 #include <cctype>
 #include <filesystem>
 #include <functional>
+#include <optional>
 
+#include "analyzer/config/toml_input.hpp"
 #include "analyzer/project/project.hpp"
 
 namespace trl::deps {
@@ -83,27 +83,29 @@ std::uint32_t locate(const SourceFile& file, std::uint32_t line1, std::string_vi
   return file.line_starts[line1 - 1] + static_cast<std::uint32_t>(at);
 }
 
-void from_toml_array(const SourceFile& file, FileFacts& facts, const toml::array& arr) {
+void from_toml_array(const SourceFile& file, FileFacts& facts, const TomlDocument& doc, const toml::array& arr) {
   for (const auto& item : arr) {
-    auto s = item.value<std::string>();
-    if (!s) continue;
-    add(file, facts, *s, locate(file, static_cast<std::uint32_t>(item.source().begin.line), *s));
+    auto value = item.value<std::string>();
+    if (!value) continue;
+    const std::string s = doc.text(*value);
+    add(file, facts, s, locate(file, static_cast<std::uint32_t>(item.source().begin.line), s));
   }
 }
 
 // Poetry: `trl = "^0.19"` or `trl = {version = ">=0.19"}`.
-void from_poetry(const SourceFile& file, FileFacts& facts, const toml::table& deps) {
-  for (const auto& [key, node] : deps) {
-    std::string name = normalize_name(key.str());
+void from_poetry(const SourceFile& file, FileFacts& facts, const TomlDocument& doc, const toml::table& deps) {
+  for (const auto& [toml_key, node] : deps) {
+    const std::string key = doc.text(toml_key.str());
+    std::string name = normalize_name(key);
     if (!modelled(name)) continue;
     std::string spec;
-    if (auto s = node.value<std::string>()) spec = *s;
+    if (auto s = node.value<std::string>()) spec = doc.text(*s);
     if (const auto* t = node.as_table())
-      if (auto v = (*t)["version"].value<std::string>()) spec = *v;
+      if (auto v = (*t)["version"].value<std::string>()) spec = doc.text(*v);
     if (const auto* t = node.as_table(); t && ((*t)["git"] || (*t)["url"] || (*t)["path"])) spec = "@";
     PackagePin pin;
     pin.package = name;
-    pin.text = std::string(key.str()) + " = " + spec;
+    pin.text = key + " = " + spec;
     if (spec == "@") {
       pin.direct_url = true;
     } else if (!spec.empty() && (spec[0] == '^' || spec[0] == '~') && spec.size() > 1 && spec[1] != '=') {
@@ -140,7 +142,7 @@ void from_poetry(const SourceFile& file, FileFacts& facts, const toml::table& de
       if (!pin.spec.empty() && std::isdigit(static_cast<unsigned char>(pin.spec[0]))) pin.spec = "==" + pin.spec;
     }
     const auto line = static_cast<std::uint32_t>(node.source().begin.line);
-    std::uint32_t begin = locate(file, line, key.str());
+    std::uint32_t begin = locate(file, line, key);
     std::uint32_t end = line >= 1 && line <= file.line_starts.size()
                             ? file.line_starts[line - 1] + static_cast<std::uint32_t>(file.line_text(line - 1).size())
                             : begin;
@@ -150,20 +152,21 @@ void from_poetry(const SourceFile& file, FileFacts& facts, const toml::table& de
 }
 
 void from_pyproject(const SourceFile& file, FileFacts& facts) {
-  toml::table root;
+  std::optional<TomlDocument> doc;
   try {
-    root = toml::parse(file.text, file.path);
+    doc.emplace(file.text, file.path);
   } catch (const toml::parse_error&) {
     return;  // a broken pyproject.toml gives no pins (pip would fail on it too)
   }
-  if (const auto* deps = root["project"]["dependencies"].as_array()) from_toml_array(file, facts, *deps);
+  const toml::table& root = doc->table();
+  if (const auto* deps = root["project"]["dependencies"].as_array()) from_toml_array(file, facts, *doc, *deps);
   if (const auto* opt = root["project"]["optional-dependencies"].as_table())
     for (const auto& [group, arr] : *opt)
-      if (const auto* a = arr.as_array()) from_toml_array(file, facts, *a);
+      if (const auto* a = arr.as_array()) from_toml_array(file, facts, *doc, *a);
   if (const auto* groups = root["dependency-groups"].as_table())
     for (const auto& [group, arr] : *groups)
-      if (const auto* a = arr.as_array()) from_toml_array(file, facts, *a);
-  if (const auto* poetry = root["tool"]["poetry"]["dependencies"].as_table()) from_poetry(file, facts, *poetry);
+      if (const auto* a = arr.as_array()) from_toml_array(file, facts, *doc, *a);
+  if (const auto* poetry = root["tool"]["poetry"]["dependencies"].as_table()) from_poetry(file, facts, *doc, *poetry);
 }
 
 // setup.cfg: requirement lines under [options] install_requires and [options.extras_require].

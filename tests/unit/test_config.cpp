@@ -9,8 +9,10 @@
 #include "analyzer/config/apply.hpp"
 #include "analyzer/config/config_file.hpp"
 #include "analyzer/config/configuration.hpp"
+#include "analyzer/config/toml_input.hpp"
 #include "analyzer/knowledge/knowledge.hpp"
 #include "analyzer/report/report.hpp"
+#include "analyzer/source/source_file.hpp"
 
 using namespace trl;
 namespace fs = std::filesystem;
@@ -235,6 +237,72 @@ TEST_CASE("[tool.trl-lint] in pyproject.toml", "[config]") {
   SECTION("invalid TOML") {
     auto f = d.write("pyproject.toml", "[tool.trl-lint]\nselect = [\n");
     CHECK_THAT(error_of([&] { load_config_file(f); }), Catch::Contains("invalid TOML"));
+  }
+}
+
+TEST_CASE("TOML with the characters toml++ 3.3.0 cannot classify as whitespace or not", "[config][toml]") {
+  // toml++ 3.3.0's whitespace test reaches __builtin_unreachable for these characters (tomlplusplus
+  // #190, #295); the sanitizer build aborts if one ever reaches it.
+  const std::vector<std::pair<std::uint32_t, std::uint32_t>> ranges = {
+      {0x00A1, 0x0499}, {0x2C5E, 0x2FFF}, {0x3001, 0x3057}, {0xFB26, 0xFEFE}};
+  auto utf8 = [](std::uint32_t c) {
+    std::string s;
+    append_utf8(s, c);
+    return s;
+  };
+  SECTION("each one where whitespace may stand: an error, or the exact text back") {
+    for (const auto& [first, last] : ranges)
+      for (std::uint32_t c = first; c <= last; ++c) {
+        const std::string ch = utf8(c);
+        INFO("U+" << std::hex << c);
+        // After a value: toml++ tests it for whitespace, then reports it.
+        try {
+          TomlDocument doc("a = 1" + ch + "\n", "p.toml");
+          FAIL("parsed");
+        } catch (const toml::parse_error& e) {
+          CHECK(std::string(e.description()).find("saw '" + ch + "'") != std::string::npos);
+          CHECK(e.source().begin.line == 1);
+          CHECK(e.source().begin.column == 6);  // characters, as without the workaround
+        }
+        // After a line-ending backslash in a multi-line string (valid TOML, #190), and in a key.
+        TomlDocument doc("s = \"\"\"\\\n" + ch + "x\"\"\"\n\"k" + ch + "\" = \"" + ch + "\"\n", "p.toml");
+        CHECK(doc.text(*doc.table()["s"].value<std::string>()) == ch + "x");
+        REQUIRE(doc.table().size() == 2);
+        for (const auto& [key, node] : doc.table())
+          if (key.str() != "s") {
+            CHECK(doc.text(key.str()) == "k" + ch);
+            CHECK(doc.text(*node.value<std::string>()) == ch);
+          }
+      }
+  }
+  SECTION("a text without them is read as it is, plane-15 characters included") {
+    TomlDocument doc("a = \"" + utf8(0xF00E9) + "\"\n", "p.toml");
+    CHECK(doc.text(*doc.table()["a"].value<std::string>()) == utf8(0xF00E9));
+  }
+  SECTION("plane-15 characters of the shifted ranges next to characters to shift are refused") {
+    CHECK_THROWS_WITH(TomlDocument("a = \"" + utf8(0xF00E9) + "\"\nb = \"\xC3\xA9\"\n", "p.toml"),
+                      Catch::Contains("plane 15"));
+    CHECK_THROWS_WITH(TomlDocument("a = \"\\U000F00E9\"\nb = \"\xC3\xA9\"\n", "p.toml"), Catch::Contains("plane 15"));
+    CHECK_THROWS_WITH(TomlDocument("a = \"\\U000f00e9\"\nb = \"\xC3\xA9\"\n", "p.toml"), Catch::Contains("plane 15"));
+    // Outside the shifted ranges, plane 15 is no clash.
+    TomlDocument doc("a = \"" + utf8(0xF0041) + "\"\nb = \"\xC3\xA9\"\n", "p.toml");
+    CHECK(doc.text(*doc.table()["a"].value<std::string>()) == utf8(0xF0041));
+    CHECK(doc.text(*doc.table()["b"].value<std::string>()) == "\xC3\xA9");
+  }
+  SECTION("broken UTF-8 next to them is toml++'s error, not a crash") {
+    CHECK_THROWS_AS(TomlDocument("a = \"\xC3\xA9\xC3\"\n", "p.toml"), toml::parse_error);
+    CHECK_THROWS_AS(TomlDocument("\xC3\xA9 = \xE0\x80\x80\n", "p.toml"), toml::parse_error);
+  }
+  SECTION("in [tool.trl-lint]: values read exactly, errors located and quoted") {
+    ConfigDir d;
+    auto f = d.write("pyproject.toml",
+                     "[tool.trl-lint]\n[[tool.trl-lint.runs]]\nscript = \"\"\"\\\n  \xC2\xA7train.py\"\"\"\n");
+    Settings s = load_config_file(f);
+    REQUIRE(s.runs.size() == 1);
+    CHECK(s.runs[0].script->value == "\xC2\xA7train.py");
+    auto g = d.write("pyproject.toml", "[tool.trl-lint]\nselect = [\"TRL1\"] \xC3\xA9\n");
+    CHECK_THAT(error_of([&] { load_config_file(g); }),
+               Catch::Contains("pyproject.toml:2:19: invalid TOML") && Catch::Contains("'\xC3\xA9'"));
   }
 }
 

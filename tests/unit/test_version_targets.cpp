@@ -5,6 +5,7 @@
 #include "analyzer/eval/version_targets.hpp"
 #include "analyzer/knowledge/knowledge.hpp"
 #include "analyzer/project/project.hpp"
+#include "analyzer/source/source_file.hpp"
 
 using namespace trl;
 
@@ -24,6 +25,33 @@ TEST_CASE("parse_requirement reads PEP 508 lines of the modelled libraries only"
   CHECK(at->direct_url);
   CHECK(!deps::parse_requirement("git+https://github.com/huggingface/trl-extras.git"));
   CHECK(deps::parse_requirement("accelerate")->spec.empty());
+}
+
+TEST_CASE("pyproject.toml pins, next to characters toml++ 3.3.0 cannot classify") {
+  // `§` after a line-ending backslash and `é` after a value reach undefined behaviour in toml++
+  // 3.3.0 (see analyzer/config/toml_input.hpp); the pins around them are read with their spans.
+  SourceFile f;
+  f.path = f.abs_path = "pyproject.toml";
+  f.kind = FileKind::Toml;
+  f.text =
+      "[project]\nname = \"caf\xC3\xA9\"\ndescription = \"\"\"\\\n  \xC2\xA7 \xC3\xA9t\xC3\xA9\"\"\"\n"
+      "dependencies = [\"trl==0.19.1\", \"accelerate>=1.0\"]\n"
+      "[tool.poetry.dependencies]\n\"transformers\" = \"^4.50\"\n";
+  f.index_lines();
+  FileFacts facts;
+  deps::extract_pins(f, facts);
+  REQUIRE(facts.pins.size() == 3);
+  CHECK(facts.pins[0].package == "trl");
+  CHECK(facts.pins[0].spec == "==0.19.1");
+  CHECK(f.text.substr(facts.pins[0].span.begin, 11) == "trl==0.19.1");
+  CHECK(facts.pins[2].package == "transformers");
+  CHECK(facts.pins[2].spec == ">=4.50,<5");
+  // A broken file (`é` where a comment or a line end must follow) gives no pins, and no crash.
+  f.text = "[project]\ndependencies = [\"trl==0.19.1\"] \xC3\xA9\n";
+  f.index_lines();
+  FileFacts broken;
+  deps::extract_pins(f, broken);
+  CHECK(broken.pins.empty());
 }
 
 TEST_CASE("versions compare numerically, pre-releases first") {

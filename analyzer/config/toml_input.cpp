@@ -1,0 +1,108 @@
+#include "analyzer/config/toml_input.hpp"
+
+#include <cstdint>
+#include <optional>
+
+#include "analyzer/source/source_file.hpp"
+
+namespace trl {
+
+namespace {
+
+constexpr std::uint32_t kShift = 0xF0000;
+
+// The characters toml++ 3.3.0's whitespace test cannot classify (see the header).
+bool unclassifiable(std::uint32_t c) {
+  return (c >= 0x00A1 && c <= 0x0499) || (c >= 0x2C5E && c <= 0x2FFF) || (c >= 0x3001 && c <= 0x3057) ||
+         (c >= 0xFB26 && c <= 0xFEFE);
+}
+
+// The UTF-8 sequence at `text[i]` (2 to 4 bytes, well formed), or nullopt; `length` is set.
+std::optional<std::uint32_t> decode_at(std::string_view text, std::size_t i, std::size_t& length) {
+  const auto b = [&](std::size_t k) { return static_cast<unsigned char>(text[i + k]); };
+  const unsigned char lead = b(0);
+  std::size_t n = 0;
+  std::uint32_t c = 0;
+  if (lead >= 0xC2 && lead <= 0xDF) {
+    n = 2;
+    c = lead & 0x1Fu;
+  } else if (lead >= 0xE0 && lead <= 0xEF) {
+    n = 3;
+    c = lead & 0x0Fu;
+  } else if (lead >= 0xF0 && lead <= 0xF4) {
+    n = 4;
+    c = lead & 0x07u;
+  } else {
+    return std::nullopt;
+  }
+  if (i + n > text.size()) return std::nullopt;
+  for (std::size_t k = 1; k < n; ++k) {
+    if ((b(k) & 0xC0u) != 0x80u) return std::nullopt;
+    c = (c << 6) | (b(k) & 0x3Fu);
+  }
+  // Overlong forms, surrogates and code points past U+10FFFF are left to toml++ to refuse.
+  if ((n == 3 && c < 0x800) || (n == 4 && (c < 0x10000 || c > 0x10FFFF)) || (c >= 0xD800 && c <= 0xDFFF))
+    return std::nullopt;
+  length = n;
+  return c;
+}
+
+// `text` with every character that `pick` chooses replaced by `move(c)`; `hits` counts them.
+template <typename Pick, typename Move>
+std::string rewrite(std::string_view text, Pick pick, Move move, std::size_t& hits) {
+  std::string out;
+  out.reserve(text.size());
+  for (std::size_t i = 0; i < text.size();) {
+    std::size_t length = 1;
+    if (static_cast<unsigned char>(text[i]) >= 0x80)
+      if (const auto c = decode_at(text, i, length); c && pick(*c)) {
+        append_utf8(out, move(*c));
+        ++hits;
+        i += length;
+        continue;
+      }
+    out.append(text, i, length);
+    i += length;
+  }
+  return out;
+}
+
+bool shifted_back(std::uint32_t c) {
+  return c >= kShift && unclassifiable(c - kShift);
+}
+
+}  // namespace
+
+TomlDocument::TomlDocument(std::string_view text, std::string_view path) {
+  std::size_t to_shift = 0;
+  std::string shifted = rewrite(
+      text, unclassifiable, [](std::uint32_t c) { return c + kShift; }, to_shift);
+  if (to_shift == 0) {
+    table_ = toml::parse(text, path);
+    return;
+  }
+  std::size_t clashes = 0;
+  (void)rewrite(
+      text, shifted_back, [](std::uint32_t c) { return c; }, clashes);
+  if (clashes > 0 || text.find("\\U000F") != std::string_view::npos || text.find("\\U000f") != std::string_view::npos)
+    throw toml::parse_error(
+        "private-use characters of plane 15 next to characters that toml++ 3.3.0 cannot read safely (U+00A1-U+0499, "
+        "U+2C5E-U+2FFF, U+3001-U+3057, U+FB26-U+FEFE); not read",
+        toml::source_position{1, 1}, std::make_shared<const std::string>(path));
+  shifted_ = true;
+  try {
+    table_ = toml::parse(shifted, path);
+  } catch (const toml::parse_error& e) {
+    const std::string description = this->text(e.description());
+    throw toml::parse_error(description.c_str(), e.source());
+  }
+}
+
+std::string TomlDocument::text(std::string_view s) const {
+  if (!shifted_) return std::string(s);
+  std::size_t hits = 0;
+  return rewrite(
+      s, shifted_back, [](std::uint32_t c) { return c - kShift; }, hits);
+}
+
+}  // namespace trl
