@@ -121,8 +121,8 @@ Analysis analyse(trl::LoadOptions options, trl::Configuration& config, const Foc
   Analysis a;
   // The knowledge is decoded on first use, which is after the files are parsed: decode it on
   // the other core meanwhile (1 ms at the open-r1 size, otherwise spent between parsing and
-  // building the runs). Not begun by the end (no helper was free), it is dropped: the first
-  // Knowledge::get() decodes it.
+  // building the runs). Not begun by the end (no thread could be started), it is dropped: the
+  // first Knowledge::get() decodes it.
   trl::Background<void> knowledge;
   if (options.threads != 1) knowledge = trl::Background<void>([] { (void)trl::Knowledge::get(); });
   options.excluded = trl::exclusion(config);

@@ -1,6 +1,8 @@
 #include "analyzer/config/toml_input.hpp"
 
+#include <algorithm>
 #include <cstdint>
+#include <memory>
 #include <optional>
 
 #include "analyzer/source/source_file.hpp"
@@ -71,6 +73,70 @@ bool shifted_back(std::uint32_t c) {
   return c >= kShift && unclassifiable(c - kShift);
 }
 
+// The first byte of a character `pick` chooses, or npos.
+template <typename Pick>
+std::size_t find_first(std::string_view text, Pick pick) {
+  for (std::size_t i = 0; i < text.size();) {
+    std::size_t length = 1;
+    if (static_cast<unsigned char>(text[i]) >= 0x80)
+      if (const auto c = decode_at(text, i, length); c && pick(*c)) return i;
+    i += length;
+  }
+  return std::string_view::npos;
+}
+
+// Where byte `offset` of `text` is, as toml++ counts: 1-based lines, and characters in the line.
+toml::source_position position_of(std::string_view text, std::size_t offset) {
+  toml::source_position at{1, 1};
+  for (std::size_t i = 0; i < offset && i < text.size(); ++i) {
+    const auto c = static_cast<unsigned char>(text[i]);
+    if (c == '\n') {
+      ++at.line;
+      at.column = 1;
+    } else if ((c & 0xC0u) != 0x80u) {  // not a continuation byte: a character starts here
+      ++at.column;
+    }
+  }
+  return at;
+}
+
+// A description toml++ wrote about the shifted text, about the file's own text: shifted
+// characters written raw, or escaped as toml++ escapes what it quotes (`\U000F00A7`, where the
+// file has U+00A7, which it would have written `\u00A7`). toml++ cuts descriptions at 511 bytes,
+// which may leave half a character at the end: it is dropped.
+std::string described(std::string_view description) {
+  std::size_t hits = 0;
+  std::string raw = rewrite(
+      description, shifted_back, [](std::uint32_t c) { return c - kShift; }, hits);
+  std::string out;
+  out.reserve(raw.size());
+  const auto hex = [](char ch) { return (ch >= '0' && ch <= '9') || (ch >= 'A' && ch <= 'F'); };
+  for (std::size_t i = 0; i < raw.size();) {
+    if (raw.compare(i, 2, "\\U") == 0 && i + 10 <= raw.size() &&
+        std::all_of(raw.begin() + static_cast<std::ptrdiff_t>(i) + 2, raw.begin() + static_cast<std::ptrdiff_t>(i) + 10,
+                    hex)) {
+      const auto c = static_cast<std::uint32_t>(std::stoul(raw.substr(i + 2, 8), nullptr, 16));
+      if (shifted_back(c)) {
+        static constexpr char kDigits[] = "0123456789ABCDEF";
+        const std::uint32_t original = c - kShift;
+        out += "\\u";
+        for (int shift = 12; shift >= 0; shift -= 4) out += kDigits[(original >> shift) & 0xFu];
+        i += 10;
+        continue;
+      }
+    }
+    out += raw[i++];
+  }
+  // Half a character at the end: its lead byte and whatever continuation bytes follow it.
+  std::size_t lead = out.size();
+  while (lead > 0 && out.size() - lead < 4 && (static_cast<unsigned char>(out[lead - 1]) & 0xC0u) == 0x80u) --lead;
+  if (lead > 0 && static_cast<unsigned char>(out[lead - 1]) >= 0xC0u) {
+    std::size_t length = 0;
+    if (!decode_at(out, lead - 1, length) || lead - 1 + length != out.size()) out.erase(lead - 1);
+  }
+  return out;
+}
+
 }  // namespace
 
 TomlDocument::TomlDocument(std::string_view text, std::string_view path) {
@@ -81,19 +147,21 @@ TomlDocument::TomlDocument(std::string_view text, std::string_view path) {
     table_ = toml::parse(text, path);
     return;
   }
-  std::size_t clashes = 0;
-  (void)rewrite(
-      text, shifted_back, [](std::uint32_t c) { return c; }, clashes);
-  if (clashes > 0 || text.find("\\U000F") != std::string_view::npos || text.find("\\U000f") != std::string_view::npos)
+  // A plane-15 character of the shifted ranges, or an escape that may write one (`\U000F...`,
+  // looked for anywhere: in a literal string or a comment it is no escape, and the file is
+  // refused all the same).
+  std::size_t clash = find_first(text, shifted_back);
+  for (const std::string_view escape : {"\\U000F", "\\U000f"}) clash = std::min(clash, text.find(escape));
+  if (clash != std::string_view::npos)
     throw toml::parse_error(
-        "private-use characters of plane 15 next to characters that toml++ 3.3.0 cannot read safely (U+00A1-U+0499, "
-        "U+2C5E-U+2FFF, U+3001-U+3057, U+FB26-U+FEFE); not read",
-        toml::source_position{1, 1}, std::make_shared<const std::string>(path));
+        "private-use characters of plane 15 in a file with characters that toml++ 3.3.0 cannot read safely "
+        "(U+00A1-U+0499, U+2C5E-U+2FFF, U+3001-U+3057, U+FB26-U+FEFE); not read",
+        position_of(text, clash), std::make_shared<const std::string>(path));
   shifted_ = true;
   try {
     table_ = toml::parse(shifted, path);
   } catch (const toml::parse_error& e) {
-    const std::string description = this->text(e.description());
+    const std::string description = described(e.description());
     throw toml::parse_error(description.c_str(), e.source());
   }
 }

@@ -1,6 +1,12 @@
 #include "analyzer/parse/tree_sitter.hpp"
 
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
@@ -15,17 +21,19 @@ struct ParserDeleter {
   void operator()(TSParser* p) const { ts_parser_delete(p); }
 };
 
-// The CPU time one parse may take is bounded without a thread of its own: tree-sitter's timeout
-// counts wall-clock time (which would make the result depend on the machine's load: a busy CI
-// box would skip files a quiet one parses), so the parse runs in slices of kSliceMicros of wall
-// time. A parse that times out keeps its state in the parser, and calling ts_parser_parse again
-// with the same arguments resumes it (tree-sitter 0.20.7, tree_sitter/api.h, ts_parser_parse);
-// between slices the thread's CPU clock is compared with the budget. The same input gives the same output on any
-// machine that is not orders of magnitude slower. (This was a watchdog thread that woke every
-// 50 ms for the life of the process: one more thread to start in every run, and a lock, a list
-// entry and two CPU-clock reads for every parse.)
-constexpr std::uint64_t kSliceMicros = 50000;
-std::atomic<std::uint64_t> slice_micros{kSliceMicros};
+// The CPU time one parse may take is bounded without a thread of its own. tree-sitter's timeout
+// counts wall-clock time, which would make the result depend on the machine's load (a busy CI
+// box would skip files a quiet one parses), so it only ends an attempt: an attempt that times out
+// is started again from the beginning, with twice the time but never more than the CPU budget
+// has left, until the thread's CPU clock says the parse has used its budget. An attempt is never resumed, although
+// tree-sitter 0.20.7 can (tree_sitter/api.h, ts_parser_parse): a resumed parse advances its stack versions in another
+// order than an uninterrupted one, and on text with syntax errors a different version can win,
+// so the tree would depend on where the attempt was cut. The first attempt has as much wall time
+// as the whole CPU budget: a parse that takes longer than that is a pathology. (This was a
+// watchdog thread that woke every 50 ms for the life of the process: one more thread to start
+// in every run, and a lock, a list entry and two CPU-clock reads for every parse.)
+constexpr std::uint64_t kFirstAttemptMicros = static_cast<std::uint64_t>(kParseCpuBudgetSeconds * 1e6);
+std::atomic<std::uint64_t> first_attempt_micros{kFirstAttemptMicros};
 
 double thread_cpu_seconds() {
   timespec ts{};
@@ -86,9 +94,9 @@ ReparseScope::~ReparseScope() {
   current_reparse = previous_;
 }
 
-void set_parse_limits_for_testing(double budget_seconds, std::uint64_t slice) {
+void set_parse_limits_for_testing(double budget_seconds, std::uint64_t first_attempt) {
   cpu_budget_seconds.store(budget_seconds);
-  slice_micros.store(slice);
+  first_attempt_micros.store(first_attempt);
 }
 
 const TSLanguage* language_of(FileKind kind) {
@@ -100,7 +108,128 @@ const TSLanguage* language_of(FileKind kind) {
   }
 }
 
+namespace {
+
+thread_local ParseFailure last_failure = ParseFailure::None;
+
+// Parses with `parser` in attempts (see first_attempt_micros); null when the CPU budget ran out.
+// No attempt may take more wall-clock time than the CPU budget has left, and CPU time never
+// exceeds wall-clock time: a parse that needs more than the budget is cancelled on any machine,
+// however loaded, and one that needs less completes unless the machine gives it less than that
+// share of a core.
+Tree parse_in_attempts(TSParser* parser, const TSLanguage* language, const TSTree* old, std::string_view text) {
+  const double budget = cpu_budget_seconds.load(std::memory_order_relaxed);
+  double window = static_cast<double>(first_attempt_micros.load(std::memory_order_relaxed)) * 1e-6;
+  const double started = thread_cpu_seconds();
+  for (double left = budget; left > 0;) {
+    ts_parser_set_timeout_micros(parser,
+                                 std::max<std::uint64_t>(1, static_cast<std::uint64_t>(std::min(window, left) * 1e6)));
+    Tree tree(ts_parser_parse_string(parser, old, text.data(), static_cast<uint32_t>(text.size())));
+    if (tree) return tree;
+    // The attempt timed out (the language is set, so nothing else returns null). Its state is
+    // dropped, with the external scanner's: the next attempt starts as the first did.
+    if (!ts_parser_set_language(parser, language)) return nullptr;
+    left = budget - (thread_cpu_seconds() - started);
+    window *= 2;
+  }
+  return nullptr;
+}
+
+// tree-sitter 0.20.7 stores a node's child count in 16 bits (lib/src/subtree.h, `uint16_t
+// child_count`; 32 bits from 0.20.8, commit 67d13cf). A node with more than 65,535 children
+// makes it compute the address of the children wrongly and free a pointer that malloc never
+// returned: the process aborts, or its heap is corrupted. Long runs of comments are one way to
+// get such a node (without_long_extra_runs above). The other is error recovery: a text that
+// is still in error at its end is wrapped in one ERROR node with everything on the parse stack
+// as its children, as many as the tokens left unreduced (a 790 KB Python file with an error on
+// every line is enough). Those are only possible in a text with at least 65,536 tokens on the
+// stack, and each token or missing token inserted by error recovery is at least one of these
+// units: a run of word characters, any other character that is not a space, and three per line
+// (NEWLINE, INDENT, DEDENT). Twice the units bounds the stack.
+bool may_make_a_node_too_wide(std::string_view text) {
+  constexpr std::size_t kLimit = 65535;
+  if (6 * text.size() <= kLimit) return false;  // at most 3 units a byte: too short to need counting
+  std::size_t units = 0;
+  bool in_word = false;
+  for (const char ch : text) {
+    const auto c = static_cast<unsigned char>(ch);
+    const bool word =
+        (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || c >= 0x80;
+    if (word) {
+      units += in_word ? 0 : 1;
+    } else if (c == '\n') {
+      units += 3;
+    } else if (c != ' ' && c != '\t' && c != '\r') {
+      ++units;
+    }
+    in_word = word;
+    if (2 * units > kLimit) return true;
+  }
+  return false;
+}
+
+// Parses `text` in a child process, which reports how it went: 0 the tree was made and freed,
+// 2 the CPU budget ran out, 3 no parser; killed by a signal (or ended by a sanitizer),
+// tree-sitter corrupted its heap. The child
+// writes nothing (its standard error goes to /dev/null) and dumps no core. glibc keeps malloc
+// usable in the child of a multi-threaded process (it takes the arenas' locks around fork).
+ParseFailure parse_in_child(const TSLanguage* language, std::string_view text) {
+  const pid_t pid = ::fork();
+  if (pid < 0) return ParseFailure::Unchecked;
+  if (pid == 0) {
+    const int null_fd = ::open("/dev/null", O_WRONLY);
+    if (null_fd >= 0) {
+      ::dup2(null_fd, STDOUT_FILENO);
+      ::dup2(null_fd, STDERR_FILENO);
+    }
+    const rlimit no_core{0, 0};
+    ::setrlimit(RLIMIT_CORE, &no_core);
+    // A crash ends the child as it would end a program without handlers of its own (a test
+    // framework's handler would report it as the parent's failure).
+    for (const int signal : {SIGABRT, SIGSEGV, SIGBUS, SIGILL, SIGFPE}) ::signal(signal, SIG_DFL);
+    TSParser* parser = ts_parser_new();
+    if (!parser || !ts_parser_set_language(parser, language)) ::_exit(3);
+    Tree tree = parse_in_attempts(parser, language, nullptr, text);
+    const bool made = tree != nullptr;
+    tree.reset();
+    ts_parser_delete(parser);
+    ::_exit(made ? 0 : 2);
+  }
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0)
+    if (errno != EINTR) return ParseFailure::Unchecked;
+  if (WIFEXITED(status) && WEXITSTATUS(status) == 0) return ParseFailure::None;
+  if (WIFEXITED(status) && WEXITSTATUS(status) == 2) return ParseFailure::CpuBudget;
+  if (WIFEXITED(status) && WEXITSTATUS(status) == 3) return ParseFailure::Unchecked;
+  return ParseFailure::NodeTooWide;  // a signal, or a sanitizer's report of the bad free and its exit code
+}
+
+}  // namespace
+
+ParseFailure last_parse_failure() {
+  return last_failure;
+}
+
+std::string parse_failure_message(std::string_view language_name) {
+  const std::string what(language_name);
+  switch (last_failure) {
+    case ParseFailure::NodeTooWide:
+      return what +
+             " could not be parsed: tree-sitter 0.20.7 corrupts its memory on this text (a syntax tree node with more "
+             "than 65,535 children, left by error recovery); file skipped";
+    case ParseFailure::Unchecked:
+      return what +
+             " was not parsed: a text this long is first parsed in a child process (tree-sitter 0.20.7 can corrupt "
+             "its memory on one), and none could be started; file skipped";
+    case ParseFailure::CpuBudget:
+    case ParseFailure::None: break;
+  }
+  return what + " could not be parsed within " + std::to_string(static_cast<int>(kParseCpuBudgetSeconds)) +
+         " s of CPU time; file skipped";
+}
+
 Tree parse(const TSLanguage* language, std::string_view text) {
+  last_failure = ParseFailure::None;
   Reparse* reparse = current_reparse;
   if (reparse && (reparse->consumed || reparse->language != language || reparse->text != text)) reparse = nullptr;
   if (reparse) reparse->consumed = true;
@@ -108,6 +237,12 @@ Tree parse(const TSLanguage* language, std::string_view text) {
   if (safe) {
     text = *safe;
     reparse = nullptr;  // the tree of a rewritten text would not match the document
+  }
+  if (may_make_a_node_too_wide(text)) {
+    // The child parses from scratch: a parse that reuses an old tree (the editor's) can only
+    // make the nodes a parse from scratch makes.
+    last_failure = parse_in_child(language, text);
+    if (last_failure != ParseFailure::None) return nullptr;
   }
   // One parser per thread, kept: creating one per file cost 2% of a run over the real corpus
   // (a parser allocates its stacks). The language is set again for every text: that creates the
@@ -118,24 +253,9 @@ Tree parse(const TSLanguage* language, std::string_view text) {
   if (!kept) kept.reset(ts_parser_new());
   TSParser* parser = kept.get();
   if (!ts_parser_set_language(parser, language)) return nullptr;
-  const std::uint64_t slice = slice_micros.load(std::memory_order_relaxed);
-  ts_parser_set_timeout_micros(parser, slice);
   const TSTree* old = reparse ? reparse->old : nullptr;
-  // Read once the first slice is over: most parses take far less than one.
-  std::optional<double> started;
-  Tree tree;
-  for (;;) {
-    tree.reset(ts_parser_parse_string(parser, old, text.data(), static_cast<uint32_t>(text.size())));
-    if (tree) break;
-    // The slice is over (the language is set, so nothing else returns null).
-    const double now = thread_cpu_seconds();
-    if (!started) started = now - static_cast<double>(slice) * 1e-6;  // at most one slice's worth
-    if (now - *started > cpu_budget_seconds.load(std::memory_order_relaxed)) {
-      // A cancelled parse leaves its state in the parser, to be resumed: the next text starts afresh.
-      ts_parser_reset(parser);
-      break;
-    }
-  }
+  Tree tree = parse_in_attempts(parser, language, old, text);
+  if (!tree) last_failure = ParseFailure::CpuBudget;
   if (reparse && tree) {
     reparse->tree = Tree(ts_tree_copy(tree.get()));
     reparse->used_old = old != nullptr;

@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -30,12 +31,24 @@ using Tree = std::unique_ptr<TSTree, TreeDeleter>;
 // pathologies; real files of the 10 MB size limit parse in a few seconds).
 inline constexpr double kParseCpuBudgetSeconds = 20.0;
 
-// Parses `text` with `language`; returns null when the parse used up its CPU budget.
+// Parses `text` with `language`; returns null when the parse used up its CPU budget, or when
+// tree-sitter 0.20.7 would corrupt its memory on the text (see last_parse_failure).
 Tree parse(const TSLanguage* language, std::string_view text);
 
+// Why the last ts::parse on this thread returned null.
+enum class ParseFailure {
+  None,
+  CpuBudget,    // kParseCpuBudgetSeconds of CPU time used
+  NodeTooWide,  // a node of more than 65,535 children: tree-sitter 0.20.7 corrupts its heap
+  Unchecked,    // a text long enough to risk that, and no child process to try it in
+};
+ParseFailure last_parse_failure();
+// The problem to report for it: "<language_name> could not be parsed ...; file skipped".
+std::string parse_failure_message(std::string_view language_name);
+
 // Tests only, for the parses that follow: another CPU budget than kParseCpuBudgetSeconds, and
-// another length of the wall-clock slices between which it is checked (50,000 us).
-void set_parse_limits_for_testing(double budget_seconds, std::uint64_t slice_micros);
+// another wall-clock time for a parse's first attempt (as many microseconds as the budget has).
+void set_parse_limits_for_testing(double budget_seconds, std::uint64_t first_attempt_micros);
 
 // Incremental re-parsing of an edited document (the LSP server). While a ReparseScope is alive,
 // the first parse on its thread of exactly `text` with `language` starts from `old` (the

@@ -691,11 +691,7 @@ PythonFacts extract(std::string_view text, FileId file) {
   PythonFacts facts;
   ts::Tree tree = ts::parse(tree_sitter_python(), text);
   if (!tree) {
-    facts.problems.push_back({"TRL903",
-                              "Python could not be parsed within " +
-                                  std::to_string(static_cast<int>(ts::kParseCpuBudgetSeconds)) +
-                                  " s of CPU time; file skipped",
-                              Span{file}});
+    facts.problems.push_back({"TRL903", ts::parse_failure_message("Python"), Span{file}});
     return facts;
   }
   TSNode root = ts_tree_root_node(tree.get());

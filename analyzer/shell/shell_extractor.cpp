@@ -409,11 +409,7 @@ ShellFacts extract(std::string_view text, FileId file, const ExtractOptions& opt
   ShellFacts facts;
   ts::Tree tree = ts::parse(tree_sitter_bash(), text);
   if (!tree) {
-    facts.problems.push_back({"TRL903",
-                              "shell script could not be parsed within " +
-                                  std::to_string(static_cast<int>(ts::kParseCpuBudgetSeconds)) +
-                                  " s of CPU time; file skipped",
-                              Span{file}});
+    facts.problems.push_back({"TRL903", ts::parse_failure_message("shell script"), Span{file}});
     return facts;
   }
   Walker walker(text, file, facts);

@@ -2,7 +2,6 @@
 
 #include <condition_variable>
 #include <deque>
-#include <system_error>
 
 namespace trl {
 
@@ -16,10 +15,18 @@ class WorkerPool {
     return *pool;
   }
 
-  void add(HelperGroup& group, unsigned count) {
+  // Never throws: out of memory or threads, fewer calls (or none) are asked for, and the owner
+  // does the work itself (FolderWalk asks from inside a helper's call, which must not throw).
+  void add(HelperGroup& group, unsigned count) noexcept {
     if (count == 0) return;
     std::unique_lock lock(mutex_);
-    if (group.pending_ == 0) asked_.push_back(&group);
+    if (group.pending_ == 0) {
+      try {
+        asked_.push_back(&group);
+      } catch (...) {
+        return;
+      }
+    }
     group.pending_ += count;
     waiting_calls_ += count;
     // Helpers for the calls that the parked ones, and those starting, do not cover.
@@ -28,8 +35,8 @@ class WorkerPool {
         std::thread([this] { serve(); }).detach();
         ++started_;
         ++starting_;
-      } catch (const std::system_error&) {
-        break;  // no more threads to be had: the owner withdraws the calls nobody begins
+      } catch (...) {
+        break;  // no more threads (or memory) to be had: the owner withdraws the calls nobody begins
       }
     }
     lock.unlock();
@@ -82,7 +89,7 @@ class WorkerPool {
   std::size_t started_ = 0;
 };
 
-void HelperGroup::add(unsigned count) {
+void HelperGroup::add(unsigned count) noexcept {
   WorkerPool::get().add(*this, count);
 }
 

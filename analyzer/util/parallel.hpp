@@ -36,10 +36,11 @@ class HelperGroup {
   HelperGroup& operator=(const HelperGroup&) = delete;
   ~HelperGroup() { wait(); }
 
-  // Asks for `count` more calls of fn, each on a parked helper (started when none is parked).
-  // A call may begin any time before wait() retracts it: fn must be safe to call late (a loop
-  // over shared work that finds none left returns at once).
-  void add(unsigned count);
+  // Asks for `count` more calls of fn, each on a parked helper (started when none is parked;
+  // fewer when no thread or memory is to be had). Never throws. A call may begin any time before
+  // wait() withdraws it: fn must be safe to call late (a loop over shared work that finds none
+  // left returns at once).
+  void add(unsigned count) noexcept;
   // Withdraws the calls no helper has begun, then waits until the begun ones return. Returns how
   // many were withdrawn (a caller that needs fn called runs it itself). Idempotent.
   unsigned wait();
@@ -77,8 +78,9 @@ void parallel_for(std::size_t n, unsigned threads, Work&& work) {
     HelperGroup helpers(loop);
     helpers.add(threads - 1);
     loop();
-    // A share no helper began (none was free, or the caller's loop stopped at an exception) is
-    // taken by the caller: every share goes on until the work runs out or it meets an exception.
+    // A share no helper began (the caller's loop finished first or stopped at an exception, or no
+    // thread could be started) is taken by the caller: every share goes on until the work runs
+    // out or it meets an exception.
     for (unsigned k = helpers.wait(); k > 0; --k) loop();
   } else {
     loop();
@@ -98,7 +100,6 @@ class Background {
   template <typename Work>
   explicit Background(Work work, bool on_helper = true) : state_(std::make_unique<State>(std::move(work))) {
     if (on_helper) state_->group.add(1);
-    state_->asked = on_helper;
   }
   Background(Background&&) noexcept = default;
   Background& operator=(Background&& other) noexcept {
@@ -113,7 +114,8 @@ class Background {
   bool valid() const { return state_ != nullptr; }
   T get() {
     auto state = std::move(state_);
-    if (state->group.wait() > 0 || !state->asked) state->call();
+    state->group.wait();  // the call a helper began has returned; one not begun never will
+    if (!state->called) state->call();
     if (state->error) std::rethrow_exception(state->error);
     if constexpr (!std::is_void_v<T>) return std::move(*state->value);
   }
@@ -123,6 +125,7 @@ class Background {
     template <typename Work>
     explicit State(Work w) : work(std::move(w)), group([this] { call(); }) {}
     void call() noexcept {
+      called = true;
       try {
         if constexpr (std::is_void_v<T>)
           work();
@@ -135,8 +138,8 @@ class Background {
     std::function<T()> work;
     std::optional<std::conditional_t<std::is_void_v<T>, bool, T>> value;
     std::exception_ptr error;
-    bool asked = false;  // a helper was asked to call it
-    HelperGroup group;   // last: destroyed (waited for) before the fields its call writes
+    bool called = false;  // by a helper (read after waiting for it) or by get()
+    HelperGroup group;    // last: destroyed (waited for) before the fields its call writes
   };
   std::unique_ptr<State> state_;
 };

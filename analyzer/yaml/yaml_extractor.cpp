@@ -426,11 +426,7 @@ YamlFacts extract(std::string_view text, FileId file) {
   }
   ts::Tree tree = ts::parse(tree_sitter_yaml(), text);
   if (!tree) {
-    facts.problems.push_back({"TRL903",
-                              "YAML could not be parsed within " +
-                                  std::to_string(static_cast<int>(ts::kParseCpuBudgetSeconds)) +
-                                  " s of CPU time; file skipped",
-                              Span{file}});
+    facts.problems.push_back({"TRL903", ts::parse_failure_message("YAML"), Span{file}});
     return facts;
   }
   TSNode root = ts_tree_root_node(tree.get());

@@ -223,6 +223,22 @@ SH
     # The same project's other true finding (TRL201, packing without FlashAttention) is expected too.
     [ "$(grep -vc ': TRL201 ' out)" -eq 1 ] || fail "unexpected diagnostics"
     ;;
+  error-every-line)
+    # A syntax error on every line of 40,000: tree-sitter 0.20.7's error recovery wraps what is
+    # left on its stack in one ERROR node of more than 65,535 children, whose 16-bit child count
+    # overflows, and the process aborted ("free(): invalid size"). trl-lint tries a text that long
+    # in a child process first, and reports the file instead. The rest is still analysed.
+    trl101_project p
+    python3 -c "
+import sys
+out = ['from trl import SFTConfig\\n']
+for i in range(40000):
+    out.append(('v%d = [1, 2,\\n' % i, 'def f%d(:\\n  return )\\n' % i, 'x = a b c if else\\n', 'v%d = (1 +\\n' % i)[i % 4])
+sys.stdout.write(''.join(out))" > p/broken.py
+    lint p; expect_status 1
+    expect "p/broken.py:1:1: TRL903 Python could not be parsed: tree-sitter 0.20.7 corrupts its memory on this text"
+    expect "p/recipes/qwen2.5-0.5b/sft_long.yaml:15:1: TRL101"
+    ;;
   long-yaml)
     # tree-sitter-yaml counts rows in 16 bits: a YAML file over 32,767 lines is skipped with a
     # diagnostic, not reported as a syntax error.

@@ -289,6 +289,45 @@ TEST_CASE("TOML with the characters toml++ 3.3.0 cannot classify as whitespace o
     CHECK(doc.text(*doc.table()["a"].value<std::string>()) == utf8(0xF0041));
     CHECK(doc.text(*doc.table()["b"].value<std::string>()) == "\xC3\xA9");
   }
+  SECTION("error descriptions: escaped characters and cut descriptions are given back as the file has them") {
+    // After `\r` toml++ quotes the next character escaped: `\u00A7`, not the shifted `\U000F00A7`.
+    try {
+      TomlDocument doc("x = 1\r\xC2\xA7\n", "p.toml");
+      FAIL("parsed");
+    } catch (const toml::parse_error& e) {
+      CHECK(std::string(e.description()).find("'\\u00A7'") != std::string::npos);
+      CHECK(std::string(e.description()).find("\\U000F") == std::string::npos);
+    }
+    // A table defined twice, its quoted name 300 `é`: toml++ cuts its description at 511 bytes,
+    // which may fall inside a shifted character; no half character is left at the end.
+    std::string name = "x";  // the cut then falls inside a 4-byte shifted character
+    for (int i = 0; i < 300; ++i) name += "\xC3\xA9";
+    try {
+      TomlDocument doc("[\"" + name + "\"]\n[\"" + name + "\"]\n", "p.toml");
+      FAIL("parsed");
+    } catch (const toml::parse_error& e) {
+      const std::string d(e.description());
+      CHECK(is_valid_utf8(d));
+      CHECK(d.find("\xC3\xA9\xC3\xA9") != std::string::npos);
+      CHECK(d.find("\xF3\xB0") == std::string::npos);  // no plane-15 character left
+    }
+  }
+  SECTION("the refusal is located at the first plane-15 character or \\U000F") {
+    try {
+      TomlDocument doc("a = 1\nb = \"" + utf8(0xF00E9) + "\"\nc = \"\xC3\xA9\"\n", "p.toml");
+      FAIL("parsed");
+    } catch (const toml::parse_error& e) {
+      CHECK(e.source().begin.line == 2);
+      CHECK(e.source().begin.column == 6);
+    }
+    try {
+      TomlDocument doc("c = \"\xC3\xA9\"\n# \\U000F00E9\n", "p.toml");
+      FAIL("parsed");
+    } catch (const toml::parse_error& e) {
+      CHECK(e.source().begin.line == 2);
+      CHECK(e.source().begin.column == 3);
+    }
+  }
   SECTION("broken UTF-8 next to them is toml++'s error, not a crash") {
     CHECK_THROWS_AS(TomlDocument("a = \"\xC3\xA9\xC3\"\n", "p.toml"), toml::parse_error);
     CHECK_THROWS_AS(TomlDocument("\xC3\xA9 = \xE0\x80\x80\n", "p.toml"), toml::parse_error);

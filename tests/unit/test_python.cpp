@@ -64,38 +64,88 @@ TEST_CASE("a parse does not depend on what the same thread parsed before", "[pyt
   CHECK(python(next) == fresh);
 }
 
-TEST_CASE("a parse runs in wall-clock slices, resumes after each, and stops at its CPU budget", "[python][parse]") {
-  // ts::parse bounds a parse's CPU time by parsing in slices of wall-clock time and reading the
-  // thread's CPU clock between them. 1 ms slices: this text (about 900 KB) takes many of them.
-  std::string big;
+TEST_CASE("a parse that times out starts again, and stops at its CPU budget", "[python][parse]") {
+  // ts::parse bounds a parse's CPU time with tree-sitter's wall-clock timeout: an attempt that
+  // times out is started again with twice the time, never resumed (a resumed parse of broken
+  // text can pick another error recovery, so the tree would depend on timing). With a first
+  // attempt of 1 ms, these texts (900 KB, and 60 KB of syntax errors) take several attempts.
+  std::string big, broken;
   for (int i = 0; i < 40000; ++i) big += "value_" + std::to_string(i) + " = [1, 2, 3]\n";
+  for (int i = 0; i < 3000; ++i) {
+    // Syntax errors of several kinds, where error recovery has choices to make (a text this
+    // short leaves no node too wide for tree-sitter 0.20.7, see the next test).
+    switch (i % 7) {
+      case 0: broken += "value_" + std::to_string(i) + " = [1, 2,\n"; break;
+      case 3: broken += "def f_" + std::to_string(i) + "(:\n  return )\n"; break;
+      case 5: broken += "x = a b c if else\n"; break;
+      default: broken += "value_" + std::to_string(i) + " = (1 +\n"; break;
+    }
+  }
   const std::string small = "import os\nif os.environ:\n    X = 1\nY = 2\n";
   auto outline = [](const ts::Tree& tree) {
+    REQUIRE(tree);
     std::unique_ptr<char, decltype(&std::free)> s(ts_node_string(ts_tree_root_node(tree.get())), &std::free);
     return std::string(s.get());
   };
-  const ts::Tree whole = ts::parse(tree_sitter_python(), big);  // one slice of 50 ms, or a few
-  REQUIRE(whole);
+  const std::string whole = outline(ts::parse(tree_sitter_python(), big));
+  const std::string whole_broken = outline(ts::parse(tree_sitter_python(), broken));
   const std::string small_fresh = outline(ts::parse(tree_sitter_python(), small));
   struct Restore {
-    ~Restore() { ts::set_parse_limits_for_testing(ts::kParseCpuBudgetSeconds, 50000); }
+    ~Restore() { ts::set_parse_limits_for_testing(ts::kParseCpuBudgetSeconds, 20000000); }
   } restore;
-  SECTION("resumed slices give the tree of one whole parse") {
+  SECTION("attempts cut short give the tree of one whole parse, broken text included") {
     ts::set_parse_limits_for_testing(ts::kParseCpuBudgetSeconds, 1000);
-    const ts::Tree sliced = ts::parse(tree_sitter_python(), big);
-    REQUIRE(sliced);
-    const TSNode root = ts_tree_root_node(sliced.get());
+    const ts::Tree again = ts::parse(tree_sitter_python(), big);
+    REQUIRE(again);
+    const TSNode root = ts_tree_root_node(again.get());
     CHECK_FALSE(ts_node_has_error(root));
     CHECK(ts_node_named_child_count(root) == 40000);
-    CHECK(outline(sliced) == outline(whole));
+    CHECK(outline(again) == whole);
+    for (std::uint64_t first : {1000u, 3000u, 7000u}) {
+      INFO("first attempt " << first << " us");
+      ts::set_parse_limits_for_testing(ts::kParseCpuBudgetSeconds, first);
+      CHECK(outline(ts::parse(tree_sitter_python(), broken)) == whole_broken);
+    }
   }
   SECTION("a parse over its budget is cancelled, and the next parse starts afresh") {
+    // Attempts of 1, 2, 4... ms, each from the beginning, until 50 ms of CPU time are used; and a
+    // first attempt as long as the budget, as in production, which cannot be enough either (CPU
+    // time never exceeds wall-clock time).
+    for (std::uint64_t first : {1000u, 50000u}) {
+      ts::set_parse_limits_for_testing(0.05, first);
+      CHECK_FALSE(ts::parse(tree_sitter_python(), big));
+      CHECK(ts::last_parse_failure() == ts::ParseFailure::CpuBudget);
+    }
     ts::set_parse_limits_for_testing(0.0, 1000);
     CHECK_FALSE(ts::parse(tree_sitter_python(), big));
-    ts::set_parse_limits_for_testing(ts::kParseCpuBudgetSeconds, 50000);
+    ts::set_parse_limits_for_testing(ts::kParseCpuBudgetSeconds, 20000000);
     CHECK(outline(ts::parse(tree_sitter_python(), small)) == small_fresh);
-    CHECK(ts::parse(tree_sitter_python(), big));
+    CHECK(outline(ts::parse(tree_sitter_python(), big)) == whole);
   }
+}
+
+TEST_CASE("a text that would make tree-sitter 0.20.7 corrupt its heap is refused, not parsed", "[python][parse]") {
+  // An error on every line, 790 KB: error recovery leaves more than 65,535 subtrees on the stack
+  // at the end, wrapped in one ERROR node whose 16-bit child count overflows; parsing it in this
+  // process aborted it ("free(): invalid size"). ts::parse tries a text that long in a child
+  // process first.
+  std::string broken = "from trl import SFTConfig\n";
+  for (int i = 0; i < 40000; ++i) switch (i % 7) {
+      case 0: broken += "value_" + std::to_string(i) + " = [1, 2,\n"; break;
+      case 3: broken += "def f_" + std::to_string(i) + "(:\n  return )\n"; break;
+      case 5: broken += "x = a b c if else\n"; break;
+      default: broken += "value_" + std::to_string(i) + " = (1 +\n"; break;
+    }
+  const auto facts = python::extract(broken, 0);
+  CHECK(ts::last_parse_failure() == ts::ParseFailure::NodeTooWide);
+  REQUIRE(facts.problems.size() == 1);
+  CHECK(facts.problems[0].code == "TRL903");
+  CHECK_THAT(facts.problems[0].message, Catch::Contains("more than 65,535 children"));
+  // The same length without errors is tried in the child too, and parsed.
+  std::string fine;
+  for (int i = 0; i < 40000; ++i) fine += "value_" + std::to_string(i) + " = (1 + 2)\n";
+  CHECK(ts::parse(tree_sitter_python(), fine));
+  CHECK(ts::last_parse_failure() == ts::ParseFailure::None);
 }
 
 TEST_CASE("string literals decode escapes, raw strings and f-strings", "[python]") {
