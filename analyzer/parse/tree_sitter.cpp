@@ -141,29 +141,39 @@ Tree parse_in_attempts(TSParser* parser, const TSLanguage* language, const TSTre
 // returned: the process aborts, or its heap is corrupted. Long runs of comments are one way to
 // get such a node (without_long_extra_runs above). The other is error recovery: a text that
 // is still in error at its end is wrapped in one ERROR node with everything on the parse stack
-// as its children, as many as the tokens left unreduced (a 790 KB Python file with an error on
-// every line is enough). Those are only possible in a text with at least 65,536 tokens on the
-// stack, and each token or missing token inserted by error recovery is at least one of these
-// units: a run of word characters, any other character that is not a space, and three per line
-// (NEWLINE, INDENT, DEDENT). Twice the units bounds the stack.
-bool may_make_a_node_too_wide(std::string_view text) {
+// as its children (a 790 KB Python file with an error on every line is enough). The stack holds
+// at most the text's tokens, the zero-width tokens the grammar's scanner adds, and the missing
+// tokens error recovery inserts (at most one per real token). Every real token starts one of
+// these units: a run of ASCII letters and underscores, a run of digits (`1if` is two tokens), a
+// non-ASCII character, any other character but a space, tab or carriage return; a line end
+// counts three (Python's NEWLINE, and an INDENT and a DEDENT at most on average). Zero-width
+// tokens: Python's are in those three; bash's (the `concat` between the parts of a word,
+// heredoc markers) are at most one per unit; YAML's (the starts and ends of its blocks) at most
+// two per unit. So the stack holds at most 2, 4 or 6 times the units.
+bool may_make_a_node_too_wide(const TSLanguage* language, std::string_view text) {
   constexpr std::size_t kLimit = 65535;
-  if (6 * text.size() <= kLimit) return false;  // at most 3 units a byte: too short to need counting
+  const std::size_t factor = language == tree_sitter_python() ? 2 : language == tree_sitter_bash() ? 4 : 6;
+  if (3 * factor * text.size() <= kLimit) return false;  // at most 3 units a byte
+  enum class Class { Space, Letter, Digit, Other };
   std::size_t units = 0;
-  bool in_word = false;
+  Class previous = Class::Space;
   for (const char ch : text) {
     const auto c = static_cast<unsigned char>(ch);
-    const bool word =
-        (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || c >= 0x80;
-    if (word) {
-      units += in_word ? 0 : 1;
-    } else if (c == '\n') {
+    Class now = Class::Other;
+    if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_')
+      now = Class::Letter;
+    else if (c >= '0' && c <= '9')
+      now = Class::Digit;
+    else if (c == ' ' || c == '\t' || c == '\r')
+      now = Class::Space;
+    if (c == '\n')
       units += 3;
-    } else if (c != ' ' && c != '\t' && c != '\r') {
+    else if (c >= 0x80)
+      units += (c & 0xC0u) == 0xC0u ? 1 : 0;  // a lead byte: one per character
+    else if (now == Class::Other || ((now == Class::Letter || now == Class::Digit) && now != previous))
       ++units;
-    }
-    in_word = word;
-    if (2 * units > kLimit) return true;
+    previous = c >= 0x80 ? Class::Other : now;
+    if (factor * units > kLimit) return true;
   }
   return false;
 }
@@ -206,6 +216,10 @@ ParseFailure parse_in_child(const TSLanguage* language, std::string_view text) {
 
 }  // namespace
 
+bool may_overflow_child_count(const TSLanguage* language, std::string_view text) {
+  return may_make_a_node_too_wide(language, text);
+}
+
 ParseFailure last_parse_failure() {
   return last_failure;
 }
@@ -238,7 +252,7 @@ Tree parse(const TSLanguage* language, std::string_view text) {
     text = *safe;
     reparse = nullptr;  // the tree of a rewritten text would not match the document
   }
-  if (may_make_a_node_too_wide(text)) {
+  if (may_make_a_node_too_wide(language, text)) {
     // The child parses from scratch: a parse that reuses an old tree (the editor's) can only
     // make the nodes a parse from scratch makes.
     last_failure = parse_in_child(language, text);

@@ -43,6 +43,10 @@ enum class ParseFailure {
   Unchecked,    // a text long enough to risk that, and no child process to try it in
 };
 ParseFailure last_parse_failure();
+// Whether `text` is long enough that tree-sitter 0.20.7 might make a node of more than 65,535
+// children from it (then ts::parse tries it in a child process first). A bound: true for far
+// more texts than ever do it.
+bool may_overflow_child_count(const TSLanguage* language, std::string_view text);
 // The problem to report for it: "<language_name> could not be parsed ...; file skipped".
 std::string parse_failure_message(std::string_view language_name);
 

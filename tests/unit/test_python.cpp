@@ -148,6 +148,31 @@ TEST_CASE("a text that would make tree-sitter 0.20.7 corrupt its heap is refused
   CHECK(ts::last_parse_failure() == ts::ParseFailure::None);
 }
 
+TEST_CASE("which texts are tried in a child process first: a bound on the parse stack", "[python][parse]") {
+  auto repeat = [](const std::string& piece, int n) {
+    std::string out;
+    for (int i = 0; i < n; ++i) out += piece;
+    return out;
+  };
+  // Ordinary code: about 100 KB of Python before a child is needed.
+  const std::string line = "    total = compute_value(items[index], scale=2.5)  # note\n";  // 20 units
+  CHECK_FALSE(ts::may_overflow_child_count(tree_sitter_python(), repeat(line, 1500)));
+  CHECK(ts::may_overflow_child_count(tree_sitter_python(), repeat(line, 2000)));
+  // A run of letters and digits can be many tokens: `1if` is a number and a keyword.
+  CHECK_FALSE(ts::may_overflow_child_count(tree_sitter_python(), repeat("abcdefghij", 20000)));  // one unit
+  CHECK(ts::may_overflow_child_count(tree_sitter_python(), "x = " + repeat("1if", 16400)));
+  // Each non-ASCII character may be a token of its own (an error token).
+  CHECK(ts::may_overflow_child_count(tree_sitter_python(), repeat("\xC2\xA7", 32800)));
+  CHECK_FALSE(ts::may_overflow_child_count(tree_sitter_python(), repeat("\xC2\xA7", 32000)));
+  // YAML and bash add zero-width tokens of their own: a smaller text is enough.
+  const std::string yaml = repeat("- key: value\n", 2000);  // 7 units a line: 14,000
+  CHECK_FALSE(ts::may_overflow_child_count(tree_sitter_python(), yaml));
+  CHECK_FALSE(ts::may_overflow_child_count(tree_sitter_bash(), yaml));
+  CHECK(ts::may_overflow_child_count(tree_sitter_yaml(), yaml + repeat("- key: value\n", 200)));
+  CHECK(ts::may_overflow_child_count(tree_sitter_bash(), repeat("echo a b c d\n", 3000)));  // 8 a line
+  CHECK_FALSE(ts::may_overflow_child_count(tree_sitter_yaml(), std::string(10000, ' ')));
+}
+
 TEST_CASE("string literals decode escapes, raw strings and f-strings", "[python]") {
   bool fields = false;
   CHECK(python::decode_string_literal("'a\\nb'", fields) == "a\nb");
