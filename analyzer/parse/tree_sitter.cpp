@@ -25,13 +25,14 @@ struct ParserDeleter {
 // counts wall-clock time, which would make the result depend on the machine's load (a busy CI
 // box would skip files a quiet one parses), so it only ends an attempt: an attempt that times out
 // is started again from the beginning, with twice the time but never more than the CPU budget
-// has left, until the thread's CPU clock says the parse has used its budget. An attempt is never resumed, although
-// tree-sitter 0.20.7 can (tree_sitter/api.h, ts_parser_parse): a resumed parse advances its stack versions in another
-// order than an uninterrupted one, and on text with syntax errors a different version can win,
-// so the tree would depend on where the attempt was cut. The first attempt has as much wall time
-// as the whole CPU budget: a parse that takes longer than that is a pathology. (This was a
-// watchdog thread that woke every 50 ms for the life of the process: one more thread to start
-// in every run, and a lock, a list entry and two CPU-clock reads for every parse.)
+// has left, until the thread's CPU clock says the parse has used its budget. An attempt is never
+// resumed, although tree-sitter 0.20.7 can (tree_sitter/api.h, ts_parser_parse): a resumed parse
+// advances its stack versions in another order than an uninterrupted one, and on text with
+// syntax errors a different version can win, so the tree would depend on where the attempt was
+// cut. The first attempt has as much wall time as the whole CPU budget: a parse that takes
+// longer than that is a pathology. (This was a watchdog thread that woke every 50 ms for the life
+// of the process: one more thread to start in every run, and a lock, a list entry and two
+// CPU-clock reads for every parse.)
 constexpr std::uint64_t kFirstAttemptMicros = static_cast<std::uint64_t>(kParseCpuBudgetSeconds * 1e6);
 std::atomic<std::uint64_t> first_attempt_micros{kFirstAttemptMicros};
 
@@ -44,7 +45,8 @@ double thread_cpu_seconds() {
 std::atomic<double> cpu_budget_seconds{kParseCpuBudgetSeconds};
 
 // tree-sitter 0.20.7 (Debian 12) corrupts its heap when one run of "extras" (comments, line
-// continuations) reaches 65,535 tokens (tree-sitter issue #2134, fixed in 0.20.8). All three
+// continuations) reaches 65,535 tokens (tree-sitter issue #2134, fixed in 0.20.8: a node's child
+// count was 16 bits, see may_overflow_child_count). All three
 // grammars write comments with `#`; a run is the comment-only, continuation-only and blank
 // lines between two lines of code. Runs that long are blanked (bytes become spaces, so every
 // offset, line and column stays the same): a 60,000-line comment holds nothing trl-lint reads.
@@ -135,6 +137,8 @@ Tree parse_in_attempts(TSParser* parser, const TSLanguage* language, const TSTre
   return nullptr;
 }
 
+}  // namespace
+
 // tree-sitter 0.20.7 stores a node's child count in 16 bits (lib/src/subtree.h, `uint16_t
 // child_count`; 32 bits from 0.20.8, commit 67d13cf). A node with more than 65,535 children
 // makes it compute the address of the children wrongly and free a pointer that malloc never
@@ -150,7 +154,7 @@ Tree parse_in_attempts(TSParser* parser, const TSLanguage* language, const TSTre
 // tokens: Python's are in those three; bash's (the `concat` between the parts of a word,
 // heredoc markers) are at most one per unit; YAML's (the starts and ends of its blocks) at most
 // two per unit. So the stack holds at most 2, 4 or 6 times the units.
-bool may_make_a_node_too_wide(const TSLanguage* language, std::string_view text) {
+bool may_overflow_child_count(const TSLanguage* language, std::string_view text) {
   constexpr std::size_t kLimit = 65535;
   const std::size_t factor = language == tree_sitter_python() ? 2 : language == tree_sitter_bash() ? 4 : 6;
   if (3 * factor * text.size() <= kLimit) return false;  // at most 3 units a byte
@@ -178,11 +182,13 @@ bool may_make_a_node_too_wide(const TSLanguage* language, std::string_view text)
   return false;
 }
 
+namespace {
+
 // Parses `text` in a child process, which reports how it went: 0 the tree was made and freed,
 // 2 the CPU budget ran out, 3 no parser; killed by a signal (or ended by a sanitizer),
-// tree-sitter corrupted its heap. The child
-// writes nothing (its standard error goes to /dev/null) and dumps no core. glibc keeps malloc
-// usable in the child of a multi-threaded process (it takes the arenas' locks around fork).
+// tree-sitter corrupted its heap. The child writes nothing (its standard output and error go to
+// /dev/null) and dumps no core. glibc keeps malloc usable in the child of a multi-threaded
+// process (it takes the arenas' locks around fork).
 ParseFailure parse_in_child(const TSLanguage* language, std::string_view text) {
   const pid_t pid = ::fork();
   if (pid < 0) return ParseFailure::Unchecked;
@@ -216,10 +222,6 @@ ParseFailure parse_in_child(const TSLanguage* language, std::string_view text) {
 
 }  // namespace
 
-bool may_overflow_child_count(const TSLanguage* language, std::string_view text) {
-  return may_make_a_node_too_wide(language, text);
-}
-
 ParseFailure last_parse_failure() {
   return last_failure;
 }
@@ -252,7 +254,7 @@ Tree parse(const TSLanguage* language, std::string_view text) {
     text = *safe;
     reparse = nullptr;  // the tree of a rewritten text would not match the document
   }
-  if (may_make_a_node_too_wide(language, text)) {
+  if (may_overflow_child_count(language, text)) {
     // The child parses from scratch: a parse that reuses an old tree (the editor's) can only
     // make the nodes a parse from scratch makes.
     last_failure = parse_in_child(language, text);
