@@ -49,40 +49,46 @@ std::optional<std::uint32_t> decode_at(std::string_view text, std::size_t i, std
   return c;
 }
 
-// `text` with every character that `pick` chooses replaced by `move(c)`; `hits` counts them.
-template <typename Pick, typename Move>
-std::string rewrite(std::string_view text, Pick pick, Move move, std::size_t& hits) {
-  std::string out;
-  out.reserve(text.size());
-  for (std::size_t i = 0; i < text.size();) {
-    std::size_t length = 1;
-    if (static_cast<unsigned char>(text[i]) >= 0x80)
-      if (const auto c = decode_at(text, i, length); c && pick(*c)) {
-        append_utf8(out, move(*c));
-        ++hits;
-        i += length;
-        continue;
-      }
-    out.append(text, i, length);
-    i += length;
-  }
-  return out;
-}
-
 bool shifted_back(std::uint32_t c) {
   return c >= kShift && unclassifiable(c - kShift);
 }
 
-// The first byte of a character `pick` chooses, or npos.
+// The first character at or after byte `from` that `pick` chooses: where it is, its length in
+// bytes and its code point.
+struct Picked {
+  std::size_t at = 0;
+  std::size_t length = 0;
+  std::uint32_t c = 0;
+};
 template <typename Pick>
-std::size_t find_first(std::string_view text, Pick pick) {
-  for (std::size_t i = 0; i < text.size();) {
+std::optional<Picked> next_picked(std::string_view text, std::size_t from, Pick pick) {
+  for (std::size_t i = from; i < text.size();) {
     std::size_t length = 1;
     if (static_cast<unsigned char>(text[i]) >= 0x80)
-      if (const auto c = decode_at(text, i, length); c && pick(*c)) return i;
+      if (const auto c = decode_at(text, i, length); c && pick(*c)) return Picked{i, length, *c};
     i += length;
   }
-  return std::string_view::npos;
+  return std::nullopt;
+}
+
+// `text` with every character that `pick` chooses replaced by `move(c)`.
+template <typename Pick, typename Move>
+std::string rewrite(std::string_view text, Pick pick, Move move) {
+  std::string out;
+  out.reserve(text.size());
+  std::size_t done = 0;
+  while (const auto p = next_picked(text, done, pick)) {
+    out.append(text, done, p->at - done);
+    append_utf8(out, move(p->c));
+    done = p->at + p->length;
+  }
+  out.append(text, done);
+  return out;
+}
+
+// The shifted characters of `s` moved back to where the file has them.
+std::string unshifted(std::string_view s) {
+  return rewrite(s, shifted_back, [](std::uint32_t c) { return c - kShift; });
 }
 
 // Where byte `offset` of `text` is, as toml++ counts: 1-based lines, and characters in the line.
@@ -105,9 +111,7 @@ toml::source_position position_of(std::string_view text, std::size_t offset) {
 // file has U+00A7, which it would have written `\u00A7`). toml++ cuts descriptions at 511 bytes,
 // which may leave half a character at the end: it is dropped.
 std::string described(std::string_view description) {
-  std::size_t hits = 0;
-  std::string raw = rewrite(
-      description, shifted_back, [](std::uint32_t c) { return c - kShift; }, hits);
+  const std::string raw = unshifted(description);
   std::string out;
   out.reserve(raw.size());
   const auto hex = [](char ch) { return (ch >= '0' && ch <= '9') || (ch >= 'A' && ch <= 'F'); };
@@ -140,17 +144,15 @@ std::string described(std::string_view description) {
 }  // namespace
 
 TomlDocument::TomlDocument(std::string_view text, std::string_view path) {
-  std::size_t to_shift = 0;
-  std::string shifted = rewrite(
-      text, unclassifiable, [](std::uint32_t c) { return c + kShift; }, to_shift);
-  if (to_shift == 0) {
+  if (!next_picked(text, 0, unclassifiable)) {
     table_ = toml::parse(text, path);
     return;
   }
   // A plane-15 character of the shifted ranges, or an escape that may write one (`\U000F...`,
   // looked for anywhere: in a literal string or a comment it is no escape, and the file is
   // refused all the same).
-  std::size_t clash = find_first(text, shifted_back);
+  const auto plane15 = next_picked(text, 0, shifted_back);
+  std::size_t clash = plane15 ? plane15->at : std::string_view::npos;
   for (const std::string_view escape : {"\\U000F", "\\U000f"}) clash = std::min(clash, text.find(escape));
   if (clash != std::string_view::npos)
     throw toml::parse_error(
@@ -159,6 +161,7 @@ TomlDocument::TomlDocument(std::string_view text, std::string_view path) {
         position_of(text, clash), std::make_shared<const std::string>(path));
   shifted_ = true;
   try {
+    const std::string shifted = rewrite(text, unclassifiable, [](std::uint32_t c) { return c + kShift; });
     table_ = toml::parse(shifted, path);
   } catch (const toml::parse_error& e) {
     const std::string description = described(e.description());
@@ -167,10 +170,7 @@ TomlDocument::TomlDocument(std::string_view text, std::string_view path) {
 }
 
 std::string TomlDocument::text(std::string_view s) const {
-  if (!shifted_) return std::string(s);
-  std::size_t hits = 0;
-  return rewrite(
-      s, shifted_back, [](std::uint32_t c) { return c - kShift; }, hits);
+  return shifted_ ? unshifted(s) : std::string(s);
 }
 
 }  // namespace trl

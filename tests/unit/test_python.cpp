@@ -24,6 +24,19 @@ const Member* field(const ScriptSummary& s, const char* name, std::size_t config
   return s.trainer_configs[config]->member(name);
 }
 
+// `lines` statements, each with a syntax error of one of several kinds, where error recovery
+// has choices to make.
+std::string with_syntax_errors(int lines) {
+  std::string out;
+  for (int i = 0; i < lines; ++i) switch (i % 7) {
+      case 0: out += "value_" + std::to_string(i) + " = [1, 2,\n"; break;
+      case 3: out += "def f_" + std::to_string(i) + "(:\n  return )\n"; break;
+      case 5: out += "x = a b c if else\n"; break;
+      default: out += "value_" + std::to_string(i) + " = (1 +\n"; break;
+    }
+  return out;
+}
+
 bool is_true(const Member* m) {
   return m && m->value->is_const() && m->value->constant.truthy();
 }
@@ -69,18 +82,10 @@ TEST_CASE("a parse that times out starts again, and stops at its CPU budget", "[
   // times out is started again with twice the time, never resumed (a resumed parse of broken
   // text can pick another error recovery, so the tree would depend on timing). With a first
   // attempt of 1 ms, these texts (900 KB, and 60 KB of syntax errors) take several attempts.
-  std::string big, broken;
+  std::string big;
   for (int i = 0; i < 40000; ++i) big += "value_" + std::to_string(i) + " = [1, 2, 3]\n";
-  for (int i = 0; i < 3000; ++i) {
-    // Syntax errors of several kinds, where error recovery has choices to make (a text this
-    // short leaves no node too wide for tree-sitter 0.20.7, see the next test).
-    switch (i % 7) {
-      case 0: broken += "value_" + std::to_string(i) + " = [1, 2,\n"; break;
-      case 3: broken += "def f_" + std::to_string(i) + "(:\n  return )\n"; break;
-      case 5: broken += "x = a b c if else\n"; break;
-      default: broken += "value_" + std::to_string(i) + " = (1 +\n"; break;
-    }
-  }
+  // A text this short leaves no node too wide for tree-sitter 0.20.7 (see the next test).
+  const std::string broken = with_syntax_errors(3000);
   const std::string small = "import os\nif os.environ:\n    X = 1\nY = 2\n";
   auto outline = [](const ts::Tree& tree) {
     REQUIRE(tree);
@@ -129,13 +134,7 @@ TEST_CASE("a text that would make tree-sitter 0.20.7 corrupt its heap is refused
   // at the end, wrapped in one ERROR node whose 16-bit child count overflows; parsing it in this
   // process aborted it ("free(): invalid size"). ts::parse tries a text that long in a child
   // process first.
-  std::string broken = "from trl import SFTConfig\n";
-  for (int i = 0; i < 40000; ++i) switch (i % 7) {
-      case 0: broken += "value_" + std::to_string(i) + " = [1, 2,\n"; break;
-      case 3: broken += "def f_" + std::to_string(i) + "(:\n  return )\n"; break;
-      case 5: broken += "x = a b c if else\n"; break;
-      default: broken += "value_" + std::to_string(i) + " = (1 +\n"; break;
-    }
+  const std::string broken = "from trl import SFTConfig\n" + with_syntax_errors(40000);
   const auto facts = python::extract(broken, 0);
   CHECK(ts::last_parse_failure() == ts::ParseFailure::NodeTooWide);
   REQUIRE(facts.problems.size() == 1);
