@@ -266,6 +266,7 @@ void ResultCache::load() {
       const std::uint8_t flags = p.u8();
       k.loaded = flags & 1;
       k.deferred = flags & 2;
+      k.conditional = flags & 4;
       for (std::uint32_t m = p.count(); m > 0; --m) {
         std::string code = p.str();
         k.problems.emplace_back(std::move(code), p.str());
@@ -305,7 +306,7 @@ void ResultCache::prepare(const Project& project, Configuration& config) {
     key.str(f.path);
     key.str(f.abs_path);
     key.u8(static_cast<std::uint8_t>(f.kind));
-    key.u8(static_cast<std::uint8_t>((facts.loaded ? 1 : 0) | (facts.deferred ? 2 : 0)));
+    key.u8(static_cast<std::uint8_t>((facts.loaded ? 1 : 0) | (facts.deferred ? 2 : 0) | (facts.conditional ? 4 : 0)));
     key.u32(static_cast<std::uint32_t>(facts.problems.size()));
     for (const auto& p : facts.problems) {
       key.str(p.code);
@@ -391,7 +392,8 @@ bool ResultCache::store(const Project& project, const std::vector<Diagnostic>& d
     p.u64(f.content_hash);
     // What reading decided: after extraction a deferred file may be parsed (reached), but it
     // was deferred when read, which is what read_project decides again.
-    p.u8(static_cast<std::uint8_t>((f.loaded ? 1 : 0) | (id < deferred_.size() && deferred_[id] ? 2 : 0)));
+    p.u8(static_cast<std::uint8_t>((f.loaded ? 1 : 0) | (id < deferred_.size() && deferred_[id] ? 2 : 0) |
+                                   (f.conditional ? 4 : 0)));
     // Reading problems only (no extraction problems): those have no position.
     std::vector<const FileProblem*> reading;
     if (!f.loaded)
@@ -407,7 +409,7 @@ bool ResultCache::store(const Project& project, const std::vector<Diagnostic>& d
   std::vector<std::pair<std::uint32_t, std::uint64_t>> reached;
   for (FileId id = 0; id < project.sources.size() && id < deferred_.size(); ++id) {
     const FileFacts& f = project.facts[id];
-    if (deferred_[id] && (f.extracted || !f.deferred))
+    if (deferred_[id] && (f.extracted || !f.deferred || f.consulted))
       reached.emplace_back(static_cast<std::uint32_t>(id), f.content_hash);
   }
   p.u32(static_cast<std::uint32_t>(reached.size()));

@@ -14,8 +14,10 @@
 // folder with their contents, and every file: its path, kind, reading problems and content hash.
 // The one exception is a Python file the pre-filter defers (no training name, no trl-lint
 // comment): only its path and the fact that it was deferred count, because its text takes part
-// in no run unless something reaches it. The deferred files that were reached after all are
-// recorded with their content hashes in the entry and checked on lookup. So an edit to an
+// in no run unless something reaches it. The deferred files that were reached after all, and
+// those whose imports resolve_conditional followed (whether a module that imports only tokenizer
+// classes is parsed depends on their texts), are recorded with their content hashes in the entry
+// and checked on lookup. So an edit to an
 // ordinary module nobody imports keeps the cache valid, while an edit to any file of any run
 // invalidates it. After such a miss only what the analysis needs is read (read_needed): the
 // deferred modules stay unread unless a run now reaches them.

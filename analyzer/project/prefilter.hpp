@@ -3,9 +3,13 @@
 // peft, deepspeed, Trainer, dynamic imports) and no comment addressed to trl-lint (`noqa`,
 // `trl-lint:`). load_project then parses every deferred file that the other files reach: a word
 // of a non-Python file (launch lines, configurations, documents) equal to its stem, or an import
-// of a parsed module. TRL_LINT_NO_PREFILTER=1 in the environment parses every file.
+// of a parsed module. A module whose only such names import tokenizer classes from transformers
+// is deferred too, unless its imports lead to a kept module (resolve_conditional).
+// TRL_LINT_NO_PREFILTER=1 in the environment parses every file.
 #pragma once
 
+#include <cstdint>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -16,9 +20,40 @@ namespace trl {
 
 // True when a Python file's text may matter to some run or rule (a conservative substring test).
 bool python_may_matter(std::string_view text);
+// Where the first of python_may_matter's names starts at or after byte `from`; text.size() when
+// none does.
+std::size_t find_training_name(std::string_view text, std::size_t from);
 // The same answer, one byte at a time: what python_may_matter does without SSE2 (tests compare
 // the two).
 bool python_may_matter_bytewise(std::string_view text);
+
+// What the pre-filter makes of a Python file's text.
+enum class PythonRelevance : std::uint8_t {
+  Unrelated,  // none of python_may_matter's names: deferred
+  // Its only names are `from transformers import ...` statements of tokenizer classes, which no
+  // rule and no evaluation looks at (inert_transformers_names). Such a module cannot build a
+  // trainer or a configuration by itself: it is deferred like an unrelated one, unless its
+  // imports lead to a module that may (resolve_conditional).
+  TokenizerOnly,
+  Matters,  // parsed
+};
+PythonRelevance python_relevance(std::string_view text);
+
+// The names a `from transformers import` statement may import and leave a module TokenizerOnly.
+const std::vector<std::string_view>& inert_transformers_names();
+
+// Calls `fn` with every word (the parts of dotted names, aliases, `import`, `from`) of every
+// import statement of a Python text: statements after `;` and `:` included, continued lines
+// followed, strings and comments skipped. Returns false, having called `fn` for some words or
+// none, when the text cannot be followed (an unterminated string, an unbalanced bracket): the
+// caller must then take every word of the text instead.
+bool python_import_words(std::string_view text, const std::function<void(std::string_view)>& fn);
+
+// Parses the TokenizerOnly modules whose imports lead to a Python module the pre-filter keeps:
+// the modules are linked by import words equal to reach names (python_reach_name), as
+// extract_referenced links them, through deferred modules (read first when unread). Every
+// deferred module looked at is marked `consulted` (the result cache keys on its text).
+void resolve_conditional(Project& project, const LoadOptions& options);
 
 // True for a Python file that is read but has no facts: deferred by the pre-filter (or empty).
 bool python_deferred(const Project& project, FileId id);

@@ -55,6 +55,8 @@ struct FileFacts {
   std::vector<Comment> comments;   // every comment of the file, in order (suppressions read them)
   bool loaded = false;             // text read and accepted (see accept_text)
   bool deferred = false;           // a Python file the pre-filter left unparsed when it was read
+  bool conditional = false;        // deferred as TokenizerOnly: parsed if its imports lead to a kept module
+  bool consulted = false;          // deferred, and its imports were followed by resolve_conditional
   bool extracted = false;          // extract_file ran on it
   bool unread = false;             // not read: the result cache vouched for its content (read_unread reads it)
   FileStamp stamp;                 // when it was read
@@ -100,6 +102,7 @@ struct KnownFile {
   std::uint64_t content_hash = 0;
   bool loaded = false;
   bool deferred = false;
+  bool conditional = false;
   std::vector<std::pair<std::string, std::string>> problems;  // reading problems: code, message
 };
 

@@ -165,6 +165,31 @@ run restored --cache-dir "$cache" .
 expect restored miss
 same_as_fresh restored .
 
+# 3c. A script whose only training-related name imports a tokenizer class from transformers is
+# deferred unless its imports lead to a module the pre-filter keeps. The plain modules those
+# imports go through are recorded with their contents: an edit that makes one of them lead to a
+# config module turns the script into a training script, and is a miss.
+mkdir -p tok
+printf 'from transformers import AutoTokenizer\n\nfrom tok_middle import build\n\nargs = build(True)\n' > tok/tok_train.py
+printf 'def build(pack):\n    return pack\n' > tok/tok_middle.py
+printf 'from accelerate import ParallelismConfig\nfrom trl import SFTConfig\n\n\ndef make_args(pack):\n    return SFTConfig(output_dir="o", packing=pack, parallelism_config=ParallelismConfig(cp_size=2))\n' > tok/tok_cfg.py
+run tok1 --cache-dir "$cache" .
+expect tok1 miss
+same_as_fresh tok1 .
+grep -q "tok_train.py:.*TRL101" "$work/tok1.out" && fail "TRL101 before the script leads to a config: the test would prove nothing"
+run tok2 --cache-dir "$cache" .
+expect tok2 hit
+printf 'from tok_cfg import make_args\n\n\ndef build(pack):\n    return make_args(pack)\n' > tok/tok_middle.py
+run tok3 --cache-dir "$cache" .
+expect tok3 miss
+same_as_fresh tok3 .
+grep -q "tok_train.py:.*TRL101" "$work/tok3.out" ||
+  { cat "$work/tok3.out"; fail "the tokenizer-only script that now leads to a config was not analysed"; }
+rm -r tok
+run tok4 --cache-dir "$cache" .
+expect tok4 miss
+same_as_fresh tok4 .
+
 # 4. Settings: a different selection is another entry; a configuration file change invalidates.
 run sel1 --cache-dir "$cache" --select TRL201 .
 expect sel1 miss

@@ -6,7 +6,12 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
 
+#include "analyzer/knowledge/knowledge.hpp"
 #include "analyzer/project/prefilter.hpp"
 #include "analyzer/project/project.hpp"
 #include "tests/unit/lcg.hpp"
@@ -214,4 +219,178 @@ TEST_CASE("prefilter: the name a file is reached by, as std::filesystem reads th
   CHECK(python_reach_name("/repo/pkg/__init__.py") == "pkg");
   CHECK(python_reach_name("/repo/pkg/train.py") == "train");
   CHECK(python_reach_name("/__init__.py").empty());
+}
+
+TEST_CASE("find_training_name: where the first name starts, from any offset", "[prefilter]") {
+  // The reference: the names the pre-filter looks for, case-sensitive, and `noqa` / `trl-` with
+  // every byte's 0x20 bit set.
+  auto begins = [](const std::string& t, std::size_t k) {
+    for (std::string_view w :
+         {"trl", "transformers", "accelerate", "peft", "deepspeed", "Trainer", "import_module", "__import__"})
+      if (t.compare(k, w.size(), w) == 0) return true;
+    std::string folded = t.substr(k, 4);
+    for (char& c : folded) c = static_cast<char>(c | 0x20);
+    return folded == "noqa" || folded == "trl-";
+  };
+  const std::vector<std::string> pieces = {
+      "trl", "tr", "transformers", "Trainer", "noqa", "NoQ",          "TRL-", "peft",
+      "x",   " ",  "\n",           "_",       "ab",   "import_module"};
+  test::Lcg rng(777);
+  for (int round = 0; round < 3000; ++round) {
+    std::string text;
+    for (std::uint32_t k = rng.next() % 30; k > 0; --k) text += pieces[(rng.next() >> 8) % pieces.size()];
+    const std::size_t from = text.empty() ? 0 : rng.next() % (text.size() + 1);
+    std::size_t expected = from;
+    while (expected < text.size() && !begins(text, expected)) ++expected;
+    INFO(text << " from " << from);
+    REQUIRE(find_training_name(text, from) == expected);
+  }
+  CHECK(find_training_name("abc", 7) == 3);  // an offset past the end
+}
+
+TEST_CASE("python_relevance: a module whose only names import tokenizer classes", "[prefilter]") {
+  const std::string plain = kPlain;
+  using R = PythonRelevance;
+  CHECK(python_relevance(plain) == R::Unrelated);
+  CHECK(python_relevance("") == R::Unrelated);
+  // TokenizerOnly: every inert import form.
+  for (const std::string head : {
+           "from transformers import AutoTokenizer\n",
+           "from transformers import AutoTokenizer as Tok, PreTrainedTokenizerBase\n",
+           "from transformers.models.auto import AutoTokenizer\n",
+           "from transformers import (\n    AutoTokenizer,  # the chat template\n    PreTrainedTokenizerFast,\n)\n",
+           "from transformers import(AutoTokenizer)\n",
+           "from transformers import \\\n    AutoTokenizer\n",
+           "if TYPE_CHECKING:\n    from transformers import PreTrainedTokenizer\n",
+           "from transformers import AutoTokenizer\r\n",
+           "from  transformers  import  AutoTokenizer  # a comment\n",
+           "from transformers import AutoTokenizer\nfrom transformers import PreTrainedTokenizer\n",
+       }) {
+    INFO(head);
+    CHECK(python_relevance(head + plain) == R::TokenizerOnly);
+    CHECK(python_relevance(plain + head) == R::TokenizerOnly);
+  }
+  CHECK(python_relevance("from transformers import AutoTokenizer") == R::TokenizerOnly);  // no line end
+  // Matters: anything else near the name, or another name anywhere.
+  for (const std::string text : {
+           "import transformers\n",
+           "from transformers import AutoModelForCausalLM\n",
+           "from transformers import AutoTokenizer, TrainingArguments\n",
+           "from transformers import *\n",
+           "from transformers import AutoTokenizer; x = 1\n",
+           "x = 1; from transformers import AutoTokenizer\n",
+           "from sentence_transformers import SentenceTransformer\n",
+           "from transformers_extra import AutoTokenizer\n",
+           "from transformers import AutoTokenizer as\n",
+           "from transformers import AutoTokenizer,\n",
+           "from transformers import (AutoTokenizer\n",
+           "from transformers import AutoTokenizerX\n",
+           "deps = ['transformers>=4.40']\n",
+           "# uses transformers\n",
+           "from transformers import AutoTokenizer  # noqa: TRL101\n",
+           "from transformers import (\n    AutoTokenizer,  # noqa\n)\n",
+           "from transformers import (\n    AutoTokenizer,  # not from trl\n)\n",
+           "from transformers import AutoTokenizer\nfrom trl import SFTConfig\n",
+           "from transformers import AutoTokenizer\nclass MyTrainer:\n    pass\n",
+       }) {
+    INFO(text);
+    CHECK(python_relevance(text + plain) == R::Matters);
+  }
+}
+
+TEST_CASE("the inert transformers names are nothing the knowledge describes", "[prefilter]") {
+  const Knowledge& k = Knowledge::get();
+  for (std::string_view name : inert_transformers_names()) {
+    INFO(name);
+    CHECK(k.find(name) == nullptr);
+    for (const Rename& r : k.renames()) {
+      CHECK(r.cls != name);
+      CHECK(r.old_name != name);
+      CHECK(r.new_name != name);
+    }
+    // python_may_matter's names do not occur in them (the scan goes on after the statement).
+    CHECK_FALSE(python_may_matter(std::string(name) + std::string(40, ' ')));
+  }
+}
+
+TEST_CASE("python_import_words: the words of import statements only", "[prefilter]") {
+  auto words = [](std::string_view text) {
+    std::vector<std::string> out;
+    const bool followed = python_import_words(text, [&](std::string_view w) { out.emplace_back(w); });
+    return std::make_pair(followed, out);
+  };
+  using V = std::vector<std::string>;
+  CHECK(words("import a.b as c, d\n") == std::make_pair(true, V{"import", "a", "b", "as", "c", "d"}));
+  CHECK(words("from .x import (y,\n    z)  # c\n") == std::make_pair(true, V{"from", ".", "x", "import", "y", "z"}));
+  CHECK(words("from . import *\nfrom ..up import v\nx = a.b\n") ==
+        std::make_pair(true, V{"from", ".", "import", "from", "..", "up", "import", "v"}));
+  CHECK(words("from a \\\n    import b\n") == std::make_pair(true, V{"from", "a", "import", "b"}));
+  CHECK(words("if t: import q\nelse: from r import s\n") ==
+        std::make_pair(true, V{"import", "q", "from", "r", "import", "s"}));
+  CHECK(words("x = 1; import r\n") == std::make_pair(true, V{"import", "r"}));
+  CHECK(words("def f():\n    import inner\n    return inner\n") == std::make_pair(true, V{"import", "inner"}));
+  // Not import statements: strings, comments, other words.
+  CHECK(words("s = 'import a'\nt = \"\"\"\nfrom b import c\n\"\"\"\n# import d\nimporter = 1\n") ==
+        std::make_pair(true, V{}));
+  CHECK(words("x = f'{y}'; u = rb'\\'import e'\n") == std::make_pair(true, V{}));
+  CHECK(words("d = {\n  'k': 1,\n}\nimport g\n") == std::make_pair(true, V{"import", "g"}));
+  CHECK(words("x: int = 1\nimport h\n") == std::make_pair(true, V{"import", "h"}));
+  // Texts it cannot follow: the caller takes every word instead.
+  CHECK_FALSE(words("s = 'open\nimport a\n").first);
+  CHECK_FALSE(words("s = '''never closed\n").first);
+  CHECK_FALSE(words("x = (1))\n").first);
+  CHECK_FALSE(words("x = (1\n").first);
+}
+
+TEST_CASE("TokenizerOnly modules are parsed when their imports lead to a kept module", "[prefilter]") {
+  TempProject t;
+  const std::string tok = "from transformers import AutoTokenizer\n";
+  t.write("cfg.py", "from trl import SFTConfig\n\ndef make():\n    return SFTConfig(output_dir='o')\n");
+  t.write("tok_alone.py", tok + kPlain);                        // imports nothing of the project
+  t.write("tok_direct.py", tok + "from cfg import make\n");     // imports a kept module
+  t.write("tok_chain.py", tok + "import middle\n");             // through a plain module
+  t.write("middle.py", "from pkg.cfg2 import make\n");          // plain: leads to pkg/cfg2.py
+  t.write("pkg/cfg2.py", "import trl\n");                       // kept
+  t.write("tok_plain.py", tok + "from plain import helper\n");  // a plain module that leads nowhere
+  t.write("plain.py", kPlain);
+  t.write("tok_a.py", tok + "import tok_b\n");  // two TokenizerOnly modules importing each other
+  t.write("tok_b.py", tok + "import tok_a\n");
+  t.write("tok_c.py", tok + "import tok_d\n");  // a TokenizerOnly module through another one
+  t.write("tok_d.py", tok + "import cfg\n");
+  t.write("tok_broken.py", tok + "s = 'never closed\nimport cfg\n");  // not followed: every word counts
+  t.write("tok_string.py", tok + "s = 'import cfg'\n");               // a string is no import
+  t.write("tok_self.py", tok + "import tok_self\n");
+  // Relative imports reach the package's `__init__.py`, one folder up per dot.
+  t.write("p1/__init__.py", "from trl import SFTConfig\n");  // kept
+  t.write("p1/tok_star.py", tok + "from . import *\n");
+  t.write("p2/__init__.py", "");
+  t.write("p2/sub/__init__.py", "");
+  t.write("p2/sub/tok_up.py", tok + "from .. import *\n");  // p2/__init__.py: plain
+  t.write("p3/__init__.py", "import trl\n");
+  t.write("p3/sub/tok_up2.py", tok + "from .. import *\n");  // p3/__init__.py: kept
+  for (unsigned threads : {1u, 2u}) {
+    Project p = t.load(threads);
+    for (const char* kept :
+         {"tok_direct.py", "tok_chain.py", "tok_c.py", "tok_d.py", "tok_broken.py", "tok_star.py", "tok_up2.py"}) {
+      INFO(kept);
+      CHECK(parsed(p, kept));
+    }
+    for (const char* deferred : {"tok_alone.py", "tok_plain.py", "tok_a.py", "tok_b.py", "tok_string.py", "tok_self.py",
+                                 "plain.py", "tok_up.py"}) {
+      INFO(deferred);
+      CHECK(python_deferred(p, id_of(p, deferred)));
+    }
+    CHECK(p.facts[id_of(p, "tok_alone.py")].conditional);
+    CHECK_FALSE(p.facts[id_of(p, "plain.py")].conditional);
+    // The modules whose imports were followed; a kept module is not followed.
+    CHECK(p.facts[id_of(p, "tok_alone.py")].consulted);
+    CHECK(p.facts[id_of(p, "middle.py")].consulted);
+    CHECK(p.facts[id_of(p, "plain.py")].consulted);
+    CHECK_FALSE(p.facts[id_of(p, "cfg.py")].consulted);
+  }
+  // With the pre-filter off, every module is parsed.
+  ::setenv("TRL_LINT_NO_PREFILTER", "1", 1);
+  Project all = t.load();
+  ::unsetenv("TRL_LINT_NO_PREFILTER");
+  CHECK(parsed(all, "tok_alone.py"));
 }

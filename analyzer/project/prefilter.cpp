@@ -1,0 +1,340 @@
+// The pre-filter's second look at the Python modules whose only training-related names import
+// tokenizer classes from transformers (prefilter.hpp): which import statements leave a module
+// TokenizerOnly, the words of a module's import statements, and the modules whose imports lead
+// to a kept module after all.
+#include "analyzer/project/prefilter.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <unordered_map>
+
+namespace trl {
+
+namespace {
+
+bool blank(char c) {
+  return c == ' ' || c == '\t' || c == '\f';
+}
+// ASCII letters, digits and `_`, and any byte of a UTF-8 sequence (Python identifiers may be
+// non-ASCII).
+bool ident_char(char c) {
+  const auto u = static_cast<unsigned char>(c);
+  return std::isalnum(u) || c == '_' || u >= 0x80;
+}
+bool ident_start(char c) {
+  return ident_char(c) && !std::isdigit(static_cast<unsigned char>(c));
+}
+
+std::size_t ident_end(std::string_view t, std::size_t i) {
+  while (i < t.size() && ident_char(t[i])) ++i;
+  return i;
+}
+
+bool inert_name(std::string_view name) {
+  const auto& names = inert_transformers_names();
+  return std::find(names.begin(), names.end(), name) != names.end();
+}
+
+// When the `transformers` at byte `at` is the module of `from transformers[.sub] import A, B`
+// (or a parenthesised list, `as` aliases allowed) that starts a line and imports only inert
+// names, the offset of the end of that line (or of the comment that ends it); else 0. Anything
+// else (a `;` after it, `*`, another name, `transformers` inside another word) is 0: the module
+// then matters.
+std::size_t inert_import_end(std::string_view t, std::size_t at) {
+  constexpr std::string_view kModule = "transformers";
+  const std::size_t n = t.size();
+  if (t.substr(at, kModule.size()) != kModule) return 0;
+  // Before it: the start of a line, indentation, `from`, blanks.
+  std::size_t b = at;
+  if (b == 0 || !blank(t[b - 1])) return 0;
+  while (b > 0 && blank(t[b - 1])) --b;
+  if (b < 4 || t.substr(b - 4, 4) != "from") return 0;
+  b -= 4;
+  while (b > 0 && blank(t[b - 1])) --b;
+  if (b > 0 && t[b - 1] != '\n') return 0;
+  // After it: submodules, blanks, `import`.
+  std::size_t i = at + kModule.size();
+  while (i < n && t[i] == '.') {
+    const std::size_t e = ident_end(t, i + 1);
+    if (e == i + 1) return 0;
+    i = e;
+  }
+  if (i < n && ident_char(t[i])) return 0;  // `transformers_x`
+  const std::size_t before_import = i;
+  while (i < n && blank(t[i])) ++i;
+  if (i == before_import || t.substr(i, 6) != "import") return 0;
+  i += 6;
+  const bool paren = [&] {
+    std::size_t j = i;
+    while (j < n && blank(t[j])) ++j;
+    if (j < n && t[j] == '(') {
+      i = j + 1;
+      return true;
+    }
+    return false;
+  }();
+  if (!paren && (i >= n || !blank(t[i]))) return 0;  // `importX`
+  // Blanks between names; inside the parentheses also line ends and comments (a comment with a
+  // name of python_may_matter, `# noqa` say, makes the module matter), outside them continued
+  // lines.
+  bool named_in_comment = false;
+  auto skip_space = [&] {
+    for (;;) {
+      if (i < n && blank(t[i])) {
+        ++i;
+      } else if (paren && i < n && (t[i] == '\n' || t[i] == '\r')) {
+        ++i;
+      } else if (paren && i < n && t[i] == '#') {
+        const std::size_t e = std::min(t.find('\n', i), n);
+        if (find_training_name(t.substr(0, e), i) < e) named_in_comment = true;
+        i = e;
+      } else if (!paren && i + 1 < n && t[i] == '\\' && (t[i + 1] == '\n' || t[i + 1] == '\r')) {
+        i += t[i + 1] == '\r' && i + 2 < n && t[i + 2] == '\n' ? 3 : 2;
+      } else {
+        return;
+      }
+    }
+  };
+  for (;;) {
+    skip_space();
+    if (paren && i < n && t[i] == ')') break;  // after a trailing comma
+    const std::size_t e = ident_end(t, i);
+    if (e == i || !ident_start(t[i]) || !inert_name(t.substr(i, e - i))) return 0;
+    i = e;
+    skip_space();
+    if (t.substr(i, 2) == "as" && (i + 2 >= n || !ident_char(t[i + 2]))) {
+      i += 2;
+      skip_space();
+      const std::size_t alias_end = ident_end(t, i);
+      if (alias_end == i || !ident_start(t[i])) return 0;
+      i = alias_end;
+      skip_space();
+    }
+    if (i < n && t[i] == ',') {
+      ++i;
+      continue;
+    }
+    break;
+  }
+  if (named_in_comment) return 0;
+  if (paren) {
+    if (i >= n || t[i] != ')') return 0;
+    ++i;
+  }
+  while (i < n && blank(t[i])) ++i;
+  if (i < n && t[i] == '#') return i;  // the search for names goes on in the comment
+  if (i < n && t[i] == '\r') ++i;
+  if (i < n && t[i] != '\n') return 0;
+  return i;
+}
+
+// Skips the string literal whose opening quote is at `i`; false when it does not end (at the end
+// of its line for a one-line string, at the end of the text for a triple-quoted one).
+bool skip_string(std::string_view t, std::size_t& i) {
+  const std::size_t n = t.size();
+  const char q = t[i];
+  const bool triple = i + 2 < n && t[i + 1] == q && t[i + 2] == q;
+  i += triple ? 3 : 1;
+  while (i < n) {
+    const char c = t[i];
+    if (c == '\\') {  // an escape, a quote kept in a raw string, or a continued line
+      i += 2;
+      continue;
+    }
+    if (c == q && (!triple || (i + 2 < n && t[i + 1] == q && t[i + 2] == q))) {
+      i += triple ? 3 : 1;
+      return true;
+    }
+    if (c == '\n' && !triple) return false;
+    ++i;
+  }
+  i = n;
+  return false;
+}
+
+// r, b, u, f, t and their two-letter combinations, in any case.
+bool string_prefix(std::string_view w) {
+  if (w.empty() || w.size() > 2) return false;
+  std::string lower(w);
+  for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  for (std::string_view p : {"r", "u", "b", "f", "t", "br", "rb", "fr", "rf", "tr", "rt"})
+    if (lower == p) return true;
+  return false;
+}
+
+// Calls `fn` with the parts of every word of `text`, as extract_referenced splits texts.
+template <class Fn>
+void for_each_plain_word(std::string_view text, Fn fn) {
+  auto word_char = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-'; };
+  std::size_t i = 0;
+  while (i < text.size()) {
+    while (i < text.size() && !word_char(text[i])) ++i;
+    const std::size_t b = i;
+    while (i < text.size() && word_char(text[i])) ++i;
+    if (i > b) fn(text.substr(b, i - b));
+  }
+}
+
+}  // namespace
+
+const std::vector<std::string_view>& inert_transformers_names() {
+  // Tokenizer classes: no class of rules/knowledge, no rename, and the evaluator's model loads
+  // leave out every name with `Tokenizer` in it (python_eval.cpp, is_model_load). A test checks
+  // them against the knowledge.
+  static const std::vector<std::string_view> names = {"AutoTokenizer", "PreTrainedTokenizer", "PreTrainedTokenizerBase",
+                                                      "PreTrainedTokenizerFast"};
+  return names;
+}
+
+PythonRelevance python_relevance(std::string_view text) {
+  std::size_t at = find_training_name(text, 0);
+  if (at >= text.size()) return PythonRelevance::Unrelated;
+  while (at < text.size()) {
+    const std::size_t end = inert_import_end(text, at);
+    if (end == 0) return PythonRelevance::Matters;
+    at = find_training_name(text, end);
+  }
+  return PythonRelevance::TokenizerOnly;
+}
+
+bool python_import_words(std::string_view t, const std::function<void(std::string_view)>& fn) {
+  const std::size_t n = t.size();
+  std::size_t i = 0;
+  int depth = 0;
+  bool at_start = true;    // at the start of a statement
+  bool in_import = false;  // inside an import statement
+  bool last_from = false;  // the word before was an import statement's `from`
+  while (i < n) {
+    const char c = t[i];
+    if (c != '.' && !blank(c) && c != '\\' && !ident_start(c)) last_from = false;
+    if (blank(c) || c == '\r') {
+      ++i;
+    } else if (c == '#') {
+      while (i < n && t[i] != '\n') ++i;
+    } else if (c == '\\') {  // a continued line
+      ++i;
+      if (i < n && t[i] == '\r') ++i;
+      if (i < n && t[i] == '\n') ++i;
+    } else if (c == '\n' || c == ';' || (c == ':' && depth == 0)) {
+      // A line end outside brackets, `;` and the `:` of a compound statement (`if x: import y`)
+      // end a statement; an annotation's `:` only makes the next word look at.
+      ++i;
+      if (depth == 0) {
+        at_start = true;
+        in_import = false;
+      }
+    } else if (c == '"' || c == '\'') {
+      if (!skip_string(t, i)) return false;
+      at_start = false;
+    } else if (ident_start(c)) {
+      const std::size_t b = i;
+      i = ident_end(t, i);
+      const std::string_view w = t.substr(b, i - b);
+      if (i < n && (t[i] == '"' || t[i] == '\'') && string_prefix(w)) {
+        if (!skip_string(t, i)) return false;
+        at_start = false;
+        continue;
+      }
+      if (at_start && (w == "import" || w == "from")) in_import = true;
+      if (in_import) fn(w);
+      last_from = in_import && w == "from";
+      at_start = false;
+    } else if (c == '.' && last_from) {
+      // The dots of a relative import (`from . import x`, `from ..pkg import y`), one word.
+      const std::size_t b = i;
+      while (i < n && t[i] == '.') ++i;
+      fn(t.substr(b, i - b));
+      last_from = false;
+    } else {
+      if (c == '(' || c == '[' || c == '{') {
+        ++depth;
+      } else if (c == ')' || c == ']' || c == '}') {
+        if (--depth < 0) return false;
+      }
+      at_start = false;
+      ++i;
+    }
+  }
+  return depth == 0;
+}
+
+void resolve_conditional(Project& project, const LoadOptions& options) {
+  const std::size_t n = project.sources.size();
+  std::vector<FileId> level;
+  for (FileId id = 0; id < n; ++id)
+    if (python_deferred(project, id) && project.facts[id].conditional) level.push_back(id);
+  if (level.empty()) return;
+  std::unordered_map<std::string_view, std::vector<FileId>> by_name;
+  for (FileId id = 0; id < n; ++id)
+    if (project.sources.get(id).kind == FileKind::Python)
+      if (std::string_view name = python_reach_name(project.sources.get(id).abs_path); !name.empty())
+        by_name[name].push_back(id);
+  auto kept = [&](FileId id) {
+    return project.facts[id].loaded && !python_deferred(project, id) &&
+           project.sources.get(id).kind == FileKind::Python;
+  };
+  // The deferred modules the TokenizerOnly ones lead to, level by level (each level's unread
+  // files read together), and which modules each one's imports name.
+  std::vector<char> seen(n, 0);
+  for (FileId id : level) seen[id] = 1;
+  std::unordered_map<FileId, std::vector<FileId>> importers;  // module -> the deferred modules that import it
+  std::vector<FileId> leads;                                  // deferred modules that import a kept one
+  while (!level.empty()) {
+    read_unread(project, options, &level);
+    std::vector<FileId> next;
+    for (FileId m : level) {
+      if (!project.facts[m].loaded) continue;
+      if (!python_deferred(project, m)) {  // read now and no longer deferred: kept
+        leads.push_back(m);
+        continue;
+      }
+      project.facts[m].consulted = true;
+      auto visit = [&](std::string_view w) {
+        const std::vector<FileId>* targets = nullptr;
+        std::vector<FileId> package;
+        if (w.find_first_not_of('.') == std::string_view::npos) {
+          // A relative import: the `__init__.py` of the package it starts from.
+          std::string_view folder = project.sources.get(m).abs_path;  // one level up per dot
+          for (std::size_t up = 0; up < w.size(); ++up) {
+            const std::size_t slash = folder.rfind('/');
+            folder = folder.substr(0, slash == std::string_view::npos ? 0 : slash);
+          }
+          if (!folder.empty())
+            if (FileId init = project.sources.find_abs(std::string(folder) + "/__init__.py"); init != kNoFile)
+              package.push_back(init);
+          targets = &package;
+        } else if (auto it = by_name.find(w); it != by_name.end()) {
+          targets = &it->second;
+        }
+        if (!targets) return;
+        for (FileId x : *targets) {
+          if (x == m) continue;
+          if (kept(x)) {
+            leads.push_back(m);
+          } else if (!seen[x] && python_deferred(project, x)) {
+            seen[x] = 1;
+            next.push_back(x);
+          }
+          if (python_deferred(project, x)) importers[x].push_back(m);
+        }
+      };
+      const std::string& text = project.sources.get(m).text;
+      if (!python_import_words(text, visit)) for_each_plain_word(text, visit);
+    }
+    level = std::move(next);
+  }
+  // What leads to a kept module is parsed: the modules that import one, and back along the imports.
+  std::vector<char> parse(n, 0);
+  while (!leads.empty()) {
+    const FileId m = leads.back();
+    leads.pop_back();
+    if (parse[m]) continue;
+    parse[m] = 1;
+    if (auto it = importers.find(m); it != importers.end())
+      for (FileId from : it->second) leads.push_back(from);
+  }
+  for (FileId id = 0; id < n; ++id)
+    if (parse[id] && python_deferred(project, id) && project.facts[id].conditional) project.facts[id].deferred = false;
+}
+
+}  // namespace trl
