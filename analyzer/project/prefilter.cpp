@@ -51,7 +51,7 @@ std::size_t inert_import_end(std::string_view t, std::size_t at) {
   if (b < 4 || t.substr(b - 4, 4) != "from") return 0;
   b -= 4;
   while (b > 0 && blank(t[b - 1])) --b;
-  if (b > 0 && t[b - 1] != '\n') return 0;
+  if (b > 0 && t[b - 1] != '\n' && t[b - 1] != '\r') return 0;
   // After it: submodules, blanks, `import`.
   std::size_t i = at + kModule.size();
   while (i < n && t[i] == '.') {
@@ -85,7 +85,7 @@ std::size_t inert_import_end(std::string_view t, std::size_t at) {
       } else if (paren && i < n && (t[i] == '\n' || t[i] == '\r')) {
         ++i;
       } else if (paren && i < n && t[i] == '#') {
-        const std::size_t e = std::min(t.find('\n', i), n);
+        const std::size_t e = std::min(t.find_first_of("\r\n", i), n);
         if (find_training_name(t.substr(0, e), i) < e) named_in_comment = true;
         i = e;
       } else if (!paren && i + 1 < n && t[i] == '\\' && (t[i + 1] == '\n' || t[i + 1] == '\r')) {
@@ -123,8 +123,7 @@ std::size_t inert_import_end(std::string_view t, std::size_t at) {
   }
   while (i < n && blank(t[i])) ++i;
   if (i < n && t[i] == '#') return i;  // the search for names goes on in the comment
-  if (i < n && t[i] == '\r') ++i;
-  if (i < n && t[i] != '\n') return 0;
+  if (i < n && t[i] != '\n' && t[i] != '\r') return 0;
   return i;
 }
 
@@ -137,15 +136,15 @@ bool skip_string(std::string_view t, std::size_t& i) {
   i += triple ? 3 : 1;
   while (i < n) {
     const char c = t[i];
-    if (c == '\\') {  // an escape, a quote kept in a raw string, or a continued line
-      i += 2;
+    if (c == '\\') {  // an escape, a quote kept in a raw string, or a continued line (`\r\n` too)
+      i += i + 2 < n && t[i + 1] == '\r' && t[i + 2] == '\n' ? 3 : 2;
       continue;
     }
     if (c == q && (!triple || (i + 2 < n && t[i + 1] == q && t[i + 2] == q))) {
       i += triple ? 3 : 1;
       return true;
     }
-    if (c == '\n' && !triple) return false;
+    if ((c == '\n' || c == '\r') && !triple) return false;
     ++i;
   }
   i = n;
@@ -162,15 +161,14 @@ bool string_prefix(std::string_view w) {
   return false;
 }
 
-// Calls `fn` with the parts of every word of `text`, as extract_referenced splits texts.
+// Calls `fn` with every run of identifier characters of `text` (non-ASCII bytes included).
 template <class Fn>
-void for_each_plain_word(std::string_view text, Fn fn) {
-  auto word_char = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-'; };
+void for_each_identifier(std::string_view text, Fn fn) {
   std::size_t i = 0;
   while (i < text.size()) {
-    while (i < text.size() && !word_char(text[i])) ++i;
+    while (i < text.size() && !ident_char(text[i])) ++i;
     const std::size_t b = i;
-    while (i < text.size() && word_char(text[i])) ++i;
+    i = ident_end(text, i);
     if (i > b) fn(text.substr(b, i - b));
   }
 }
@@ -194,35 +192,44 @@ PythonRelevance python_relevance(std::string_view text) {
     if (end == 0) return PythonRelevance::Matters;
     at = find_training_name(text, end);
   }
+  // A module that may name a JSON configuration (load_referenced_json reads the ones parsed
+  // modules name) is parsed, as it was before it could be TokenizerOnly.
+  if (text.find(".json") != std::string_view::npos) return PythonRelevance::Matters;
   return PythonRelevance::TokenizerOnly;
 }
 
-bool python_import_words(std::string_view t, const std::function<void(std::string_view)>& fn) {
+bool python_import_words(std::string_view t, const ImportWordFn& fn) {
   const std::size_t n = t.size();
   std::size_t i = 0;
   int depth = 0;
-  bool at_start = true;    // at the start of a statement
-  bool in_import = false;  // inside an import statement
-  bool last_from = false;  // the word before was an import statement's `from`
+  bool at_start = true;  // at the start of a statement
+  // Where in an import statement the scan is: the names of `import a.b, c`, the module of
+  // `from m import x` or its names.
+  enum class Part { None, ImportNames, FromModule, FromNames } part = Part::None;
+  bool expect_bind = false;  // the next word is a name the statement binds (after `import` or `,`)
+  bool after_as = false;     // the next word is an alias
+  bool last_from = false;    // the word before was an import statement's `from`
+  auto end_statement = [&] {
+    at_start = true;
+    part = Part::None;
+  };
   while (i < n) {
     const char c = t[i];
     if (c != '.' && !blank(c) && c != '\\' && !ident_start(c)) last_from = false;
-    if (blank(c) || c == '\r') {
+    if (blank(c) || (c == '\r' && i + 1 < n && t[i + 1] == '\n')) {
       ++i;
     } else if (c == '#') {
-      while (i < n && t[i] != '\n') ++i;
+      while (i < n && t[i] != '\n' && t[i] != '\r') ++i;
     } else if (c == '\\') {  // a continued line
       ++i;
       if (i < n && t[i] == '\r') ++i;
       if (i < n && t[i] == '\n') ++i;
-    } else if (c == '\n' || c == ';' || (c == ':' && depth == 0)) {
-      // A line end outside brackets, `;` and the `:` of a compound statement (`if x: import y`)
-      // end a statement; an annotation's `:` only makes the next word look at.
+    } else if (c == '\n' || c == '\r' || c == ';' || (c == ':' && depth == 0)) {
+      // A line end (`\n`, `\r\n` or a lone `\r`) outside brackets, `;` and the `:` of a compound
+      // statement (`if x: import y`) end a statement; an annotation's `:` only makes the next
+      // word looked at.
       ++i;
-      if (depth == 0) {
-        at_start = true;
-        in_import = false;
-      }
+      if (depth == 0) end_statement();
     } else if (c == '"' || c == '\'') {
       if (!skip_string(t, i)) return false;
       at_start = false;
@@ -235,27 +242,105 @@ bool python_import_words(std::string_view t, const std::function<void(std::strin
         at_start = false;
         continue;
       }
-      if (at_start && (w == "import" || w == "from")) in_import = true;
-      if (in_import) fn(w);
-      last_from = in_import && w == "from";
+      const bool starts = at_start && (w == "import" || w == "from");
       at_start = false;
+      last_from = false;
+      if (starts) {
+        part = w == "import" ? Part::ImportNames : Part::FromModule;
+        expect_bind = w == "import";
+        after_as = false;
+        last_from = w == "from";
+        fn(w, false);
+      } else if (part == Part::FromModule && w == "import") {
+        part = Part::FromNames;
+        expect_bind = true;
+        fn(w, false);
+      } else if (part != Part::None && w == "as") {
+        after_as = true;
+        fn(w, false);
+      } else if (part != Part::None) {
+        fn(w, expect_bind && !after_as);
+        expect_bind = false;
+        after_as = false;
+      }
     } else if (c == '.' && last_from) {
       // The dots of a relative import (`from . import x`, `from ..pkg import y`), one word.
       const std::size_t b = i;
       while (i < n && t[i] == '.') ++i;
-      fn(t.substr(b, i - b));
+      fn(t.substr(b, i - b), false);
       last_from = false;
     } else {
       if (c == '(' || c == '[' || c == '{') {
         ++depth;
       } else if (c == ')' || c == ']' || c == '}') {
         if (--depth < 0) return false;
+      } else if (c == ',' && (part == Part::ImportNames || part == Part::FromNames)) {
+        expect_bind = true;
+        after_as = false;
       }
       at_start = false;
       ++i;
     }
   }
   return depth == 0;
+}
+
+ProjectFolders::ProjectFolders(const Project& project) : project_(project) {
+  std::string_view root = project.root;
+  while (root.size() > 1 && root.back() == '/') root.remove_suffix(1);
+  std::string_view last_dir;
+  for (FileId id = 0; id < project.sources.size(); ++id) {
+    const SourceFile& f = project.sources.get(id);
+    if (f.kind != FileKind::Python) continue;
+    const std::string_view path = f.abs_path;
+    const std::size_t slash = path.rfind('/');
+    if (slash == std::string_view::npos || slash == 0) continue;
+    const std::string_view dir = path.substr(0, slash);
+    if (dir == last_dir) continue;  // files come folder by folder
+    last_dir = dir;
+    // The folder and its ancestors below the root (every ancestor when the file is elsewhere).
+    std::size_t below = 0;
+    if (!root.empty() && dir.size() > root.size() && dir.substr(0, root.size()) == root &&
+        (root == "/" || dir[root.size()] == '/'))
+      below = root == "/" ? 1 : root.size() + 1;
+    for (std::size_t end = dir.size(); end > below;) {
+      const std::size_t start = dir.rfind('/', end - 1);
+      const std::size_t name_at = start == std::string_view::npos ? 0 : start + 1;
+      if (name_at < below) break;
+      const std::string_view name = dir.substr(name_at, end - name_at);
+      if (!name.empty()) {
+        auto& paths = folders_[std::string(name)];
+        std::string prefix(dir.substr(0, end));
+        prefix.push_back('/');
+        if (std::find(paths.begin(), paths.end(), prefix) == paths.end()) paths.push_back(std::move(prefix));
+      }
+      if (start == std::string_view::npos) break;
+      end = start;
+    }
+  }
+}
+
+void ProjectFolders::python_files_under(std::string_view name, const std::function<void(FileId)>& fn) const {
+  auto it = folders_.find(std::string(name));
+  if (it == folders_.end()) return;
+  for (FileId id = 0; id < project_.sources.size(); ++id) {
+    const SourceFile& f = project_.sources.get(id);
+    if (f.kind != FileKind::Python) continue;
+    for (const std::string& prefix : it->second)
+      if (f.abs_path.size() > prefix.size() && f.abs_path.compare(0, prefix.size(), prefix) == 0) {
+        fn(id);
+        break;
+      }
+  }
+}
+
+std::string package_init(std::string_view file, std::size_t dots) {
+  std::string_view folder = file;  // one level up per dot
+  for (std::size_t up = 0; up < dots; ++up) {
+    const std::size_t slash = folder.rfind('/');
+    folder = folder.substr(0, slash == std::string_view::npos ? 0 : slash);
+  }
+  return folder.empty() ? std::string() : std::string(folder) + "/__init__.py";
 }
 
 void resolve_conditional(Project& project, const LoadOptions& options) {
@@ -269,6 +354,7 @@ void resolve_conditional(Project& project, const LoadOptions& options) {
     if (project.sources.get(id).kind == FileKind::Python)
       if (std::string_view name = python_reach_name(project.sources.get(id).abs_path); !name.empty())
         by_name[name].push_back(id);
+  const ProjectFolders folders(project);
   auto kept = [&](FileId id) {
     return project.facts[id].loaded && !python_deferred(project, id) &&
            project.sources.get(id).kind == FileKind::Python;
@@ -289,37 +375,38 @@ void resolve_conditional(Project& project, const LoadOptions& options) {
         continue;
       }
       project.facts[m].consulted = true;
-      auto visit = [&](std::string_view w) {
-        const std::vector<FileId>* targets = nullptr;
-        std::vector<FileId> package;
+      auto reach = [&](FileId x) {
+        if (x == m) return;
+        if (kept(x)) {
+          leads.push_back(m);
+        } else if (!seen[x] && python_deferred(project, x)) {
+          seen[x] = 1;
+          next.push_back(x);
+        }
+        if (python_deferred(project, x)) importers[x].push_back(m);
+      };
+      auto visit = [&](std::string_view w, bool binds) {
         if (w.find_first_not_of('.') == std::string_view::npos) {
           // A relative import: the `__init__.py` of the package it starts from.
-          std::string_view folder = project.sources.get(m).abs_path;  // one level up per dot
-          for (std::size_t up = 0; up < w.size(); ++up) {
-            const std::size_t slash = folder.rfind('/');
-            folder = folder.substr(0, slash == std::string_view::npos ? 0 : slash);
-          }
-          if (!folder.empty())
-            if (FileId init = project.sources.find_abs(std::string(folder) + "/__init__.py"); init != kNoFile)
-              package.push_back(init);
-          targets = &package;
-        } else if (auto it = by_name.find(w); it != by_name.end()) {
-          targets = &it->second;
+          if (FileId init = project.sources.find_abs(package_init(project.sources.get(m).abs_path, w.size()));
+              init != kNoFile)
+            reach(init);
+          return;
         }
-        if (!targets) return;
-        for (FileId x : *targets) {
-          if (x == m) continue;
-          if (kept(x)) {
-            leads.push_back(m);
-          } else if (!seen[x] && python_deferred(project, x)) {
-            seen[x] = 1;
-            next.push_back(x);
-          }
-          if (python_deferred(project, x)) importers[x].push_back(m);
-        }
+        if (auto it = by_name.find(w); it != by_name.end())
+          for (FileId x : it->second) reach(x);
+        // A package or namespace folder bound to a name: attribute access reaches its submodules.
+        if (binds) folders.python_files_under(w, reach);
       };
       const std::string& text = project.sources.get(m).text;
-      if (!python_import_words(text, visit)) for_each_plain_word(text, visit);
+      if (!python_import_words(text, visit)) {
+        // Not followed: every word may name a module or bind a package, and a relative import
+        // may start from any package above.
+        for_each_identifier(text, [&](std::string_view w) { visit(w, true); });
+        const std::string& path = project.sources.get(m).abs_path;
+        for (std::size_t dots = 1, slashes = std::count(path.begin(), path.end(), '/'); dots < slashes; ++dots)
+          visit(std::string(dots, '.'), false);
+      }
     }
     level = std::move(next);
   }

@@ -12,6 +12,7 @@
 #include <functional>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "analyzer/project/project.hpp"
@@ -42,12 +43,34 @@ PythonRelevance python_relevance(std::string_view text);
 // The names a `from transformers import` statement may import and leave a module TokenizerOnly.
 const std::vector<std::string_view>& inert_transformers_names();
 
-// Calls `fn` with every word (the parts of dotted names, aliases, `import`, `from`) of every
-// import statement of a Python text: statements after `;` and `:` included, continued lines
-// followed, strings and comments skipped. Returns false, having called `fn` for some words or
-// none, when the text cannot be followed (an unterminated string, an unbalanced bracket): the
-// caller must then take every word of the text instead.
-bool python_import_words(std::string_view text, const std::function<void(std::string_view)>& fn);
+// Calls `fn` with every word (the parts of dotted names, aliases, `import`, `from`, and the dots
+// of a relative import as one word) of every import statement of a Python text: statements
+// after `;` and `:` included, continued lines followed, strings and comments skipped, `\n`,
+// `\r\n` and a lone `\r` all ending lines. `binds` is true for the names a statement binds to
+// modules or packages it may import: the first part of each name of `import a.b, c` and the
+// names of `from m import x, y` (attribute access on them reaches submodules). Returns false,
+// having called `fn` for some words or none, when the text cannot be followed (an unterminated
+// string, an unbalanced bracket): the caller must then take every word of the text instead.
+using ImportWordFn = std::function<void(std::string_view word, bool binds)>;
+bool python_import_words(std::string_view text, const ImportWordFn& fn);
+
+// The folders of a project's Python files by name (each folder below the root, and its
+// ancestors below the root): `import pkg` binds a package or namespace folder, and attribute
+// access (`pkg.sub.mod.f()`) reaches any module under it.
+class ProjectFolders {
+ public:
+  explicit ProjectFolders(const Project& project);
+  // Calls `fn` for every Python file under a folder named `name`, at any depth.
+  void python_files_under(std::string_view name, const std::function<void(FileId)>& fn) const;
+
+ private:
+  const Project& project_;
+  std::unordered_map<std::string, std::vector<std::string>> folders_;  // name -> folder paths ending in '/'
+};
+
+// The `__init__.py` path of the package a relative import with `dots` dots starts from, for the
+// module at absolute path `file` ("" above the file system's root).
+std::string package_init(std::string_view file, std::size_t dots);
 
 // Parses the TokenizerOnly modules whose imports lead to a Python module the pre-filter keeps:
 // the modules are linked by import words equal to reach names (python_reach_name), as

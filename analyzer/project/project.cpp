@@ -15,6 +15,7 @@
 #include <exception>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <thread>
 #include <unordered_set>
 
@@ -320,6 +321,17 @@ void extract_referenced(Project& project, const std::vector<std::string>& names)
   std::unordered_set<std::string> reached(names.begin(), names.end());
   const std::size_t n = project.sources.size();
   std::vector<char> scanned(n, 0), tried(n, 0);
+  // Modules reached otherwise than by name: the package `__init__.py` of a relative import, and
+  // the modules under a package or namespace folder an import binds (`import pkg`, then
+  // `pkg.sub.mod.f()`; the evaluator follows such attribute access).
+  std::vector<char> reached_file(n, 0);
+  std::unordered_set<std::string> bound;
+  std::optional<ProjectFolders> folders;
+  auto bind = [&](std::string_view name) {
+    if (name.empty() || !bound.emplace(name).second) return;
+    if (!folders) folders.emplace(project);
+    folders->python_files_under(name, [&](FileId x) { reached_file[x] = 1; });
+  };
   auto reach_name = [&](FileId id) { return std::string(python_reach_name(project.sources.get(id).abs_path)); };
   for (;;) {
     for (FileId id = 0; id < n; ++id) {
@@ -328,12 +340,22 @@ void extract_referenced(Project& project, const std::vector<std::string>& names)
       for (const auto& s : project.facts[id].python.stmts) {
         if (s.kind != py::StmtKind::Import && s.kind != py::StmtKind::ImportFrom) continue;
         add_words(s.module, reached);
-        for (const auto& a : s.names) add_words(a.name, reached);
+        for (const auto& a : s.names) {
+          add_words(a.name, reached);
+          bind(s.kind == py::StmtKind::Import ? std::string_view(a.name).substr(0, a.name.find('.'))
+                                              : std::string_view(a.name));
+        }
+        if (s.kind == py::StmtKind::ImportFrom && s.level > 0)
+          if (FileId init = project.sources.find_abs(
+                  package_init(project.sources.get(id).abs_path, static_cast<std::size_t>(s.level)));
+              init != kNoFile)
+            reached_file[init] = 1;
       }
     }
     std::vector<FileId> now;
     for (FileId id = 0; id < n; ++id)
-      if (!tried[id] && python_deferred(project, id) && reached.count(reach_name(id))) now.push_back(id);
+      if (!tried[id] && python_deferred(project, id) && (reached_file[id] || reached.count(reach_name(id))))
+        now.push_back(id);
     if (now.empty()) return;
     for (FileId id : now) {
       tried[id] = 1;

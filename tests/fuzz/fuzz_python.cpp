@@ -1,6 +1,7 @@
 // libFuzzer target: the Python extractor and the evaluator on arbitrary bytes.
 #include "analyzer/eval/python_eval.hpp"
 #include "analyzer/knowledge/knowledge.hpp"
+#include "analyzer/project/prefilter.hpp"
 #include "analyzer/python/python_extractor.hpp"
 #include "tests/fuzz/fuzz_common.hpp"
 
@@ -21,5 +22,12 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   trl::evaluate_module(m, trl::Knowledge::get());
   bool fields = false;
   trl::python::decode_string_literal(text, fields);
+  // The pre-filter's scanners read the same texts unparsed: every word they give is a non-empty
+  // part of the text, and only a text without the pre-filter's names is Unrelated.
+  trl::python_import_words(text, [&](std::string_view w, bool) {
+    if (w.empty() || w.data() < text.data() || w.data() + w.size() > text.data() + text.size()) __builtin_trap();
+  });
+  if ((trl::python_relevance(text) == trl::PythonRelevance::Unrelated) == trl::python_may_matter(text))
+    __builtin_trap();
   return 0;
 }

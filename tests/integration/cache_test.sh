@@ -189,6 +189,30 @@ rm -r tok
 run tok4 --cache-dir "$cache" .
 expect tok4 miss
 same_as_fresh tok4 .
+# On a miss that another file causes, such a script and the plain module on its way are left
+# unread (their records vouch for them); following the imports reads them.
+mkdir -p tok
+printf 'from transformers import AutoTokenizer\n\nfrom tok_middle import build\n\nargs = build(True)\n' > tok/tok_train.py
+printf 'from tok_cfg import make_args\n\n\ndef build(pack):\n    return make_args(pack)\n' > tok/tok_middle.py
+printf 'from accelerate import ParallelismConfig\nfrom trl import SFTConfig\n\n\ndef make_args(pack):\n    return SFTConfig(output_dir="o", packing=pack, parallelism_config=ParallelismConfig(cp_size=2))\n' > tok/tok_cfg.py
+find tok -exec touch -d '2020-01-01 00:00:00' {} +
+sleep 1.2
+run tokr1 --cache-dir "$cache" .
+expect tokr1 miss
+grep -q "tok_train.py:.*TRL101" "$work/tokr1.out" || { cat "$work/tokr1.out"; fail "tokr1: no TRL101 in the script"; }
+run tokr2 --cache-dir "$cache" .
+expect tokr2 hit
+echo "# edited" >> "$yaml"
+run tokr3 --cache-dir "$cache" .
+expect tokr3 miss
+same_as_fresh tokr3 .
+grep -q "tok_train.py:.*TRL101" "$work/tokr3.out" ||
+  { cat "$work/tokr3.out"; fail "a miss lost the finding of a tokenizer-only script left unread"; }
+cp "$work/yaml.orig" "$yaml"
+rm -r tok
+run tokr4 --cache-dir "$cache" .
+expect tokr4 miss
+same_as_fresh tokr4 .
 
 # 4. Settings: a different selection is another entry; a configuration file change invalidates.
 run sel1 --cache-dir "$cache" --select TRL201 .

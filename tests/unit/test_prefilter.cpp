@@ -259,12 +259,11 @@ TEST_CASE("python_relevance: a module whose only names import tokenizer classes"
            "from transformers import AutoTokenizer as Tok, PreTrainedTokenizerBase\n",
            "from transformers.models.auto import AutoTokenizer\n",
            "from transformers import (\n    AutoTokenizer,  # the chat template\n    PreTrainedTokenizerFast,\n)\n",
-           "from transformers import(AutoTokenizer)\n",
-           "from transformers import \\\n    AutoTokenizer\n",
+           "from transformers import(AutoTokenizer)\n", "from transformers import \\\n    AutoTokenizer\n",
            "if TYPE_CHECKING:\n    from transformers import PreTrainedTokenizer\n",
-           "from transformers import AutoTokenizer\r\n",
-           "from  transformers  import  AutoTokenizer  # a comment\n",
+           "from transformers import AutoTokenizer\r\n", "from  transformers  import  AutoTokenizer  # a comment\n",
            "from transformers import AutoTokenizer\nfrom transformers import PreTrainedTokenizer\n",
+           "x = 1\rfrom transformers import AutoTokenizer\rx = 2\r",  // old Mac line ends
        }) {
     INFO(head);
     CHECK(python_relevance(head + plain) == R::TokenizerOnly);
@@ -292,6 +291,8 @@ TEST_CASE("python_relevance: a module whose only names import tokenizer classes"
            "from transformers import (\n    AutoTokenizer,  # not from trl\n)\n",
            "from transformers import AutoTokenizer\nfrom trl import SFTConfig\n",
            "from transformers import AutoTokenizer\nclass MyTrainer:\n    pass\n",
+           // A JSON file it may name is read only when the module is parsed (load_referenced_json).
+           "from transformers import AutoTokenizer\nwith open('accel.json') as f:\n    pass\n",
        }) {
     INFO(text);
     CHECK(python_relevance(text + plain) == R::Matters);
@@ -316,7 +317,7 @@ TEST_CASE("the inert transformers names are nothing the knowledge describes", "[
 TEST_CASE("python_import_words: the words of import statements only", "[prefilter]") {
   auto words = [](std::string_view text) {
     std::vector<std::string> out;
-    const bool followed = python_import_words(text, [&](std::string_view w) { out.emplace_back(w); });
+    const bool followed = python_import_words(text, [&](std::string_view w, bool) { out.emplace_back(w); });
     return std::make_pair(followed, out);
   };
   using V = std::vector<std::string>;
@@ -329,6 +330,11 @@ TEST_CASE("python_import_words: the words of import statements only", "[prefilte
         std::make_pair(true, V{"import", "q", "from", "r", "import", "s"}));
   CHECK(words("x = 1; import r\n") == std::make_pair(true, V{"import", "r"}));
   CHECK(words("def f():\n    import inner\n    return inner\n") == std::make_pair(true, V{"import", "inner"}));
+  // Line ends: `\r\n`, and a lone `\r` (old Mac files, which Python reads) ends lines and comments.
+  CHECK(words("x = 1\r\nfrom a import b\r\n") == std::make_pair(true, V{"from", "a", "import", "b"}));
+  CHECK(words("x = 1\rfrom a import b\r# c\rimport d\r") ==
+        std::make_pair(true, V{"from", "a", "import", "b", "import", "d"}));
+  CHECK(words("s = 'a \\\r\nb'\r\nfrom . import c\r\n") == std::make_pair(true, V{"from", ".", "import", "c"}));
   // Not import statements: strings, comments, other words.
   CHECK(words("s = 'import a'\nt = \"\"\"\nfrom b import c\n\"\"\"\n# import d\nimporter = 1\n") ==
         std::make_pair(true, V{}));
@@ -337,9 +343,29 @@ TEST_CASE("python_import_words: the words of import statements only", "[prefilte
   CHECK(words("x: int = 1\nimport h\n") == std::make_pair(true, V{"import", "h"}));
   // Texts it cannot follow: the caller takes every word instead.
   CHECK_FALSE(words("s = 'open\nimport a\n").first);
+  CHECK_FALSE(words("s = 'open\rimport a\r").first);
   CHECK_FALSE(words("s = '''never closed\n").first);
   CHECK_FALSE(words("x = (1))\n").first);
   CHECK_FALSE(words("x = (1\n").first);
+}
+
+TEST_CASE("python_import_words: the names a statement binds", "[prefilter]") {
+  auto bound = [](std::string_view text) {
+    std::vector<std::string> out;
+    python_import_words(text, [&](std::string_view w, bool binds) {
+      if (binds) out.emplace_back(w);
+    });
+    return out;
+  };
+  using V = std::vector<std::string>;
+  // `import a.b` binds `a` (whose attributes reach a.b and more); an alias is no module name.
+  CHECK(bound("import a.b as c, d\n") == V{"a", "d"});
+  CHECK(bound("import a, b.c\n") == V{"a", "b"});
+  // `from m import x, y`: x and y may be submodules; the module's own parts bind nothing.
+  CHECK(bound("from m.n import x as z, y\n") == V{"x", "y"});
+  CHECK(bound("from . import (p,\n  q as r,\n)\n") == V{"p", "q"});
+  CHECK(bound("from .. import *\n").empty());
+  CHECK(bound("x = a, b\nimport e\n") == V{"e"});
 }
 
 TEST_CASE("TokenizerOnly modules are parsed when their imports lead to a kept module", "[prefilter]") {
@@ -360,6 +386,18 @@ TEST_CASE("TokenizerOnly modules are parsed when their imports lead to a kept mo
   t.write("tok_broken.py", tok + "s = 'never closed\nimport cfg\n");  // not followed: every word counts
   t.write("tok_string.py", tok + "s = 'import cfg'\n");               // a string is no import
   t.write("tok_self.py", tok + "import tok_self\n");
+  // Two plain modules deep.
+  t.write("tok_deep.py", tok + "import deep1\n");
+  t.write("deep1.py", "import deep2\n");
+  t.write("deep2.py", "from cfg import make\n");
+  // A folder bound by `import`: attribute access reaches the modules under it.
+  t.write("cfgpkg/sub/sft.py", "from trl import SFTConfig\n");  // kept, no __init__.py
+  t.write("tok_attr.py", tok + "import cfgpkg\n\nargs = cfgpkg.sub.sft.SFTConfig(output_dir='o')\n");
+  t.write("plainpkg/x.py", kPlain);
+  t.write("tok_attr_plain.py", tok + "import plainpkg\n");
+  t.write("tok_alias.py", tok + "import json as cfgpkg\n");  // an alias is no folder
+  // Old Mac line ends: the import after a lone `\r` counts.
+  t.write("tok_cr.py", tok + "x = 1\rimport cfg\r");
   // Relative imports reach the package's `__init__.py`, one folder up per dot.
   t.write("p1/__init__.py", "from trl import SFTConfig\n");  // kept
   t.write("p1/tok_star.py", tok + "from . import *\n");
@@ -370,13 +408,13 @@ TEST_CASE("TokenizerOnly modules are parsed when their imports lead to a kept mo
   t.write("p3/sub/tok_up2.py", tok + "from .. import *\n");  // p3/__init__.py: kept
   for (unsigned threads : {1u, 2u}) {
     Project p = t.load(threads);
-    for (const char* kept :
-         {"tok_direct.py", "tok_chain.py", "tok_c.py", "tok_d.py", "tok_broken.py", "tok_star.py", "tok_up2.py"}) {
+    for (const char* kept : {"tok_direct.py", "tok_chain.py", "tok_c.py", "tok_d.py", "tok_broken.py", "tok_star.py",
+                             "tok_up2.py", "tok_deep.py", "tok_attr.py", "tok_cr.py"}) {
       INFO(kept);
       CHECK(parsed(p, kept));
     }
     for (const char* deferred : {"tok_alone.py", "tok_plain.py", "tok_a.py", "tok_b.py", "tok_string.py", "tok_self.py",
-                                 "plain.py", "tok_up.py"}) {
+                                 "plain.py", "tok_up.py", "tok_attr_plain.py", "tok_alias.py"}) {
       INFO(deferred);
       CHECK(python_deferred(p, id_of(p, deferred)));
     }
@@ -393,4 +431,32 @@ TEST_CASE("TokenizerOnly modules are parsed when their imports lead to a kept mo
   Project all = t.load();
   ::unsetenv("TRL_LINT_NO_PREFILTER");
   CHECK(parsed(all, "tok_alone.py"));
+}
+
+TEST_CASE("deferred modules reached through a package: relative imports and attribute access", "[prefilter]") {
+  TempProject t;
+  // `from . import NAME` reads the package's `__init__.py`; deferred (a plain one, or one that
+  // only imports a tokenizer class), it is parsed when a parsed module imports so.
+  t.write("pkg/__init__.py", "from transformers import AutoTokenizer\n\nCP_SIZE = 2\n");
+  t.write("pkg/train.py", "from trl import SFTConfig\n\nfrom . import CP_SIZE\n");
+  t.write("plainpkg/__init__.py", "CP_SIZE = 2\n");
+  t.write("plainpkg/sub/train.py", "from trl import SFTConfig\n\nfrom .. import CP_SIZE\n");
+  // `import data`, then `data.tokenization.CP_SIZE`: every module under the folder is reached.
+  t.write("data/tokenization.py", "from transformers import AutoTokenizer\n\nCP_SIZE = 2\n");
+  t.write("data/more/deeper.py", kPlain);
+  t.write("train.py", "from trl import SFTConfig\n\nimport data\n");
+  t.write("other/unreached.py", kPlain);  // reached only while an import binds `other`
+  t.write("use_func.py", "from trl import SFTConfig\nfrom helpers import other\n");
+  t.write("helpers.py", kPlain);
+  for (unsigned threads : {1u, 2u}) {
+    Project p = t.load(threads);
+    for (const char* reached : {"pkg/__init__.py", "plainpkg/__init__.py", "data/tokenization.py",
+                                "data/more/deeper.py", "other/unreached.py"}) {
+      INFO(reached);
+      CHECK(parsed(p, reached));
+    }
+  }
+  t.write("use_func.py", "from trl import SFTConfig\nfrom helpers import something\n");
+  Project p = t.load();
+  CHECK(python_deferred(p, id_of(p, "other/unreached.py")));
 }
