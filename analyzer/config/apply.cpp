@@ -101,6 +101,7 @@ std::vector<DeclaredRun> declared_runs(Project& project, Configuration& config) 
   for (FileId id = 0; id < n; ++id) note(settings_of(config, project.sources.get(id)));
 
   std::vector<DeclaredRun> out;
+  std::vector<std::string> scripts;
   std::set<std::tuple<std::string, std::uint32_t, std::uint32_t>> seen;
   for (const Settings* s : settings) {
     for (const DeclaredRunSpec& spec : s->runs) {
@@ -120,8 +121,9 @@ std::vector<DeclaredRun> declared_runs(Project& project, Configuration& config) 
         l.options.push_back(LaunchOption{"config_file", w, w.span});
       }
       l.script = word(f, *spec.script);
-      // The pre-filter may have deferred the script: a declared run names it.
-      if (l.script) extract_referenced(project, {fs::path(l.script->text).stem().string()});
+      // The pre-filter may have deferred the script: a declared run names it (parsed below,
+      // with the other runs' scripts: each call goes over every parsed module's imports).
+      if (l.script) scripts.push_back(fs::path(l.script->text).stem().string());
       if (spec.config) {
         Word flag = word(f, *spec.config);
         flag.text = "--config";
@@ -136,6 +138,7 @@ std::vector<DeclaredRun> declared_runs(Project& project, Configuration& config) 
       out.push_back(std::move(run));
     }
   }
+  if (!scripts.empty()) extract_referenced(project, scripts);
   return out;
 }
 

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cctype>
 #include <unordered_map>
+#include <unordered_set>
 
 namespace trl {
 
@@ -285,53 +286,58 @@ bool python_import_words(std::string_view t, const ImportWordFn& fn) {
   return depth == 0;
 }
 
-ProjectFolders::ProjectFolders(const Project& project) : project_(project) {
-  std::string_view root = project.root;
-  while (root.size() > 1 && root.back() == '/') root.remove_suffix(1);
+ProjectFolders::ProjectFolders(const Project& project) : project_(project), root_(project.root) {
+  while (root_.size() > 1 && root_.back() == '/') root_.pop_back();
   std::string_view last_dir;
   for (FileId id = 0; id < project.sources.size(); ++id) {
-    const SourceFile& f = project.sources.get(id);
-    if (f.kind != FileKind::Python) continue;
-    const std::string_view path = f.abs_path;
-    const std::size_t slash = path.rfind('/');
-    if (slash == std::string_view::npos || slash == 0) continue;
-    const std::string_view dir = path.substr(0, slash);
-    if (dir == last_dir) continue;  // files come folder by folder
+    const std::string_view dir = python_dir(id);
+    if (dir.empty() || dir == last_dir) continue;  // files come folder by folder
     last_dir = dir;
-    // The folder and its ancestors below the root (every ancestor when the file is elsewhere).
-    std::size_t below = 0;
-    if (!root.empty() && dir.size() > root.size() && dir.substr(0, root.size()) == root &&
-        (root == "/" || dir[root.size()] == '/'))
-      below = root == "/" ? 1 : root.size() + 1;
-    for (std::size_t end = dir.size(); end > below;) {
-      const std::size_t start = dir.rfind('/', end - 1);
-      const std::size_t name_at = start == std::string_view::npos ? 0 : start + 1;
-      if (name_at < below) break;
-      const std::string_view name = dir.substr(name_at, end - name_at);
-      if (!name.empty()) {
-        auto& paths = folders_[std::string(name)];
-        std::string prefix(dir.substr(0, end));
-        prefix.push_back('/');
-        if (std::find(paths.begin(), paths.end(), prefix) == paths.end()) paths.push_back(std::move(prefix));
-      }
-      if (start == std::string_view::npos) break;
-      end = start;
-    }
+    for_each_folder_name(dir, [&](std::string_view name) {
+      names_.emplace(name);
+      return false;
+    });
   }
 }
 
-void ProjectFolders::python_files_under(std::string_view name, const std::function<void(FileId)>& fn) const {
-  auto it = folders_.find(std::string(name));
-  if (it == folders_.end()) return;
-  for (FileId id = 0; id < project_.sources.size(); ++id) {
-    const SourceFile& f = project_.sources.get(id);
-    if (f.kind != FileKind::Python) continue;
-    for (const std::string& prefix : it->second)
-      if (f.abs_path.size() > prefix.size() && f.abs_path.compare(0, prefix.size(), prefix) == 0) {
-        fn(id);
-        break;
-      }
+std::string_view ProjectFolders::python_dir(FileId id) const {
+  const SourceFile& f = project_.sources.get(id);
+  if (f.kind != FileKind::Python) return {};
+  const std::string_view path = f.abs_path;
+  const std::size_t slash = path.rfind('/');
+  return slash == std::string_view::npos || slash == 0 ? std::string_view{} : path.substr(0, slash);
+}
+
+bool ProjectFolders::for_each_folder_name(std::string_view dir, const std::function<bool(std::string_view)>& fn) const {
+  // Below the root only: the root's own name and its ancestors' are no package of the project
+  // (every part of the folder when it is not under the root).
+  std::size_t below = 0;
+  if (dir == root_) return false;
+  if (root_ == "/")
+    below = 1;
+  else if (dir.size() > root_.size() && dir.compare(0, root_.size(), root_) == 0 && dir[root_.size()] == '/')
+    below = root_.size() + 1;
+  for (std::size_t end = dir.size(); end > below;) {
+    const std::size_t start = dir.rfind('/', end - 1);
+    const std::size_t name_at = start == std::string_view::npos ? 0 : start + 1;
+    if (name_at < below) break;
+    if (end > name_at && fn(dir.substr(name_at, end - name_at))) return true;
+    if (start == std::string_view::npos) break;
+    end = start;
   }
+  return false;
+}
+
+const std::vector<FileId>& ProjectFolders::python_files_under(std::string_view name) const {
+  static const std::vector<FileId> none;
+  const std::string key(name);
+  if (!names_.count(key)) return none;
+  auto [it, inserted] = files_.try_emplace(key);
+  if (inserted)
+    for (FileId id = 0; id < project_.sources.size(); ++id)
+      if (const std::string_view dir = python_dir(id); !dir.empty())
+        if (for_each_folder_name(dir, [&](std::string_view part) { return part == name; })) it->second.push_back(id);
+  return it->second;
 }
 
 std::string package_init(std::string_view file, std::size_t dots) {
@@ -359,15 +365,48 @@ void resolve_conditional(Project& project, const LoadOptions& options) {
     return project.facts[id].loaded && !python_deferred(project, id) &&
            project.sources.get(id).kind == FileKind::Python;
   };
-  // The deferred modules the TokenizerOnly ones lead to, level by level (each level's unread
-  // files read together), and which modules each one's imports name.
+  // A graph of the modules the TokenizerOnly ones lead to. Nodes [0, n) are files; a word an
+  // import names gets one node of its own (the files whose name it is), and a word it binds
+  // another (the files under folders of that name), so that a word many modules import costs
+  // its files once. importers[node]: the nodes that lead to it.
+  std::unordered_map<std::size_t, std::vector<std::size_t>> importers;
+  std::unordered_map<std::string, std::size_t> name_nodes, folder_nodes;
+  std::size_t nodes = n;
+  std::vector<std::size_t> leads;  // nodes that lead to a kept module
   std::vector<char> seen(n, 0);
   for (FileId id : level) seen[id] = 1;
-  std::unordered_map<FileId, std::vector<FileId>> importers;  // module -> the deferred modules that import it
-  std::vector<FileId> leads;                                  // deferred modules that import a kept one
+  std::vector<FileId> next;
+  // `from` leads to the file `x`.
+  auto link = [&](std::size_t from, FileId x) {
+    if (from == x) return;
+    if (kept(x)) {
+      leads.push_back(from);
+      return;
+    }
+    if (!python_deferred(project, x)) return;  // not loaded
+    importers[x].push_back(from);
+    if (!seen[x]) {
+      seen[x] = 1;
+      next.push_back(x);
+    }
+  };
+  // The node of a word (made, and linked to its files, the first time).
+  auto word_node = [&](std::string_view w, bool folder) {
+    auto& table = folder ? folder_nodes : name_nodes;
+    auto [it, made] = table.try_emplace(std::string(w), nodes);
+    if (!made) return it->second;
+    const std::size_t node = nodes++;
+    if (folder) {
+      for (FileId x : folders.python_files_under(w)) link(node, x);
+    } else if (auto files = by_name.find(w); files != by_name.end()) {
+      for (FileId x : files->second) link(node, x);
+    }
+    return node;
+  };
+  // Followed level by level, each level's unread files read together.
   while (!level.empty()) {
     read_unread(project, options, &level);
-    std::vector<FileId> next;
+    next.clear();
     for (FileId m : level) {
       if (!project.facts[m].loaded) continue;
       if (!python_deferred(project, m)) {  // read now and no longer deferred: kept
@@ -375,50 +414,47 @@ void resolve_conditional(Project& project, const LoadOptions& options) {
         continue;
       }
       project.facts[m].consulted = true;
-      auto reach = [&](FileId x) {
-        if (x == m) return;
-        if (kept(x)) {
-          leads.push_back(m);
-        } else if (!seen[x] && python_deferred(project, x)) {
-          seen[x] = 1;
-          next.push_back(x);
-        }
-        if (python_deferred(project, x)) importers[x].push_back(m);
+      std::unordered_set<std::size_t> linked;  // the nodes m already leads to
+      auto to_node = [&](std::size_t node) {
+        if (linked.insert(node).second) importers[node].push_back(m);
       };
       auto visit = [&](std::string_view w, bool binds) {
         if (w.find_first_not_of('.') == std::string_view::npos) {
           // A relative import: the `__init__.py` of the package it starts from.
           if (FileId init = project.sources.find_abs(package_init(project.sources.get(m).abs_path, w.size()));
-              init != kNoFile)
-            reach(init);
+              init != kNoFile && linked.insert(init).second)
+            link(m, init);
           return;
         }
-        if (auto it = by_name.find(w); it != by_name.end())
-          for (FileId x : it->second) reach(x);
+        to_node(word_node(w, false));
         // A package or namespace folder bound to a name: attribute access reaches its submodules.
-        if (binds) folders.python_files_under(w, reach);
+        if (binds) to_node(word_node(w, true));
       };
       const std::string& text = project.sources.get(m).text;
       if (!python_import_words(text, visit)) {
         // Not followed: every word may name a module or bind a package, and a relative import
         // may start from any package above.
-        for_each_identifier(text, [&](std::string_view w) { visit(w, true); });
+        std::unordered_set<std::string_view> words;
+        for_each_identifier(text, [&](std::string_view w) {
+          if (words.insert(w).second) visit(w, true);
+        });
         const std::string& path = project.sources.get(m).abs_path;
         for (std::size_t dots = 1, slashes = std::count(path.begin(), path.end(), '/'); dots < slashes; ++dots)
           visit(std::string(dots, '.'), false);
       }
     }
     level = std::move(next);
+    next = {};
   }
-  // What leads to a kept module is parsed: the modules that import one, and back along the imports.
-  std::vector<char> parse(n, 0);
+  // What leads to a kept module is parsed: back along the links from the nodes that lead to one.
+  std::vector<char> parse(nodes, 0);
   while (!leads.empty()) {
-    const FileId m = leads.back();
+    const std::size_t node = leads.back();
     leads.pop_back();
-    if (parse[m]) continue;
-    parse[m] = 1;
-    if (auto it = importers.find(m); it != importers.end())
-      for (FileId from : it->second) leads.push_back(from);
+    if (parse[node]) continue;
+    parse[node] = 1;
+    if (auto it = importers.find(node); it != importers.end())
+      for (std::size_t from : it->second) leads.push_back(from);
   }
   for (FileId id = 0; id < n; ++id)
     if (parse[id] && python_deferred(project, id) && project.facts[id].conditional) project.facts[id].deferred = false;

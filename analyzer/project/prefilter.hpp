@@ -13,6 +13,7 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "analyzer/project/project.hpp"
@@ -56,16 +57,25 @@ bool python_import_words(std::string_view text, const ImportWordFn& fn);
 
 // The folders of a project's Python files by name (each folder below the root, and its
 // ancestors below the root): `import pkg` binds a package or namespace folder, and attribute
-// access (`pkg.sub.mod.f()`) reaches any module under it.
+// access (`pkg.sub.mod.f()`) reaches any module under it. Not for use by several threads.
 class ProjectFolders {
  public:
   explicit ProjectFolders(const Project& project);
-  // Calls `fn` for every Python file under a folder named `name`, at any depth.
-  void python_files_under(std::string_view name, const std::function<void(FileId)>& fn) const;
+  // The Python files under a folder named `name`, at any depth (found the first time a name is
+  // asked for).
+  const std::vector<FileId>& python_files_under(std::string_view name) const;
 
  private:
+  // The folder of a Python file ("" for other files).
+  std::string_view python_dir(FileId id) const;
+  // Calls `fn` with the names of `dir` and of its ancestors below the root, innermost first,
+  // until it returns true; returns whether it did.
+  bool for_each_folder_name(std::string_view dir, const std::function<bool(std::string_view)>& fn) const;
+
   const Project& project_;
-  std::unordered_map<std::string, std::vector<std::string>> folders_;  // name -> folder paths ending in '/'
+  std::string root_;
+  std::unordered_set<std::string> names_;
+  mutable std::unordered_map<std::string, std::vector<FileId>> files_;
 };
 
 // The `__init__.py` path of the package a relative import with `dots` dots starts from, for the

@@ -277,18 +277,42 @@ bool python_deferred(const Project& project, FileId id) {
 
 namespace {
 
-// Calls `fn` with the parts of every word of `text`, split at anything but letters, digits, `_`
-// and `-`: `scripts/train.py` gives `scripts`, `train`, `py`.
+// Calls `fn` with the parts of every word of `text`, split at anything but letters, digits, `_`,
+// `-` and non-ASCII bytes (a module's name may be non-ASCII): `scripts/train.py` gives
+// `scripts`, `train`, `py`. With `dotted`, only the words with a `.` inside, whole
+// (`prep.v2.py`), and again without a final `.py` (`prep.v2`, the name of that module).
 template <class Fn>
-void for_each_word(std::string_view text, Fn fn) {
-  auto word_char = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-'; };
+void for_each_word(std::string_view text, Fn fn, bool dotted = false) {
+  auto word_char = [&](char c) {
+    const auto u = static_cast<unsigned char>(c);
+    return std::isalnum(u) || c == '_' || c == '-' || u >= 0x80 || (dotted && c == '.');
+  };
   std::size_t i = 0;
   while (i < text.size()) {
     while (i < text.size() && !word_char(text[i])) ++i;
     const std::size_t b = i;
     while (i < text.size() && word_char(text[i])) ++i;
-    if (i > b) fn(text.substr(b, i - b));
+    if (i == b) continue;
+    std::string_view w = text.substr(b, i - b);
+    if (!dotted) {
+      fn(w);
+      continue;
+    }
+    while (!w.empty() && w.back() == '.') w.remove_suffix(1);  // the end of a sentence
+    if (w.find('.') == std::string_view::npos) continue;
+    fn(w);
+    if (w.size() > 3 && w.substr(w.size() - 3) == ".py") fn(w.substr(0, w.size() - 3));
   }
+}
+
+// The other name a module is reached by: its package's for `pkg/__main__.py` (`python -m pkg`
+// runs it); "" for any other file.
+std::string_view main_module_alias(std::string_view path) {
+  constexpr std::string_view kMain = "/__main__.py";
+  if (path.size() <= kMain.size() || path.substr(path.size() - kMain.size()) != kMain) return {};
+  const std::string_view folder = path.substr(0, path.size() - kMain.size());
+  const std::size_t slash = folder.rfind('/');
+  return slash == std::string_view::npos ? folder : folder.substr(slash + 1);
 }
 
 void add_words(std::string_view text, std::unordered_set<std::string>& out) {
@@ -330,9 +354,14 @@ void extract_referenced(Project& project, const std::vector<std::string>& names)
   auto bind = [&](std::string_view name) {
     if (name.empty() || !bound.emplace(name).second) return;
     if (!folders) folders.emplace(project);
-    folders->python_files_under(name, [&](FileId x) { reached_file[x] = 1; });
+    for (FileId x : folders->python_files_under(name)) reached_file[x] = 1;
   };
-  auto reach_name = [&](FileId id) { return std::string(python_reach_name(project.sources.get(id).abs_path)); };
+  auto is_reached = [&](FileId id) {
+    const std::string& path = project.sources.get(id).abs_path;
+    if (reached.count(std::string(python_reach_name(path)))) return true;
+    const std::string_view alias = main_module_alias(path);
+    return !alias.empty() && reached.count(std::string(alias));
+  };
   for (;;) {
     for (FileId id = 0; id < n; ++id) {
       if (scanned[id] || python_deferred(project, id)) continue;
@@ -354,8 +383,7 @@ void extract_referenced(Project& project, const std::vector<std::string>& names)
     }
     std::vector<FileId> now;
     for (FileId id = 0; id < n; ++id)
-      if (!tried[id] && python_deferred(project, id) && (reached_file[id] || reached.count(reach_name(id))))
-        now.push_back(id);
+      if (!tried[id] && python_deferred(project, id) && (reached_file[id] || is_reached(id))) now.push_back(id);
     if (now.empty()) return;
     for (FileId id : now) {
       tried[id] = 1;
@@ -672,16 +700,25 @@ void extract_project(Project& project, const LoadOptions& options) {
     // parsed after all: every word of the other files' texts, and the imports of the modules.
     // Only the words that name a deferred file matter: they are looked up, not collected.
     std::vector<std::string> names;
+    bool dotted = false;  // a deferred module whose name has a `.` (`prep.v2.py`)
     for (FileId id = 0; id < project.sources.size(); ++id)
-      if (python_deferred(project, id)) names.emplace_back(python_reach_name(project.sources.get(id).abs_path));
+      if (python_deferred(project, id)) {
+        const std::string& path = project.sources.get(id).abs_path;
+        names.emplace_back(python_reach_name(path));
+        dotted = dotted || names.back().find('.') != std::string::npos;
+        if (std::string_view alias = main_module_alias(path); !alias.empty()) names.emplace_back(alias);
+      }
     const std::unordered_set<std::string_view> deferred(names.begin(), names.end());
     std::unordered_set<std::string_view> named;
+    auto look_up = [&](std::string_view w) {
+      if (auto it = deferred.find(w); it != deferred.end()) named.insert(*it);
+    };
     if (!deferred.empty())
       for (FileId id = 0; id < project.sources.size(); ++id)
-        if (project.sources.get(id).kind != FileKind::Python)
-          for_each_word(project.sources.get(id).text, [&](std::string_view w) {
-            if (auto it = deferred.find(w); it != deferred.end()) named.insert(*it);
-          });
+        if (project.sources.get(id).kind != FileKind::Python) {
+          for_each_word(project.sources.get(id).text, look_up);
+          if (dotted) for_each_word(project.sources.get(id).text, look_up, true);
+        }
     extract_referenced(project, std::vector<std::string>(named.begin(), named.end()));
   }
   load_referenced_json(project, options);

@@ -460,3 +460,45 @@ TEST_CASE("deferred modules reached through a package: relative imports and attr
   Project p = t.load();
   CHECK(python_deferred(p, id_of(p, "other/unreached.py")));
 }
+
+TEST_CASE("the project root's folder and its ancestors bind nothing", "[prefilter]") {
+  TempProject t;
+  // The project is t.root/json: `import json` is the standard library, and `import tmp` names an
+  // ancestor folder; neither reaches the project's modules.
+  t.write("json/train.py", "import json\nimport tmp\nfrom trl import SFTConfig\n");
+  t.write("json/lib/plain.py", kPlain);
+  t.write("json/lib/tok.py", "from transformers import AutoTokenizer\nimport json\n");
+  LoadOptions o;
+  o.paths = {(t.root / "json").string()};
+  o.threads = 1;
+  Project p = load_project(o);
+  CHECK(parsed(p, "train.py"));
+  CHECK(python_deferred(p, id_of(p, "lib/plain.py")));
+  CHECK(python_deferred(p, id_of(p, "lib/tok.py")));
+}
+
+TEST_CASE("launch lines reach a package's __main__.py and modules whose names have dots", "[prefilter]") {
+  TempProject t;
+  const std::string tok = "from transformers import AutoTokenizer\n";
+  t.write("pkg/__main__.py", tok + kPlain);  // `python -m pkg` runs it (a namespace package)
+  t.write("other/__init__.py", "");
+  t.write("other/__main__.py", tok + kPlain);  // launched by nothing
+  t.write("prep.v2.py", tok + kPlain);
+  t.write(
+      "m\xc3\xb3"
+      "dulo.py",
+      kPlain);  // a non-ASCII module name, imported
+  t.write("train.py",
+          "from trl import SFTConfig\nimport m\xc3\xb3"
+          "dulo\n");
+  t.write("run.sh", "#!/bin/bash\naccelerate launch -m pkg --lr 1\npython prep.v2.py.\n");
+  for (unsigned threads : {1u, 2u}) {
+    Project p = t.load(threads);
+    CHECK(parsed(p, "pkg/__main__.py"));
+    CHECK(parsed(p, "prep.v2.py"));
+    CHECK(parsed(p,
+                 "m\xc3\xb3"
+                 "dulo.py"));
+    CHECK(python_deferred(p, id_of(p, "other/__main__.py")));
+  }
+}
