@@ -286,57 +286,64 @@ bool python_import_words(std::string_view t, const ImportWordFn& fn) {
   return depth == 0;
 }
 
-ProjectFolders::ProjectFolders(const Project& project) : project_(project), root_(project.root) {
-  while (root_.size() > 1 && root_.back() == '/') root_.pop_back();
-  std::string_view last_dir;
+ProjectFolders::ProjectFolders(const Project& project) {
+  // The Python files by folder (files come folder by folder, but a folder's files need not be
+  // contiguous when several paths were given).
+  std::unordered_map<std::string_view, std::size_t> index;
+  std::vector<std::string_view> dirs;
   for (FileId id = 0; id < project.sources.size(); ++id) {
-    const std::string_view dir = python_dir(id);
-    if (dir.empty() || dir == last_dir) continue;  // files come folder by folder
-    last_dir = dir;
-    for_each_folder_name(dir, [&](std::string_view name) {
-      names_.emplace(name);
-      return false;
-    });
+    const SourceFile& f = project.sources.get(id);
+    if (f.kind != FileKind::Python) continue;
+    const std::string_view path = f.abs_path;
+    const std::size_t slash = path.rfind('/');
+    if (slash == std::string_view::npos || slash == 0) continue;
+    auto [it, added] = index.try_emplace(path.substr(0, slash), dirs.size());
+    if (added) {
+      dirs.push_back(it->first);
+      dir_files_.emplace_back();
+    }
+    dir_files_[it->second].push_back(id);
   }
-}
-
-std::string_view ProjectFolders::python_dir(FileId id) const {
-  const SourceFile& f = project_.sources.get(id);
-  if (f.kind != FileKind::Python) return {};
-  const std::string_view path = f.abs_path;
-  const std::size_t slash = path.rfind('/');
-  return slash == std::string_view::npos || slash == 0 ? std::string_view{} : path.substr(0, slash);
-}
-
-bool ProjectFolders::for_each_folder_name(std::string_view dir, const std::function<bool(std::string_view)>& fn) const {
-  // Below the root only: the root's own name and its ancestors' are no package of the project
-  // (every part of the folder when it is not under the root).
-  std::size_t below = 0;
-  if (dir == root_) return false;
-  if (root_ == "/")
-    below = 1;
-  else if (dir.size() > root_.size() && dir.compare(0, root_.size(), root_) == 0 && dir[root_.size()] == '/')
-    below = root_.size() + 1;
-  for (std::size_t end = dir.size(); end > below;) {
-    const std::size_t start = dir.rfind('/', end - 1);
-    const std::size_t name_at = start == std::string_view::npos ? 0 : start + 1;
-    if (name_at < below) break;
-    if (end > name_at && fn(dir.substr(name_at, end - name_at))) return true;
-    if (start == std::string_view::npos) break;
-    end = start;
+  if (dirs.empty()) return;
+  // Their deepest common folder with the project root: the names of it and of its ancestors
+  // are no package any module can import by (the evaluator looks for modules in the importing
+  // file's folder, the project root and its `src`, all at or below it).
+  std::string_view common = project.root;
+  while (common.size() > 1 && common.back() == '/') common.remove_suffix(1);
+  if (common.empty() || common == "/") common = dirs.front();
+  for (std::string_view d : dirs) {
+    std::size_t k = 0;
+    while (k < common.size() && k < d.size() && common[k] == d[k]) ++k;
+    if (k < common.size() || (k < d.size() && d[k] != '/')) {
+      // Cut back to a whole folder of both.
+      while (k > 0 && !((k == common.size() || common[k] == '/') && (k == d.size() || d[k] == '/'))) --k;
+      common = common.substr(0, k);
+    }
   }
-  return false;
+  const std::size_t below = common.size() + 1;  // where the first name below it starts
+  for (std::size_t i = 0; i < dirs.size(); ++i) {
+    const std::string_view dir = dirs[i];
+    for (std::size_t end = dir.size(); end > below;) {
+      const std::size_t start = dir.rfind('/', end - 1);
+      const std::size_t name_at = start == std::string_view::npos ? 0 : start + 1;
+      if (name_at < below) break;
+      if (end > name_at) name_dirs_[std::string(dir.substr(name_at, end - name_at))].push_back(i);
+      if (start == std::string_view::npos) break;
+      end = start;
+    }
+  }
 }
 
 const std::vector<FileId>& ProjectFolders::python_files_under(std::string_view name) const {
   static const std::vector<FileId> none;
-  const std::string key(name);
-  if (!names_.count(key)) return none;
-  auto [it, inserted] = files_.try_emplace(key);
-  if (inserted)
-    for (FileId id = 0; id < project_.sources.size(); ++id)
-      if (const std::string_view dir = python_dir(id); !dir.empty())
-        if (for_each_folder_name(dir, [&](std::string_view part) { return part == name; })) it->second.push_back(id);
+  auto dirs = name_dirs_.find(std::string(name));
+  if (dirs == name_dirs_.end()) return none;
+  auto [it, inserted] = files_.try_emplace(dirs->first);
+  if (inserted) {
+    for (std::size_t d : dirs->second) it->second.insert(it->second.end(), dir_files_[d].begin(), dir_files_[d].end());
+    std::sort(it->second.begin(), it->second.end());
+    it->second.erase(std::unique(it->second.begin(), it->second.end()), it->second.end());
+  }
   return it->second;
 }
 

@@ -55,26 +55,20 @@ const std::vector<std::string_view>& inert_transformers_names();
 using ImportWordFn = std::function<void(std::string_view word, bool binds)>;
 bool python_import_words(std::string_view text, const ImportWordFn& fn);
 
-// The folders of a project's Python files by name (each folder below the root, and its
-// ancestors below the root): `import pkg` binds a package or namespace folder, and attribute
-// access (`pkg.sub.mod.f()`) reaches any module under it. Not for use by several threads.
+// The folders of a project's Python files by name (each folder of a Python file and its
+// ancestors, below the deepest folder common to them all): `import pkg` binds a package or
+// namespace folder, and attribute access (`pkg.sub.mod.f()`) reaches any module under it. Not
+// for use by several threads.
 class ProjectFolders {
  public:
   explicit ProjectFolders(const Project& project);
-  // The Python files under a folder named `name`, at any depth (found the first time a name is
-  // asked for).
+  // The Python files under a folder named `name`, at any depth, in FileId order (gathered the
+  // first time a name is asked for).
   const std::vector<FileId>& python_files_under(std::string_view name) const;
 
  private:
-  // The folder of a Python file ("" for other files).
-  std::string_view python_dir(FileId id) const;
-  // Calls `fn` with the names of `dir` and of its ancestors below the root, innermost first,
-  // until it returns true; returns whether it did.
-  bool for_each_folder_name(std::string_view dir, const std::function<bool(std::string_view)>& fn) const;
-
-  const Project& project_;
-  std::string root_;
-  std::unordered_set<std::string> names_;
+  std::vector<std::vector<FileId>> dir_files_;                           // per folder: its Python files
+  std::unordered_map<std::string, std::vector<std::size_t>> name_dirs_;  // name -> folders at or under one so named
   mutable std::unordered_map<std::string, std::vector<FileId>> files_;
 };
 

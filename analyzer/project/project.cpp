@@ -347,14 +347,36 @@ void extract_referenced(Project& project, const std::vector<std::string>& names)
   std::vector<char> scanned(n, 0), tried(n, 0);
   // Modules reached otherwise than by name: the package `__init__.py` of a relative import, and
   // the modules under a package or namespace folder an import binds (`import pkg`, then
-  // `pkg.sub.mod.f()`; the evaluator follows such attribute access).
+  // `pkg.sub.mod.f()`; the evaluator follows such attribute access). Of those, a module that
+  // only imports tokenizer classes (parsed before it could be deferred) is reached at once; an
+  // ordinary one when some parsed module names it as an attribute (`.mod`) or in a string
+  // (`getattr(pkg, "mod")`), wherever the module value went.
   std::vector<char> reached_file(n, 0);
   std::unordered_set<std::string> bound;
   std::optional<ProjectFolders> folders;
+  std::vector<FileId> under_bound;  // ordinary modules under a bound folder, not reached yet
   auto bind = [&](std::string_view name) {
     if (name.empty() || !bound.emplace(name).second) return;
     if (!folders) folders.emplace(project);
-    for (FileId x : folders->python_files_under(name)) reached_file[x] = 1;
+    for (FileId x : folders->python_files_under(name)) {
+      if (project.facts[x].conditional)
+        reached_file[x] = 1;
+      else
+        under_bound.push_back(x);
+    }
+  };
+  std::unordered_set<std::string> attribute_words;
+  std::vector<char> words_taken(n, 0);
+  auto take_attribute_words = [&] {
+    for (FileId id = 0; id < n; ++id) {
+      if (words_taken[id] || !scanned[id]) continue;
+      words_taken[id] = 1;
+      for (const auto& e : project.facts[id].python.exprs) {
+        if (e.kind == py::ExprKind::Attribute) attribute_words.insert(e.name);
+        if (e.kind == py::ExprKind::Constant && e.constant.kind == Scalar::Kind::Str)
+          add_words(e.constant.s, attribute_words);
+      }
+    }
   };
   auto is_reached = [&](FileId id) {
     const std::string& path = project.sources.get(id).abs_path;
@@ -380,6 +402,14 @@ void extract_referenced(Project& project, const std::vector<std::string>& names)
               init != kNoFile)
             reached_file[init] = 1;
       }
+    }
+    if (!under_bound.empty()) {
+      take_attribute_words();
+      std::erase_if(under_bound, [&](FileId x) {
+        if (!attribute_words.count(std::string(python_reach_name(project.sources.get(x).abs_path)))) return false;
+        reached_file[x] = 1;
+        return true;
+      });
     }
     std::vector<FileId> now;
     for (FileId id = 0; id < n; ++id)

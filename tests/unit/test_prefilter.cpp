@@ -441,12 +441,15 @@ TEST_CASE("deferred modules reached through a package: relative imports and attr
   t.write("pkg/train.py", "from trl import SFTConfig\n\nfrom . import CP_SIZE\n");
   t.write("plainpkg/__init__.py", "CP_SIZE = 2\n");
   t.write("plainpkg/sub/train.py", "from trl import SFTConfig\n\nfrom .. import CP_SIZE\n");
-  // `import data`, then `data.tokenization.CP_SIZE`: every module under the folder is reached.
+  // `import data`, then `data.tokenization.CP_SIZE`: a module under the folder that only imports
+  // a tokenizer class (parsed before the pre-filter knew them) is reached by the binding alone,
+  // an ordinary one when a parsed module names it as an attribute or in a string.
   t.write("data/tokenization.py", "from transformers import AutoTokenizer\n\nCP_SIZE = 2\n");
   t.write("data/more/deeper.py", kPlain);
-  t.write("train.py", "from trl import SFTConfig\n\nimport data\n");
-  t.write("other/unreached.py", kPlain);  // reached only while an import binds `other`
-  t.write("use_func.py", "from trl import SFTConfig\nfrom helpers import other\n");
+  t.write("data/more/idle.py", kPlain);
+  t.write("train.py", "from trl import SFTConfig\n\nimport data\n\nx = data.more.deeper.VALUE\n");
+  t.write("other/unreached.py", kPlain);
+  t.write("use_func.py", "from trl import SFTConfig\nfrom helpers import other\n\nm = getattr(other, 'unreached')\n");
   t.write("helpers.py", kPlain);
   for (unsigned threads : {1u, 2u}) {
     Project p = t.load(threads);
@@ -455,10 +458,23 @@ TEST_CASE("deferred modules reached through a package: relative imports and attr
       INFO(reached);
       CHECK(parsed(p, reached));
     }
+    CHECK(python_deferred(p, id_of(p, "data/more/idle.py")));
   }
-  t.write("use_func.py", "from trl import SFTConfig\nfrom helpers import something\n");
+  // No import binds `other` any more: the string names a module nobody reaches.
+  t.write("use_func.py", "from trl import SFTConfig\nfrom helpers import something\n\nm = 'unreached'\n");
   Project p = t.load();
   CHECK(python_deferred(p, id_of(p, "other/unreached.py")));
+}
+
+TEST_CASE("a package directly under the project root is bound by its name", "[prefilter]") {
+  // Every Python file is in mypkg/, whose parent is the project root: `import mypkg` finds it
+  // there (the evaluator looks in the project root).
+  TempProject t;
+  t.write("mypkg/__init__.py", "");
+  t.write("mypkg/train.py", "from transformers import AutoTokenizer\n\nimport mypkg\n\nx = mypkg.cfgs.sft.make\n");
+  t.write("mypkg/cfgs/sft.py", "from trl import SFTConfig\n\ndef make():\n    return SFTConfig(output_dir='o')\n");
+  Project p = t.load(1);
+  CHECK(parsed(p, "mypkg/train.py"));
 }
 
 TEST_CASE("the project root's folder and its ancestors bind nothing", "[prefilter]") {
@@ -501,4 +517,17 @@ TEST_CASE("launch lines reach a package's __main__.py and modules whose names ha
                  "dulo.py"));
     CHECK(python_deferred(p, id_of(p, "other/__main__.py")));
   }
+}
+
+TEST_CASE("a folder given first among several paths is still a package by its name", "[prefilter]") {
+  // `trl-lint data .`: the project root is data/, but train.py, in the folder above, imports
+  // `data` and reads `data.tokenization.CP_SIZE`.
+  TempProject t;
+  t.write("data/tokenization.py", "from transformers import AutoTokenizer\n\nCP_SIZE = 2\n");
+  t.write("train.py", "from trl import SFTConfig\n\nimport data\n");
+  LoadOptions o;
+  o.paths = {(t.root / "data").string(), t.root.string()};
+  o.threads = 1;
+  Project p = load_project(o);
+  CHECK(parsed(p, "tokenization.py"));
 }
