@@ -169,17 +169,29 @@ same_as_fresh restored .
 # deferred unless its imports lead to a module the pre-filter keeps. The plain modules those
 # imports go through are recorded with their contents: an edit that makes one of them lead to a
 # config module turns the script into a training script, and is a miss.
-mkdir -p tok
-printf 'from transformers import AutoTokenizer\n\nfrom tok_middle import build\n\nargs = build(True)\n' > tok/tok_train.py
-printf 'def build(pack):\n    return pack\n' > tok/tok_middle.py
-printf 'from accelerate import ParallelismConfig\nfrom trl import SFTConfig\n\n\ndef make_args(pack):\n    return SFTConfig(output_dir="o", packing=pack, parallelism_config=ParallelismConfig(cp_size=2))\n' > tok/tok_cfg.py
+# tok_middle leads|plain: the plain module on the script's way, leading to the config module or not.
+tok_middle() {
+  if [ "$1" = leads ]; then
+    printf 'from tok_cfg import make_args\n\n\ndef build(pack):\n    return make_args(pack)\n' > tok/tok_middle.py
+  else
+    printf 'def build(pack):\n    return pack\n' > tok/tok_middle.py
+  fi
+}
+# tok_project leads|plain: the script, the module on its way and the config module.
+tok_project() {
+  mkdir -p tok
+  printf 'from transformers import AutoTokenizer\n\nfrom tok_middle import build\n\nargs = build(True)\n' > tok/tok_train.py
+  tok_middle "$1"
+  printf 'from accelerate import ParallelismConfig\nfrom trl import SFTConfig\n\n\ndef make_args(pack):\n    return SFTConfig(output_dir="o", packing=pack, parallelism_config=ParallelismConfig(cp_size=2))\n' > tok/tok_cfg.py
+}
+tok_project plain
 run tok1 --cache-dir "$cache" .
 expect tok1 miss
 same_as_fresh tok1 .
 grep -q "tok_train.py:.*TRL101" "$work/tok1.out" && fail "TRL101 before the script leads to a config: the test would prove nothing"
 run tok2 --cache-dir "$cache" .
 expect tok2 hit
-printf 'from tok_cfg import make_args\n\n\ndef build(pack):\n    return make_args(pack)\n' > tok/tok_middle.py
+tok_middle leads
 run tok3 --cache-dir "$cache" .
 expect tok3 miss
 same_as_fresh tok3 .
@@ -191,10 +203,7 @@ expect tok4 miss
 same_as_fresh tok4 .
 # On a miss that another file causes, such a script and the plain module on its way are left
 # unread (their records vouch for them); following the imports reads them.
-mkdir -p tok
-printf 'from transformers import AutoTokenizer\n\nfrom tok_middle import build\n\nargs = build(True)\n' > tok/tok_train.py
-printf 'from tok_cfg import make_args\n\n\ndef build(pack):\n    return make_args(pack)\n' > tok/tok_middle.py
-printf 'from accelerate import ParallelismConfig\nfrom trl import SFTConfig\n\n\ndef make_args(pack):\n    return SFTConfig(output_dir="o", packing=pack, parallelism_config=ParallelismConfig(cp_size=2))\n' > tok/tok_cfg.py
+tok_project leads
 find tok -exec touch -d '2020-01-01 00:00:00' {} +
 sleep 1.2
 run tokr1 --cache-dir "$cache" .
