@@ -155,10 +155,10 @@ bool skip_string(std::string_view t, std::size_t& i) {
 // r, b, u, f, t and their two-letter combinations, in any case.
 bool string_prefix(std::string_view w) {
   if (w.empty() || w.size() > 2) return false;
-  std::string lower(w);
-  for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  const char lower[2] = {static_cast<char>(w[0] | 0x20), static_cast<char>(w.size() == 2 ? w[1] | 0x20 : 0)};
+  const std::string_view l(lower, w.size());
   for (std::string_view p : {"r", "u", "b", "f", "t", "br", "rb", "fr", "rf", "tr", "rt"})
-    if (lower == p) return true;
+    if (l == p) return true;
   return false;
 }
 
@@ -356,7 +356,7 @@ std::string package_init(std::string_view file, std::size_t dots) {
   return folder.empty() ? std::string() : std::string(folder) + "/__init__.py";
 }
 
-void resolve_conditional(Project& project, const LoadOptions& options) {
+void resolve_conditional(Project& project, const LoadOptions& options, std::optional<ProjectFolders>& folder_index) {
   const std::size_t n = project.sources.size();
   std::vector<FileId> level;
   for (FileId id = 0; id < n; ++id)
@@ -367,7 +367,8 @@ void resolve_conditional(Project& project, const LoadOptions& options) {
     if (project.sources.get(id).kind == FileKind::Python)
       if (std::string_view name = python_reach_name(project.sources.get(id).abs_path); !name.empty())
         by_name[name].push_back(id);
-  const ProjectFolders folders(project);
+  if (!folder_index) folder_index.emplace(project);
+  const ProjectFolders& folders = *folder_index;
   auto kept = [&](FileId id) {
     return project.facts[id].loaded && !python_deferred(project, id) &&
            project.sources.get(id).kind == FileKind::Python;

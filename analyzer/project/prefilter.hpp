@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -80,7 +81,9 @@ std::string package_init(std::string_view file, std::size_t dots);
 // the modules are linked by import words equal to reach names (python_reach_name), as
 // extract_referenced links them, through deferred modules (read first when unread). Every
 // deferred module looked at is marked `consulted` (the result cache keys on its text).
-void resolve_conditional(Project& project, const LoadOptions& options);
+// `folders`: the project's folder index, made here when needed and left for extract_referenced
+// (the project's files do not change in between).
+void resolve_conditional(Project& project, const LoadOptions& options, std::optional<ProjectFolders>& folders);
 
 // True for a Python file that is read but has no facts: deferred by the pre-filter (or empty).
 bool python_deferred(const Project& project, FileId id);
@@ -90,7 +93,9 @@ bool python_deferred(const Project& project, FileId id);
 std::string_view python_reach_name(std::string_view path);
 
 // Parses the deferred Python files that `names` (file stems, module path components) or the
-// imports of parsed modules reach, until nothing new is reached. Idempotent.
-void extract_referenced(Project& project, const std::vector<std::string>& names);
+// imports of parsed modules reach, until nothing new is reached. Idempotent. `folders`: the
+// project's folder index when the caller has one (made when needed otherwise).
+void extract_referenced(Project& project, const std::vector<std::string>& names,
+                        std::optional<ProjectFolders>* folders = nullptr);
 
 }  // namespace trl
