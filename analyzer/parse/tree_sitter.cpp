@@ -3,6 +3,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <spawn.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -11,6 +13,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cstdint>
+#include <cstdlib>
 #include <optional>
 #include <string>
 
@@ -184,33 +187,71 @@ bool may_overflow_child_count(const TSLanguage* language, std::string_view text)
 
 namespace {
 
-// Parses `text` in a child process, which reports how it went: 0 the tree was made and freed,
+// The name the probe process is started under (its argv[0]): `probe_entry` below runs the probe
+// in a process started with it, before main, in any program that parses (trl-lint, the tests,
+// the fuzz targets); other programs never use it.
+constexpr const char* kProbeName = "trl-lint (parse probe)";
+
+const char* language_name(const TSLanguage* language) {
+  if (language == tree_sitter_python()) return "python";
+  if (language == tree_sitter_yaml()) return "yaml";
+  if (language == tree_sitter_bash()) return "bash";
+  return nullptr;
+}
+
+// Parses `text` in another process, which reports how it went: 0 the tree was made and freed,
 // 2 the CPU budget ran out, 3 no parser; killed by a signal (or ended by a sanitizer),
-// tree-sitter corrupted its heap. The child writes nothing (its standard output and error go to
-// /dev/null) and dumps no core. glibc keeps malloc usable in the child of a multi-threaded
-// process (it takes the arenas' locks around fork).
+// tree-sitter corrupted its heap. The probe is this program again, started afresh through
+// /proc/self/exe, its standard input an in-memory file holding the text (memfd_create: nothing on
+// disk, no pipe to fill), its standard output and error /dev/null. A fork of this process would
+// inherit the locks other threads held at that moment: AddressSanitizer's allocator takes none
+// around fork, so a forked child could wait forever for a lock no thread of its own would release
+// (the many-steps test hung this way under make test-asan; glibc's malloc locks its arenas around
+// fork, so release builds were safe).
 ParseFailure parse_in_child(const TSLanguage* language, std::string_view text) {
-  const pid_t pid = ::fork();
-  if (pid < 0) return ParseFailure::Unchecked;
-  if (pid == 0) {
-    const int null_fd = ::open("/dev/null", O_WRONLY);
-    if (null_fd >= 0) {
-      ::dup2(null_fd, STDOUT_FILENO);
-      ::dup2(null_fd, STDERR_FILENO);
+  const char* name = language_name(language);
+  if (!name) return ParseFailure::Unchecked;
+  const int input = ::memfd_create("trl-lint-probe-text", MFD_CLOEXEC);
+  if (input < 0) return ParseFailure::Unchecked;
+  for (std::size_t written = 0; written < text.size();) {
+    const ssize_t n = ::write(input, text.data() + written, text.size() - written);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      ::close(input);
+      return ParseFailure::Unchecked;
     }
-    const rlimit no_core{0, 0};
-    ::setrlimit(RLIMIT_CORE, &no_core);
-    // A crash ends the child as it would end a program without handlers of its own (a test
-    // framework's handler would report it as the parent's failure).
-    for (const int signal : {SIGABRT, SIGSEGV, SIGBUS, SIGILL, SIGFPE}) ::signal(signal, SIG_DFL);
-    TSParser* parser = ts_parser_new();
-    if (!parser || !ts_parser_set_language(parser, language)) ::_exit(3);
-    Tree tree = parse_in_attempts(parser, language, nullptr, text);
-    const bool made = tree != nullptr;
-    tree.reset();
-    ts_parser_delete(parser);
-    ::_exit(made ? 0 : 2);
+    written += static_cast<std::size_t>(n);
   }
+  if (::lseek(input, 0, SEEK_SET) != 0) {
+    ::close(input);
+    return ParseFailure::Unchecked;
+  }
+  posix_spawn_file_actions_t actions;
+  posix_spawnattr_t attributes;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawnattr_init(&attributes);
+  posix_spawn_file_actions_adddup2(&actions, input, STDIN_FILENO);
+  posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, "/dev/null", O_WRONLY, 0);
+  posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, "/dev/null", O_WRONLY, 0);
+  // The caller's thread may block signals; the probe starts with none blocked, and the crash
+  // signals at their defaults.
+  sigset_t none, defaults;
+  sigemptyset(&none);
+  sigemptyset(&defaults);
+  for (const int signal : {SIGABRT, SIGSEGV, SIGBUS, SIGILL, SIGFPE}) sigaddset(&defaults, signal);
+  posix_spawnattr_setsigmask(&attributes, &none);
+  posix_spawnattr_setsigdefault(&attributes, &defaults);
+  posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
+  std::string budget = std::to_string(cpu_budget_seconds.load(std::memory_order_relaxed));
+  std::string first = std::to_string(first_attempt_micros.load(std::memory_order_relaxed));
+  std::string probe_name = kProbeName, language_arg = name;
+  char* argv[] = {probe_name.data(), language_arg.data(), budget.data(), first.data(), nullptr};
+  pid_t pid = -1;
+  const int spawned = ::posix_spawn(&pid, "/proc/self/exe", &actions, &attributes, argv, environ);
+  posix_spawn_file_actions_destroy(&actions);
+  posix_spawnattr_destroy(&attributes);
+  ::close(input);
+  if (spawned != 0) return ParseFailure::Unchecked;
   int status = 0;
   while (::waitpid(pid, &status, 0) < 0)
     if (errno != EINTR) return ParseFailure::Unchecked;
@@ -218,6 +259,45 @@ ParseFailure parse_in_child(const TSLanguage* language, std::string_view text) {
   if (WIFEXITED(status) && WEXITSTATUS(status) == 2) return ParseFailure::CpuBudget;
   if (WIFEXITED(status) && WEXITSTATUS(status) == 3) return ParseFailure::Unchecked;
   return ParseFailure::NodeTooWide;  // a signal, or a sanitizer's report of the bad free and its exit code
+}
+
+// The probe: `kProbeName <language> <CPU budget in seconds> <first attempt in microseconds>`,
+// the text on standard input. It parses the text as ts::parse would (the same budget and
+// attempts) and exits with the status parse_in_child reads. It dumps no core, and a crash ends
+// it as it would end a program without handlers of its own.
+[[noreturn]] void run_probe(const char* name, const char* budget, const char* first) {
+  const rlimit no_core{0, 0};
+  ::setrlimit(RLIMIT_CORE, &no_core);
+  const std::string_view wanted = name;
+  const TSLanguage* language = wanted == "python" ? tree_sitter_python()
+                               : wanted == "yaml" ? tree_sitter_yaml()
+                               : wanted == "bash" ? tree_sitter_bash()
+                                                  : nullptr;
+  if (!language) ::_exit(3);
+  cpu_budget_seconds.store(std::strtod(budget, nullptr));
+  first_attempt_micros.store(std::strtoull(first, nullptr, 10));
+  std::string text;
+  char buffer[1 << 16];
+  for (;;) {
+    const ssize_t n = ::read(STDIN_FILENO, buffer, sizeof buffer);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) ::_exit(3);
+    if (n == 0) break;
+    text.append(buffer, static_cast<std::size_t>(n));
+  }
+  TSParser* parser = ts_parser_new();
+  if (!parser || !ts_parser_set_language(parser, language)) ::_exit(3);
+  Tree tree = parse_in_attempts(parser, language, nullptr, text);
+  const bool made = tree != nullptr;
+  tree.reset();
+  ts_parser_delete(parser);
+  ::_exit(made ? 0 : 2);
+}
+
+// Runs before main (glibc passes a constructor the program's arguments): the probe when this
+// process was started as one, nothing otherwise.
+__attribute__((constructor)) void probe_entry(int argc, char** argv, char** /*envp*/) {
+  if (argc == 4 && argv && argv[0] && std::string_view(argv[0]) == kProbeName) run_probe(argv[1], argv[2], argv[3]);
 }
 
 }  // namespace

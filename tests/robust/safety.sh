@@ -130,4 +130,25 @@ if [ ${#ns[@]} -gt 0 ]; then
   isolated=$("${ns[@]}" "$bin" --no-cache --output-format concise "$proj" 2>&1)
   [ "$normal" = "$isolated" ] || fail "different output without network"
 fi
-echo "ok: no network, no exec, no writes but the cache folder (none with --no-cache), no reads outside the root"
+# 7. The one process trl-lint starts: a text long enough that tree-sitter 0.20.7 might corrupt
+#    its heap on it is parsed first by trl-lint itself, started again as a probe (argv[0]
+#    "trl-lint (parse probe)", the text in an in-memory file). No other program, no network,
+#    nothing written.
+big=$work/big
+mkdir -p "$big"
+python3 -c "print(''.join(f'key{i}: [a, b]\n' for i in range(3000)), end='')" > "$big/long.yaml"
+t=$traces/probe
+mkdir -p "$t"
+(cd "$work/cwd" && HOME=$work/home timeout 60 strace -f -qq -o "$t/trace" -e trace=%file,%network,%process,memfd_create \
+  "$bin" --no-cache "$big" > "$t/out" 2>&1)
+status=$?
+[ "$status" -le 1 ] || { cat "$t/out"; fail "the run over a long YAML file exited with $status"; }
+grep -qE 'execve\("/proc/self/exe", \["trl-lint \(parse probe\)", "yaml"' "$t/trace" || fail "no probe started: the test would prove nothing"
+[ "$(grep -cE '^[0-9]+ +execve\(' "$t/trace")" -eq 2 ] || { grep -E 'execve\(' "$t/trace"; fail "a program other than trl-lint and its probe was run"; }
+if grep -E '^[0-9]+ +(socket|socketpair|connect|bind|listen|accept4?|sendto|sendmsg|recvfrom)\(' "$t/trace"; then
+  fail "a network system call (probe)"
+fi
+if grep -E '^[0-9]+ +(open|openat|creat)\(.*(O_WRONLY|O_RDWR|O_CREAT|O_TRUNC)' "$t/trace" | grep -v '"/dev/null"'; then
+  fail "a file opened for writing (probe)"
+fi
+echo "ok: no network, no exec but the parse probe, no writes but the cache folder (none with --no-cache), no reads outside the root"

@@ -1,9 +1,11 @@
 // Python extraction and the evaluator: imports, constants, dicts, **kwargs, function locals,
 // parsers, and what must stay unknown.
+#include <atomic>
 #include <catch2/catch.hpp>
 #include <cstdlib>
 #include <memory>
 #include <thread>
+#include <vector>
 
 #include "analyzer/eval/python_eval.hpp"
 #include "analyzer/knowledge/knowledge.hpp"
@@ -145,6 +147,32 @@ TEST_CASE("a text that would make tree-sitter 0.20.7 corrupt its heap is refused
   for (int i = 0; i < 40000; ++i) fine += "value_" + std::to_string(i) + " = (1 + 2)\n";
   CHECK(ts::parse(tree_sitter_python(), fine));
   CHECK(ts::last_parse_failure() == ts::ParseFailure::None);
+}
+
+TEST_CASE("texts tried in the probe process are parsed while other threads allocate", "[python][parse]") {
+  // The probe was a fork of this process. AddressSanitizer's allocator takes no locks around
+  // fork: when another thread held one of its locks at that moment, the child waited for it
+  // forever (robust/adversarial/many-steps hung this way under make test-asan). The probe is now
+  // this program started afresh. Two threads allocate and free in every size class meanwhile;
+  // under the sanitizers, the old fork hung within a few of these parses.
+  std::string yaml;
+  for (int i = 0; i < 1500; ++i) yaml += "key" + std::to_string(i) + ": [a, b]\n";
+  REQUIRE(ts::may_overflow_child_count(tree_sitter_yaml(), yaml));
+  std::atomic<bool> stop{false};
+  std::vector<std::thread> busy;
+  busy.reserve(2);
+  for (int t = 0; t < 2; ++t)
+    busy.emplace_back([&stop] {
+      std::vector<std::unique_ptr<char[]>> held(64);
+      for (std::size_t round = 0; !stop.load(std::memory_order_relaxed); ++round)
+        for (std::size_t i = 0; i < held.size(); ++i) held[i].reset(new char[16 + ((round * 7 + i) * 61) % 8192]);
+    });
+  int parsed = 0;
+  for (int i = 0; i < 20; ++i)
+    if (ts::parse(tree_sitter_yaml(), yaml) && ts::last_parse_failure() == ts::ParseFailure::None) ++parsed;
+  stop = true;
+  for (std::thread& t : busy) t.join();
+  CHECK(parsed == 20);
 }
 
 TEST_CASE("which texts are tried in a child process first: a bound on the parse stack", "[python][parse]") {
