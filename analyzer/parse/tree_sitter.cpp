@@ -6,6 +6,7 @@
 #include <spawn.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -20,6 +21,28 @@
 namespace trl::ts {
 
 namespace {
+// Whether this build runs under a sanitizer whose allocator is not safe to use in the child of a
+// fork of a multi-threaded process (see parse_in_child).
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+constexpr bool kSanitizedAllocator = true;
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer) || __has_feature(memory_sanitizer)
+constexpr bool kSanitizedAllocator = true;
+#else
+constexpr bool kSanitizedAllocator = false;
+#endif
+#else
+constexpr bool kSanitizedAllocator = false;
+#endif
+
+// The probe runs from a constructor given the program's arguments, which glibc passes to
+// constructors (musl and others do not): elsewhere there is no probe, only the fork.
+#if defined(__GLIBC__)
+constexpr bool kProbeAvailable = true;
+#else
+constexpr bool kProbeAvailable = false;
+#endif
+
 struct ParserDeleter {
   void operator()(TSParser* p) const { ts_parser_delete(p); }
 };
@@ -46,6 +69,9 @@ double thread_cpu_seconds() {
 }
 
 std::atomic<double> cpu_budget_seconds{kParseCpuBudgetSeconds};
+
+// Tests only: parse_in_child goes straight to the fork.
+std::atomic<bool> probe_disabled_for_testing{false};
 
 // tree-sitter 0.20.7 (Debian 12) corrupts its heap when one run of "extras" (comments, line
 // continuations) reaches 65,535 tokens (tree-sitter issue #2134, fixed in 0.20.8: a node's child
@@ -97,6 +123,14 @@ ReparseScope::ReparseScope(Reparse& reparse) : previous_(current_reparse) {
 }
 ReparseScope::~ReparseScope() {
   current_reparse = previous_;
+}
+
+bool sanitized_allocator() {
+  return kSanitizedAllocator;
+}
+
+void set_probe_disabled_for_testing(bool disabled) {
+  probe_disabled_for_testing.store(disabled);
 }
 
 void set_parse_limits_for_testing(double budget_seconds, std::uint64_t first_attempt) {
@@ -199,73 +233,144 @@ const char* language_name(const TSLanguage* language) {
   return nullptr;
 }
 
-// Parses `text` in another process, which reports how it went: 0 the tree was made and freed,
-// 2 the CPU budget ran out, 3 no parser; killed by a signal (or ended by a sanitizer),
-// tree-sitter corrupted its heap. The probe is this program again, started afresh through
-// /proc/self/exe, its standard input an in-memory file holding the text (memfd_create: nothing on
-// disk, no pipe to fill), its standard output and error /dev/null. A fork of this process would
-// inherit the locks other threads held at that moment: AddressSanitizer's allocator takes none
-// around fork, so a forked child could wait forever for a lock no thread of its own would release
-// (the many-steps test hung this way under make test-asan; glibc's malloc locks its arenas around
-// fork, so release builds were safe).
-ParseFailure parse_in_child(const TSLanguage* language, std::string_view text) {
-  const char* name = language_name(language);
-  if (!name) return ParseFailure::Unchecked;
-  const int input = ::memfd_create("trl-lint-probe-text", MFD_CLOEXEC);
-  if (input < 0) return ParseFailure::Unchecked;
+// What a probe's (or a forked child's) exit status says: 0 the tree was made and freed, 2 the CPU
+// budget ran out, 3 no parser; killed by a signal (or ended by a sanitizer's report of the bad
+// free, exit status 1), tree-sitter corrupted its heap.
+ParseFailure failure_of(int status) {
+  if (WIFEXITED(status) && WEXITSTATUS(status) == 0) return ParseFailure::None;
+  if (WIFEXITED(status) && WEXITSTATUS(status) == 2) return ParseFailure::CpuBudget;
+  if (WIFEXITED(status) && WEXITSTATUS(status) == 3) return ParseFailure::Unchecked;
+  return ParseFailure::NodeTooWide;
+}
+
+std::optional<int> wait_for(pid_t pid) {
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0)
+    if (errno != EINTR) return std::nullopt;
+  return status;
+}
+
+// An open file descriptor, closed when it goes out of scope.
+class Descriptor {
+ public:
+  explicit Descriptor(int fd) : fd_(fd) {}
+  Descriptor(const Descriptor&) = delete;
+  Descriptor& operator=(const Descriptor&) = delete;
+  ~Descriptor() {
+    if (fd_ >= 0) ::close(fd_);
+  }
+  int get() const { return fd_; }
+
+ private:
+  int fd_;
+};
+
+// The probe: this program again, started afresh through /proc/self/exe (posix_spawn) with
+// `kProbeName <language> <CPU budget, µs> <first attempt, µs>`, its standard input an in-memory
+// file holding the text (memfd_create: nothing on disk, no pipe to fill), its standard output
+// and error /dev/null (the spawn fails without it). The probe empties that file once it has read the text:
+// the proof that the program started was the probe, and not a loader (`ld.so trl-lint`) or
+// valgrind, which /proc/self/exe names under them. Nullopt when no probe could be started or
+// none confirmed; the fork below is the fallback.
+std::optional<ParseFailure> parse_in_probe(const char* name, std::string_view text) {
+  if (!kProbeAvailable || text.empty()) return std::nullopt;
+  // The text is written to a file: a limit on file sizes (ulimit -f) would end this process
+  // with SIGXFSZ.
+  rlimit file_size{};
+  if (::getrlimit(RLIMIT_FSIZE, &file_size) == 0 && file_size.rlim_cur != RLIM_INFINITY &&
+      text.size() > file_size.rlim_cur)
+    return std::nullopt;
+  const Descriptor input(::memfd_create("trl-lint-probe-text", MFD_CLOEXEC));
+  if (input.get() < 0) return std::nullopt;
   for (std::size_t written = 0; written < text.size();) {
-    const ssize_t n = ::write(input, text.data() + written, text.size() - written);
+    const ssize_t n = ::write(input.get(), text.data() + written, text.size() - written);
     if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) {
-      ::close(input);
-      return ParseFailure::Unchecked;
-    }
+    if (n <= 0) return std::nullopt;
     written += static_cast<std::size_t>(n);
   }
-  if (::lseek(input, 0, SEEK_SET) != 0) {
-    ::close(input);
-    return ParseFailure::Unchecked;
-  }
+  if (::lseek(input.get(), 0, SEEK_SET) != 0) return std::nullopt;
   posix_spawn_file_actions_t actions;
   posix_spawnattr_t attributes;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawnattr_init(&attributes);
-  posix_spawn_file_actions_adddup2(&actions, input, STDIN_FILENO);
-  posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, "/dev/null", O_WRONLY, 0);
-  posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, "/dev/null", O_WRONLY, 0);
+  if (posix_spawn_file_actions_init(&actions) != 0) return std::nullopt;
+  if (posix_spawnattr_init(&attributes) != 0) {
+    posix_spawn_file_actions_destroy(&actions);
+    return std::nullopt;
+  }
   // The caller's thread may block signals; the probe starts with none blocked, and the crash
-  // signals at their defaults.
+  // signals at their defaults. Without its standard input in place the probe would read this
+  // process's (the LSP server's is the editor's messages): any failure here starts nothing.
   sigset_t none, defaults;
   sigemptyset(&none);
   sigemptyset(&defaults);
   for (const int signal : {SIGABRT, SIGSEGV, SIGBUS, SIGILL, SIGFPE}) sigaddset(&defaults, signal);
-  posix_spawnattr_setsigmask(&attributes, &none);
-  posix_spawnattr_setsigdefault(&attributes, &defaults);
-  posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
-  std::string budget = std::to_string(cpu_budget_seconds.load(std::memory_order_relaxed));
-  std::string first = std::to_string(first_attempt_micros.load(std::memory_order_relaxed));
+  bool ready = posix_spawn_file_actions_adddup2(&actions, input.get(), STDIN_FILENO) == 0 &&
+               posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, "/dev/null", O_WRONLY, 0) == 0 &&
+               posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, "/dev/null", O_WRONLY, 0) == 0 &&
+               posix_spawnattr_setsigmask(&attributes, &none) == 0 &&
+               posix_spawnattr_setsigdefault(&attributes, &defaults) == 0 &&
+               posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF) == 0;
+  std::string budget = std::to_string(static_cast<std::uint64_t>(cpu_budget_seconds.load() * 1e6));
+  std::string first = std::to_string(first_attempt_micros.load());
   std::string probe_name = kProbeName, language_arg = name;
   char* argv[] = {probe_name.data(), language_arg.data(), budget.data(), first.data(), nullptr};
   pid_t pid = -1;
-  const int spawned = ::posix_spawn(&pid, "/proc/self/exe", &actions, &attributes, argv, environ);
+  if (ready) ready = ::posix_spawn(&pid, "/proc/self/exe", &actions, &attributes, argv, environ) == 0;
   posix_spawn_file_actions_destroy(&actions);
   posix_spawnattr_destroy(&attributes);
-  ::close(input);
-  if (spawned != 0) return ParseFailure::Unchecked;
-  int status = 0;
-  while (::waitpid(pid, &status, 0) < 0)
-    if (errno != EINTR) return ParseFailure::Unchecked;
-  if (WIFEXITED(status) && WEXITSTATUS(status) == 0) return ParseFailure::None;
-  if (WIFEXITED(status) && WEXITSTATUS(status) == 2) return ParseFailure::CpuBudget;
-  if (WIFEXITED(status) && WEXITSTATUS(status) == 3) return ParseFailure::Unchecked;
-  return ParseFailure::NodeTooWide;  // a signal, or a sanitizer's report of the bad free and its exit code
+  if (!ready) return std::nullopt;
+  const std::optional<int> status = wait_for(pid);
+  struct stat after {};
+  if (!status || ::fstat(input.get(), &after) != 0 || after.st_size != 0) return std::nullopt;
+  return failure_of(*status);
 }
 
-// The probe: `kProbeName <language> <CPU budget in seconds> <first attempt in microseconds>`,
-// the text on standard input. It parses the text as ts::parse would (the same budget and
-// attempts) and exits with the status parse_in_child reads. It dumps no core, and a crash ends
-// it as it would end a program without handlers of its own.
-[[noreturn]] void run_probe(const char* name, const char* budget, const char* first) {
+// The fallback, where no probe can start (no /proc, a sandbox that forbids exec, a loader or
+// valgrind in between): a fork of this process, which parses and exits. glibc keeps malloc
+// usable in the child of a multi-threaded process (it takes the arenas' locks around fork).
+// AddressSanitizer's allocator takes none: a child could wait forever for a lock another thread
+// held at the fork (the many-steps test hung this way under make test-asan), so sanitized builds
+// never fork and report the text unchecked instead.
+ParseFailure parse_in_fork(const TSLanguage* language, std::string_view text) {
+  if (kSanitizedAllocator) return ParseFailure::Unchecked;
+  const pid_t pid = ::fork();
+  if (pid < 0) return ParseFailure::Unchecked;
+  if (pid == 0) {
+    const int null_fd = ::open("/dev/null", O_WRONLY);
+    if (null_fd >= 0) {
+      ::dup2(null_fd, STDOUT_FILENO);
+      ::dup2(null_fd, STDERR_FILENO);
+    }
+    const rlimit no_core{0, 0};
+    ::setrlimit(RLIMIT_CORE, &no_core);
+    // A crash ends the child as it would end a program without handlers of its own (a test
+    // framework's handler would report it as the parent's failure).
+    for (const int signal : {SIGABRT, SIGSEGV, SIGBUS, SIGILL, SIGFPE}) ::signal(signal, SIG_DFL);
+    TSParser* parser = ts_parser_new();
+    if (!parser || !ts_parser_set_language(parser, language)) ::_exit(3);
+    Tree tree = parse_in_attempts(parser, language, nullptr, text);
+    const bool made = tree != nullptr;
+    tree.reset();
+    ts_parser_delete(parser);
+    ::_exit(made ? 0 : 2);
+  }
+  const std::optional<int> status = wait_for(pid);
+  return status ? failure_of(*status) : ParseFailure::Unchecked;
+}
+
+// Parses `text` in another process and says how it went: in the probe, or else in a fork.
+ParseFailure parse_in_child(const TSLanguage* language, std::string_view text) {
+  const char* name = language_name(language);
+  if (!name) return ParseFailure::Unchecked;
+  if (!probe_disabled_for_testing.load()) {
+    if (const std::optional<ParseFailure> probed = parse_in_probe(name, text)) return *probed;
+  }
+  return parse_in_fork(language, text);
+}
+
+// The probe's side. It parses the text as ts::parse would (the same budget and attempts) and
+// exits with the status failure_of reads. It dumps no core, and a crash ends it as it would end
+// a program without handlers of its own.
+[[noreturn]] void run_probe(const char* name, const char* budget_micros, const char* first_micros) {
   const rlimit no_core{0, 0};
   ::setrlimit(RLIMIT_CORE, &no_core);
   const std::string_view wanted = name;
@@ -274,8 +379,8 @@ ParseFailure parse_in_child(const TSLanguage* language, std::string_view text) {
                                : wanted == "bash" ? tree_sitter_bash()
                                                   : nullptr;
   if (!language) ::_exit(3);
-  cpu_budget_seconds.store(std::strtod(budget, nullptr));
-  first_attempt_micros.store(std::strtoull(first, nullptr, 10));
+  cpu_budget_seconds.store(static_cast<double>(std::strtoull(budget_micros, nullptr, 10)) * 1e-6);
+  first_attempt_micros.store(std::strtoull(first_micros, nullptr, 10));
   std::string text;
   char buffer[1 << 16];
   for (;;) {
@@ -285,6 +390,8 @@ ParseFailure parse_in_child(const TSLanguage* language, std::string_view text) {
     if (n == 0) break;
     text.append(buffer, static_cast<std::size_t>(n));
   }
+  // Read: the empty file tells parse_in_probe that the probe started.
+  if (::ftruncate(STDIN_FILENO, 0) != 0) ::_exit(3);
   TSParser* parser = ts_parser_new();
   if (!parser || !ts_parser_set_language(parser, language)) ::_exit(3);
   Tree tree = parse_in_attempts(parser, language, nullptr, text);
@@ -294,11 +401,15 @@ ParseFailure parse_in_child(const TSLanguage* language, std::string_view text) {
   ::_exit(made ? 0 : 2);
 }
 
-// Runs before main (glibc passes a constructor the program's arguments): the probe when this
-// process was started as one, nothing otherwise.
+#if defined(__GLIBC__)
+// Runs before main (glibc passes constructors the program's arguments): the probe when this
+// process was started as one, nothing otherwise. The probe uses only constant-initialised state
+// (the atomics above, the grammars' tables) and libc, so the order of static initialisation
+// does not matter.
 __attribute__((constructor)) void probe_entry(int argc, char** argv, char** /*envp*/) {
   if (argc == 4 && argv && argv[0] && std::string_view(argv[0]) == kProbeName) run_probe(argv[1], argv[2], argv[3]);
 }
+#endif
 
 }  // namespace
 
@@ -315,7 +426,7 @@ std::string parse_failure_message(std::string_view language_name) {
              "than 65,535 children, left by error recovery); file skipped";
     case ParseFailure::Unchecked:
       return what +
-             " was not parsed: a text this long is first parsed in a child process (tree-sitter 0.20.7 can corrupt "
+             " was not parsed: a text this long is first parsed in another process (tree-sitter 0.20.7 can corrupt "
              "its memory on one), and none could be started; file skipped";
     case ParseFailure::CpuBudget:
     case ParseFailure::None: break;

@@ -40,7 +40,7 @@ enum class ParseFailure {
   None,
   CpuBudget,    // kParseCpuBudgetSeconds of CPU time used
   NodeTooWide,  // a node of more than 65,535 children: tree-sitter 0.20.7 corrupts its heap
-  Unchecked,    // a text long enough to risk that, and no child process to try it in
+  Unchecked,    // a text long enough to risk that, and no other process to try it in
 };
 ParseFailure last_parse_failure();
 // Whether `text` is long enough that tree-sitter 0.20.7 might make a node of more than 65,535
@@ -53,6 +53,12 @@ std::string parse_failure_message(std::string_view language_name);
 // Tests only, for the parses that follow: another CPU budget than kParseCpuBudgetSeconds, and
 // another wall-clock time for a parse's first attempt (as many microseconds as the budget has).
 void set_parse_limits_for_testing(double budget_seconds, std::uint64_t first_attempt_micros);
+// Tests only: texts that risk tree-sitter's heap are tried in a fork, as where no probe process
+// can be started (see parse_in_child; sanitized builds report them unchecked then).
+void set_probe_disabled_for_testing(bool disabled);
+// Whether this build's allocator is a sanitizer's, which a fork of a multi-threaded process
+// cannot use: such builds never fork.
+bool sanitized_allocator();
 
 // Incremental re-parsing of an edited document (the LSP server). While a ReparseScope is alive,
 // the first parse on its thread of exactly `text` with `language` starts from `old` (the

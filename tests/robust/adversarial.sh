@@ -248,6 +248,44 @@ sys.stdout.write(''.join(out))" > p/broken.py
     expect "p/big.yaml:1:1: TRL905 YAML file has 40001 lines, more than the 32767 the YAML parser supports; skipped"
     grep -q "ok.yaml" out && fail "a 30,000-line YAML file was not parsed"
     ;;
+  probe-fallback)
+    # A text long enough that tree-sitter 0.20.7 might corrupt its heap on it is parsed first in
+    # a probe: trl-lint started again through /proc/self/exe. Where that names another program
+    # (trl-lint run by the loader, `ld.so trl-lint`), or where the text may not be written to the
+    # probe's in-memory file (`ulimit -f` below its size: SIGXFSZ ended the run), a fork tries
+    # the text instead. Sanitized builds never fork (their allocator can hang in the child) and
+    # report both files unchecked. Never a false "corrupts its memory" on the valid file.
+    mkdir p && python3 -c "
+open('p/long.yaml', 'w').write(''.join(f'key{i}: [a, b]\\n' for i in range(3000)))
+out = ['from trl import SFTConfig\\n']
+for i in range(40000):
+    out.append(('v%d = [1, 2,\\n' % i, 'def f%d(:\\n  return )\\n' % i, 'x = a b c if else\\n', 'v%d = (1 +\\n' % i)[i % 4])
+open('p/broken.py', 'w').write(''.join(out))"
+    corrupt="p/broken.py:1:1: TRL903 Python could not be parsed: tree-sitter 0.20.7 corrupts its memory on this text"
+    loader=$(ldd "$bin" | awk '/ld-linux/ {print $1}')
+    [ -x "$loader" ] || fail "no loader found in: $(ldd "$bin")"
+    for how in loader fsize; do
+      if [ "$how" = loader ]; then
+        timeout -k 5 "$LIMIT" "$loader" "$bin" --no-cache --output-format concise p > out 2>&1
+      else
+        (ulimit -f 100; exec timeout -k 5 "$LIMIT" "$bin" --no-cache --output-format concise p) > out 2>&1
+      fi
+      status=$?
+      expect_status 1
+      if [ -n "${TRL_LINT_SANITIZED:-}" ]; then
+        expect "p/broken.py:1:1: TRL903 Python was not parsed: a text this long is first parsed in another process"
+        if [ "$how" = loader ]; then
+          expect "p/long.yaml:1:1: TRL903 YAML was not parsed"
+        else
+          grep -q "long.yaml" out && fail "the valid long YAML file was reported ($how)"  # 40 KB: the probe
+        fi
+      else
+        expect "$corrupt"
+        grep -q "long.yaml" out && fail "the valid long YAML file was reported ($how)"
+      fi
+      [ "$(wc -l < out)" -le 2 ] || fail "unexpected output ($how)"
+    done
+    ;;
   many-steps)
     # A workflow of 5,000 steps and a Makefile of 5,000 recipes, each ending with a launch.
     # Each step and recipe line is parsed on its own (the binary before 7a3b98e parsed a blank
