@@ -374,6 +374,10 @@ bool ResultCache::store(const Project& project, const std::vector<Diagnostic>& d
   // JSON configurations named by Python code are read from outside the discovered files: their
   // presence and contents are not in the key, so such an analysis is not stored.
   if (names_json_files(project)) return false;
+  // A file parsed without the check in another process was skipped for a reason of this
+  // machine's (ts::unchecked_parses): the next run may parse it.
+  for (const FileFacts& f : project.facts)
+    if (f.transient) return false;
   bin::Writer p;
   p.str(invocation_);
   p.u64(static_cast<std::uint64_t>(read_start_ns));
@@ -576,12 +580,12 @@ bool ResultCache::store_facts(const Project& project) const {
   std::uint32_t count = 0;
   for (FileId id = 0; id < project.sources.size(); ++id) {
     const FileFacts& f = project.facts[id];
-    if (f.stamp.valid && f.loaded && f.extracted && !f.deferred) ++count;
+    if (f.stamp.valid && f.loaded && f.extracted && !f.deferred && !f.transient) ++count;
   }
   p.u32(count);
   for (FileId id = 0; id < project.sources.size(); ++id) {
     const FileFacts& f = project.facts[id];
-    if (!(f.stamp.valid && f.loaded && f.extracted && !f.deferred)) continue;
+    if (!(f.stamp.valid && f.loaded && f.extracted && !f.deferred && !f.transient)) continue;
     const SourceFile& file = project.sources.get(id);
     p.str(file.abs_path);
     p.u8(static_cast<std::uint8_t>(file.kind));

@@ -1,4 +1,5 @@
 // trl-lint: the command-line entry point.
+#include <signal.h>
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
@@ -316,6 +317,10 @@ int write_markdown(const std::string& dir) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // A SIGCHLD ignored by whatever started trl-lint is inherited across exec, and the kernel then
+  // reaps children itself: waitpid could not read how a parse probe ended, and every long text
+  // would be reported unchecked (ts::parse).
+  ::signal(SIGCHLD, SIG_DFL);
   CLI::App app{"trl-lint: finds configuration mistakes in TRL / accelerate / transformers training setups"};
   app.set_version_flag("--version", "trl-lint 0.1.0");
   std::vector<std::string> paths;

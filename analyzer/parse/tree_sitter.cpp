@@ -5,6 +5,7 @@
 #include <signal.h>
 #include <spawn.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -70,8 +71,11 @@ double thread_cpu_seconds() {
 
 std::atomic<double> cpu_budget_seconds{kParseCpuBudgetSeconds};
 
-// Tests only: parse_in_child goes straight to the fork.
-std::atomic<bool> probe_disabled_for_testing{false};
+// Tests only: which other process parse_in_child may use.
+std::atomic<OtherProcess> other_process_for_testing{OtherProcess::Probe};
+
+// The parses on this thread that ended Unchecked (see unchecked_parses).
+thread_local std::uint64_t unchecked_count = 0;
 
 // tree-sitter 0.20.7 (Debian 12) corrupts its heap when one run of "extras" (comments, line
 // continuations) reaches 65,535 tokens (tree-sitter issue #2134, fixed in 0.20.8: a node's child
@@ -129,8 +133,12 @@ bool sanitized_allocator() {
   return kSanitizedAllocator;
 }
 
-void set_probe_disabled_for_testing(bool disabled) {
-  probe_disabled_for_testing.store(disabled);
+void set_other_process_for_testing(OtherProcess allowed) {
+  other_process_for_testing.store(allowed);
+}
+
+std::uint64_t unchecked_parses() {
+  return unchecked_count;
 }
 
 void set_parse_limits_for_testing(double budget_seconds, std::uint64_t first_attempt) {
@@ -234,13 +242,38 @@ const char* language_name(const TSLanguage* language) {
 }
 
 // What a probe's (or a forked child's) exit status says: 0 the tree was made and freed, 2 the CPU
-// budget ran out, 3 no parser; killed by a signal (or ended by a sanitizer's report of the bad
-// free, exit status 1), tree-sitter corrupted its heap.
+// budget ran out, 3 no parser. Killed by a crash signal (or, in a sanitized build, ended with
+// another status: the sanitizer's report of the bad free), tree-sitter corrupted its heap.
+// Anything else says nothing of the text (the OOM killer's SIGKILL, a SIGTERM sent to the probe,
+// SIGXCPU): unchecked, as when no process could be started.
 ParseFailure failure_of(int status) {
-  if (WIFEXITED(status) && WEXITSTATUS(status) == 0) return ParseFailure::None;
-  if (WIFEXITED(status) && WEXITSTATUS(status) == 2) return ParseFailure::CpuBudget;
-  if (WIFEXITED(status) && WEXITSTATUS(status) == 3) return ParseFailure::Unchecked;
-  return ParseFailure::NodeTooWide;
+  if (WIFEXITED(status)) {
+    switch (WEXITSTATUS(status)) {
+      case 0: return ParseFailure::None;
+      case 2: return ParseFailure::CpuBudget;
+      case 3: return ParseFailure::Unchecked;
+      default: return kSanitizedAllocator ? ParseFailure::NodeTooWide : ParseFailure::Unchecked;
+    }
+  }
+  if (WIFSIGNALED(status)) {
+    switch (WTERMSIG(status)) {
+      case SIGABRT:
+      case SIGSEGV:
+      case SIGBUS:
+      case SIGILL:
+      case SIGFPE: return ParseFailure::NodeTooWide;
+      default: break;
+    }
+  }
+  return ParseFailure::Unchecked;
+}
+
+// The probe and the forked child make no core dump, and no crash report through a core_pattern
+// pipe (systemd-coredump, apport), which RLIMIT_CORE does not stop.
+void no_core_dump() {
+  const rlimit no_core{0, 0};
+  ::setrlimit(RLIMIT_CORE, &no_core);
+  ::prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
 }
 
 std::optional<int> wait_for(pid_t pid) {
@@ -340,8 +373,7 @@ ParseFailure parse_in_fork(const TSLanguage* language, std::string_view text) {
       ::dup2(null_fd, STDOUT_FILENO);
       ::dup2(null_fd, STDERR_FILENO);
     }
-    const rlimit no_core{0, 0};
-    ::setrlimit(RLIMIT_CORE, &no_core);
+    no_core_dump();
     // A crash ends the child as it would end a program without handlers of its own (a test
     // framework's handler would report it as the parent's failure).
     for (const int signal : {SIGABRT, SIGSEGV, SIGBUS, SIGILL, SIGFPE}) ::signal(signal, SIG_DFL);
@@ -361,7 +393,9 @@ ParseFailure parse_in_fork(const TSLanguage* language, std::string_view text) {
 ParseFailure parse_in_child(const TSLanguage* language, std::string_view text) {
   const char* name = language_name(language);
   if (!name) return ParseFailure::Unchecked;
-  if (!probe_disabled_for_testing.load()) {
+  const OtherProcess allowed = other_process_for_testing.load();
+  if (allowed == OtherProcess::None) return ParseFailure::Unchecked;
+  if (allowed == OtherProcess::Probe) {
     if (const std::optional<ParseFailure> probed = parse_in_probe(name, text)) return *probed;
   }
   return parse_in_fork(language, text);
@@ -371,8 +405,7 @@ ParseFailure parse_in_child(const TSLanguage* language, std::string_view text) {
 // exits with the status failure_of reads. It dumps no core, and a crash ends it as it would end
 // a program without handlers of its own.
 [[noreturn]] void run_probe(const char* name, const char* budget_micros, const char* first_micros) {
-  const rlimit no_core{0, 0};
-  ::setrlimit(RLIMIT_CORE, &no_core);
+  no_core_dump();
   const std::string_view wanted = name;
   const TSLanguage* language = wanted == "python" ? tree_sitter_python()
                                : wanted == "yaml" ? tree_sitter_yaml()
@@ -427,7 +460,7 @@ std::string parse_failure_message(std::string_view language_name) {
     case ParseFailure::Unchecked:
       return what +
              " was not parsed: a text this long is first parsed in another process (tree-sitter 0.20.7 can corrupt "
-             "its memory on one), and none could be started; file skipped";
+             "its memory on one), which could not be started or did not finish; file skipped";
     case ParseFailure::CpuBudget:
     case ParseFailure::None: break;
   }
@@ -449,6 +482,7 @@ Tree parse(const TSLanguage* language, std::string_view text) {
     // The child parses from scratch: a parse that reuses an old tree (the editor's) can only
     // make the nodes a parse from scratch makes.
     last_failure = parse_in_child(language, text);
+    if (last_failure == ParseFailure::Unchecked) ++unchecked_count;
     if (last_failure != ParseFailure::None) return nullptr;
   }
   // One parser per thread, kept: creating one per file cost 2% of a run over the real corpus

@@ -53,9 +53,14 @@ std::string parse_failure_message(std::string_view language_name);
 // Tests only, for the parses that follow: another CPU budget than kParseCpuBudgetSeconds, and
 // another wall-clock time for a parse's first attempt (as many microseconds as the budget has).
 void set_parse_limits_for_testing(double budget_seconds, std::uint64_t first_attempt_micros);
-// Tests only: texts that risk tree-sitter's heap are tried in a fork, as where no probe process
-// can be started (see parse_in_child; sanitized builds report them unchecked then).
-void set_probe_disabled_for_testing(bool disabled);
+// How many parses on this thread returned null as Unchecked: their result depends on the
+// machine (whether a process could be started), not on the text, so it is never cached.
+std::uint64_t unchecked_parses();
+// Tests only: which other process tries the texts that risk tree-sitter's heap. Probe: the probe,
+// else a fork (the default); Fork: a fork, as where no probe can be started (sanitized builds
+// report the text unchecked then); None: no process, as where none can be started.
+enum class OtherProcess { Probe, Fork, None };
+void set_other_process_for_testing(OtherProcess allowed);
 // Whether this build's allocator is a sanitizer's, which a fork of a multi-threaded process
 // cannot use: such builds never fork.
 bool sanitized_allocator();

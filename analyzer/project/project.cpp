@@ -26,6 +26,7 @@
 #include "analyzer/makefile/makefile_comments.hpp"
 #include "analyzer/markdown/markdown_extractor.hpp"
 #include "analyzer/notebook/notebook_extractor.hpp"
+#include "analyzer/parse/tree_sitter.hpp"
 #include "analyzer/project/prefilter.hpp"
 #include "analyzer/python/python_extractor.hpp"
 #include "analyzer/shell/shell_extractor.hpp"
@@ -457,6 +458,7 @@ void extract_file(Project& project, FileId id) {
   SourceFile& file = project.sources.get_mut(id);
   FileFacts& facts = project.facts[id];
   facts.extracted = true;
+  const std::uint64_t unchecked_before = ts::unchecked_parses();
   auto take = [&](std::vector<FileProblem>& problems) {
     for (auto& p : problems) facts.problems.push_back(std::move(p));
   };
@@ -533,6 +535,7 @@ void extract_file(Project& project, FileId id) {
     }
     default: break;
   }
+  facts.transient = ts::unchecked_parses() != unchecked_before;
   deps::extract_pins(file, facts);
 }
 

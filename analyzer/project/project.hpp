@@ -52,13 +52,16 @@ struct FileFacts {
   std::vector<DocHeading> headings;   // Markdown
   std::vector<PackagePin> pins;       // requirement pins of trl/transformers/accelerate
   std::vector<FileProblem> problems;
-  std::vector<Comment> comments;   // every comment of the file, in order (suppressions read them)
-  bool loaded = false;             // text read and accepted (see accept_text)
-  bool deferred = false;           // a Python file the pre-filter left unparsed when it was read
-  bool conditional = false;        // deferred as TokenizerOnly: parsed if its imports lead to a kept module
-  bool consulted = false;          // deferred, and its imports were followed by resolve_conditional
-  bool extracted = false;          // extract_file ran on it
-  bool unread = false;             // not read: the result cache vouched for its content (read_unread reads it)
+  std::vector<Comment> comments;  // every comment of the file, in order (suppressions read them)
+  bool loaded = false;            // text read and accepted (see accept_text)
+  bool deferred = false;          // a Python file the pre-filter left unparsed when it was read
+  bool conditional = false;       // deferred as TokenizerOnly: parsed if its imports lead to a kept module
+  bool consulted = false;         // deferred, and its imports were followed by resolve_conditional
+  bool extracted = false;         // extract_file ran on it
+  bool unread = false;            // not read: the result cache vouched for its content (read_unread reads it)
+  // A parse of its text could not be tried in another process (ts::unchecked_parses): its facts
+  // depend on the machine, not on the text, so neither they nor the findings are cached.
+  bool transient = false;
   FileStamp stamp;                 // when it was read
   std::uint64_t content_hash = 0;  // of the text as read (bin::hash64); 0 when not loaded
 };

@@ -12,6 +12,7 @@
 #include "analyzer/cache/facts_codec.hpp"
 #include "analyzer/cache/result_cache.hpp"
 #include "analyzer/config/config_file.hpp"
+#include "analyzer/parse/tree_sitter.hpp"
 #include "analyzer/util/binary_io.hpp"
 
 namespace fs = std::filesystem;
@@ -144,6 +145,62 @@ TEST_CASE("cache: the key follows file contents, deferred files excepted", "[cac
   CHECK(fs::exists(t.root / "cache" / ".gitignore"));
   CHECK(fs::exists(t.root / "cache" / "CACHEDIR.TAG"));
   CHECK_FALSE(cache::build_identity().empty());
+}
+
+TEST_CASE(
+    "cache: a file that could not be tried in another process is cached neither in the entry nor in the facts pack",
+    "[cache]") {
+  // Whether a process can be started is the machine's state, not the text's: where none could
+  // (ts::OtherProcess::None here), the long file is reported unchecked, and the next run, which
+  // can start one, parses it instead of replaying the report.
+  TempDir t;
+  t.write("train.py", "from trl import SFTConfig\nSFTConfig(packing=True)\n");
+  std::string yaml;
+  for (int i = 0; i < 3000; ++i) yaml += "key" + std::to_string(i) + ": [a, b]\n";
+  t.write("long.yaml", yaml);
+  Configuration config{ConfigOptions{}};
+  const std::string dir = (t.root / "cache").string();
+  struct Outcome {
+    bool hit = false;
+    std::size_t taken = 0;
+    bool transient = false;
+    bool reported = false;
+    bool stored = false;
+  };
+  auto run = [&](ts::OtherProcess allowed) {
+    ts::set_other_process_for_testing(allowed);
+    Outcome o;
+    Project p = t.read();
+    cache::ResultCache c(dir, "v1");
+    c.prepare(p, config);
+    c.load();
+    o.hit = c.lookup(p, LoadOptions{}).has_value();
+    if (!o.hit) {
+      o.taken = c.take_facts(p);
+      extract_project(p, LoadOptions{});
+      for (FileId id = 0; id < p.sources.size(); ++id)
+        if (fs::path(p.sources.get(id).path).filename() == "long.yaml") {
+          o.transient = p.facts[id].transient;
+          o.reported = !p.facts[id].problems.empty();
+        }
+      o.stored = c.store(p, {}, cache::now_ns());
+      c.store_facts(p);
+    }
+    ts::set_other_process_for_testing(ts::OtherProcess::Probe);
+    return o;
+  };
+  const Outcome none = run(ts::OtherProcess::None);
+  CHECK_FALSE(none.hit);
+  CHECK(none.transient);
+  CHECK(none.reported);
+  CHECK_FALSE(none.stored);
+  const Outcome probe = run(ts::OtherProcess::Probe);
+  CHECK_FALSE(probe.hit);   // no entry was stored
+  CHECK(probe.taken == 1);  // train.py's facts, not long.yaml's
+  CHECK_FALSE(probe.transient);
+  CHECK_FALSE(probe.reported);  // parsed this time
+  CHECK(probe.stored);
+  CHECK(run(ts::OtherProcess::Probe).hit);
 }
 
 TEST_CASE("hash64: different inputs and seeds give different hashes", "[cache]") {

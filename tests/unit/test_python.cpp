@@ -178,7 +178,7 @@ TEST_CASE("texts tried in the probe process are parsed while other threads alloc
 TEST_CASE("where no probe process can start, a fork tries the text; sanitized builds never fork", "[python][parse]") {
   // The fallback of a run under a loader or valgrind (which /proc/self/exe names instead of
   // trl-lint), without /proc, or in a sandbox that forbids exec.
-  ts::set_probe_disabled_for_testing(true);
+  ts::set_other_process_for_testing(ts::OtherProcess::Fork);
   const std::string broken = "from trl import SFTConfig\n" + with_syntax_errors(40000);
   std::string fine;
   for (int i = 0; i < 40000; ++i) fine += "value_" + std::to_string(i) + " = (1 + 2)\n";
@@ -186,7 +186,7 @@ TEST_CASE("where no probe process can start, a fork tries the text; sanitized bu
   const ts::ParseFailure broken_failure = ts::last_parse_failure();
   const bool fine_parsed = ts::parse(tree_sitter_python(), fine) != nullptr;
   const ts::ParseFailure fine_failure = ts::last_parse_failure();
-  ts::set_probe_disabled_for_testing(false);
+  ts::set_other_process_for_testing(ts::OtherProcess::Probe);
   CHECK_FALSE(broken_parsed);
   if (ts::sanitized_allocator()) {
     // A fork could hang in the sanitizer's allocator: both texts are reported, not tried.
