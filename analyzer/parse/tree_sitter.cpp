@@ -357,6 +357,18 @@ std::optional<ParseFailure> parse_in_probe(const char* name, std::string_view te
   return failure_of(*status);
 }
 
+// The end of the probe and of the forked child: parses `text` as ts::parse would (the same budget
+// and attempts), frees the tree and exits with the status failure_of reads.
+[[noreturn]] void parse_and_exit(const TSLanguage* language, std::string_view text) {
+  TSParser* parser = ts_parser_new();
+  if (!parser || !ts_parser_set_language(parser, language)) ::_exit(3);
+  Tree tree = parse_in_attempts(parser, language, nullptr, text);
+  const bool made = tree != nullptr;
+  tree.reset();
+  ts_parser_delete(parser);
+  ::_exit(made ? 0 : 2);
+}
+
 // The fallback, where no probe can start (no /proc, a sandbox that forbids exec, a loader or
 // valgrind in between): a fork of this process, which parses and exits. glibc keeps malloc
 // usable in the child of a multi-threaded process (it takes the arenas' locks around fork).
@@ -377,13 +389,7 @@ ParseFailure parse_in_fork(const TSLanguage* language, std::string_view text) {
     // A crash ends the child as it would end a program without handlers of its own (a test
     // framework's handler would report it as the parent's failure).
     for (const int signal : {SIGABRT, SIGSEGV, SIGBUS, SIGILL, SIGFPE}) ::signal(signal, SIG_DFL);
-    TSParser* parser = ts_parser_new();
-    if (!parser || !ts_parser_set_language(parser, language)) ::_exit(3);
-    Tree tree = parse_in_attempts(parser, language, nullptr, text);
-    const bool made = tree != nullptr;
-    tree.reset();
-    ts_parser_delete(parser);
-    ::_exit(made ? 0 : 2);
+    parse_and_exit(language, text);
   }
   const std::optional<int> status = wait_for(pid);
   return status ? failure_of(*status) : ParseFailure::Unchecked;
@@ -401,9 +407,8 @@ ParseFailure parse_in_child(const TSLanguage* language, std::string_view text) {
   return parse_in_fork(language, text);
 }
 
-// The probe's side. It parses the text as ts::parse would (the same budget and attempts) and
-// exits with the status failure_of reads. It dumps no core, and a crash ends it as it would end
-// a program without handlers of its own.
+// The probe's side: reads the text, empties its input file, and parses (parse_and_exit). It dumps
+// no core, and a crash ends it as it would end a program without handlers of its own.
 [[noreturn]] void run_probe(const char* name, const char* budget_micros, const char* first_micros) {
   no_core_dump();
   const std::string_view wanted = name;
@@ -425,13 +430,7 @@ ParseFailure parse_in_child(const TSLanguage* language, std::string_view text) {
   }
   // Read: the empty file tells parse_in_probe that the probe started.
   if (::ftruncate(STDIN_FILENO, 0) != 0) ::_exit(3);
-  TSParser* parser = ts_parser_new();
-  if (!parser || !ts_parser_set_language(parser, language)) ::_exit(3);
-  Tree tree = parse_in_attempts(parser, language, nullptr, text);
-  const bool made = tree != nullptr;
-  tree.reset();
-  ts_parser_delete(parser);
-  ::_exit(made ? 0 : 2);
+  parse_and_exit(language, text);
 }
 
 #if defined(__GLIBC__)
