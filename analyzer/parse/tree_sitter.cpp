@@ -234,12 +234,29 @@ namespace {
 // the fuzz targets); other programs never use it.
 constexpr const char* kProbeName = "trl-lint (parse probe)";
 
+// The grammars a probe can be asked for, by the name its command line gives.
+struct NamedLanguage {
+  std::string_view name;
+  const TSLanguage* (*language)();
+};
+constexpr NamedLanguage kNamedLanguages[] = {
+    {"python", tree_sitter_python}, {"yaml", tree_sitter_yaml}, {"bash", tree_sitter_bash}};
+
 const char* language_name(const TSLanguage* language) {
-  if (language == tree_sitter_python()) return "python";
-  if (language == tree_sitter_yaml()) return "yaml";
-  if (language == tree_sitter_bash()) return "bash";
+  for (const NamedLanguage& named : kNamedLanguages)
+    if (named.language() == language) return named.name.data();
   return nullptr;
 }
+
+const TSLanguage* language_named(std::string_view name) {
+  for (const NamedLanguage& named : kNamedLanguages)
+    if (named.name == name) return named.language();
+  return nullptr;
+}
+
+// The signals a crash of the probe or the forked child ends it with: set to their defaults in
+// it, and read as tree-sitter corrupting its heap (failure_of).
+constexpr int kCrashSignals[] = {SIGABRT, SIGSEGV, SIGBUS, SIGILL, SIGFPE};
 
 // What a probe's (or a forked child's) exit status says: 0 the tree was made and freed, 2 the CPU
 // budget ran out, 3 no parser. Killed by a crash signal (or, in a sanitized build, ended with
@@ -255,16 +272,9 @@ ParseFailure failure_of(int status) {
       default: return kSanitizedAllocator ? ParseFailure::NodeTooWide : ParseFailure::Unchecked;
     }
   }
-  if (WIFSIGNALED(status)) {
-    switch (WTERMSIG(status)) {
-      case SIGABRT:
-      case SIGSEGV:
-      case SIGBUS:
-      case SIGILL:
-      case SIGFPE: return ParseFailure::NodeTooWide;
-      default: break;
-    }
-  }
+  if (WIFSIGNALED(status))
+    for (const int signal : kCrashSignals)
+      if (WTERMSIG(status) == signal) return ParseFailure::NodeTooWide;
   return ParseFailure::Unchecked;
 }
 
@@ -335,7 +345,7 @@ std::optional<ParseFailure> parse_in_probe(const char* name, std::string_view te
   sigset_t none, defaults;
   sigemptyset(&none);
   sigemptyset(&defaults);
-  for (const int signal : {SIGABRT, SIGSEGV, SIGBUS, SIGILL, SIGFPE}) sigaddset(&defaults, signal);
+  for (const int signal : kCrashSignals) sigaddset(&defaults, signal);
   bool ready = posix_spawn_file_actions_adddup2(&actions, input.get(), STDIN_FILENO) == 0 &&
                posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, "/dev/null", O_WRONLY, 0) == 0 &&
                posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, "/dev/null", O_WRONLY, 0) == 0 &&
@@ -388,7 +398,7 @@ ParseFailure parse_in_fork(const TSLanguage* language, std::string_view text) {
     no_core_dump();
     // A crash ends the child as it would end a program without handlers of its own (a test
     // framework's handler would report it as the parent's failure).
-    for (const int signal : {SIGABRT, SIGSEGV, SIGBUS, SIGILL, SIGFPE}) ::signal(signal, SIG_DFL);
+    for (const int signal : kCrashSignals) ::signal(signal, SIG_DFL);
     parse_and_exit(language, text);
   }
   const std::optional<int> status = wait_for(pid);
@@ -411,11 +421,7 @@ ParseFailure parse_in_child(const TSLanguage* language, std::string_view text) {
 // no core, and a crash ends it as it would end a program without handlers of its own.
 [[noreturn]] void run_probe(const char* name, const char* budget_micros, const char* first_micros) {
   no_core_dump();
-  const std::string_view wanted = name;
-  const TSLanguage* language = wanted == "python" ? tree_sitter_python()
-                               : wanted == "yaml" ? tree_sitter_yaml()
-                               : wanted == "bash" ? tree_sitter_bash()
-                                                  : nullptr;
+  const TSLanguage* language = language_named(name);
   if (!language) ::_exit(3);
   cpu_budget_seconds.store(static_cast<double>(std::strtoull(budget_micros, nullptr, 10)) * 1e-6);
   first_attempt_micros.store(std::strtoull(first_micros, nullptr, 10));
