@@ -61,6 +61,7 @@ std::size_t parse_problems(const SourceFile& original, const std::string& text) 
   file->abs_path = original.abs_path;
   file->kind = original.kind;
   file->text = text;
+  file->bom = original.bom && text.rfind("   ", 0) == 0;
   file->index_lines();
   scratch.sources.add(std::move(file));
   scratch.facts.resize(1);

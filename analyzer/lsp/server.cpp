@@ -61,6 +61,30 @@ int lsp_severity(Severity s) {
   return 1;
 }
 
+// The deepest nesting of arrays and objects in a JSON text (strings skipped); a message deeper
+// than kMaxNesting is refused before it is parsed.
+constexpr std::size_t kMaxNesting = 512;
+std::size_t nesting_depth(std::string_view body) {
+  std::size_t depth = 0, deepest = 0;
+  bool in_string = false;
+  for (std::size_t i = 0; i < body.size(); ++i) {
+    const char c = body[i];
+    if (in_string) {
+      if (c == '\\')
+        ++i;
+      else if (c == '"')
+        in_string = false;
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == '[' || c == '{') {
+      deepest = std::max(deepest, ++depth);
+    } else if ((c == ']' || c == '}') && depth > 0) {
+      --depth;
+    }
+  }
+  return deepest;
+}
+
 bool comments_with_hash(FileKind k) {
   return k == FileKind::Python || k == FileKind::Yaml || k == FileKind::Shell || k == FileKind::Makefile;
 }
@@ -75,6 +99,12 @@ class Server {
       if (f.status == Frame::Status::Eof) return 1;  // the client went away without `exit`
       if (f.status == Frame::Status::BadHeader) {
         send_error(nullptr, kParseError, f.error);
+        continue;
+      }
+      if (nesting_depth(f.body) > kMaxNesting) {
+        // No LSP message nests this deep; nlohmann's copies and comparisons recurse, so such a
+        // message could exhaust the stack wherever it is handled.
+        send_error(nullptr, kParseError, "invalid JSON: nested deeper than " + std::to_string(kMaxNesting) + " levels");
         continue;
       }
       json msg = json::parse(f.body, nullptr, false);
@@ -96,6 +126,7 @@ class Server {
   ServerOptions options_;
   bool initialized_ = false;
   bool shutdown_ = false;
+  std::set<std::string> unknown_changed_;  // uris of changes to documents not open, already shown
   std::string root_;
   std::unique_ptr<Configuration> config_;
   std::optional<Project> project_;
@@ -129,18 +160,20 @@ class Server {
   // Returns an exit code when the server must stop.
   std::optional<int> dispatch(const json& msg) {
     const bool is_request = msg.contains("id");
-    json id = is_request ? msg["id"] : json();
-    if (is_request && !id.is_string() && !id.is_number_integer() && !id.is_null()) {
+    // Checked before it is copied: an id is a string, an integer or null.
+    if (is_request && !msg["id"].is_string() && !msg["id"].is_number_integer() && !msg["id"].is_null()) {
       send_error(nullptr, kInvalidRequest, "invalid id");
       return std::nullopt;
     }
+    const json id = is_request ? msg["id"] : json();
     if (!msg.contains("method") || !msg["method"].is_string()) {
       if (is_request && !msg.contains("result") && !msg.contains("error"))
         send_error(id, kInvalidRequest, "missing method");
       return std::nullopt;  // a response to a request of ours: nothing to do
     }
     const std::string method = msg["method"];
-    const json params = msg.contains("params") ? msg["params"] : json::object();
+    static const json kNoParams = json::object();
+    const json& params = msg.contains("params") ? msg["params"] : kNoParams;  // not copied
     if (method == "exit") return shutdown_ ? 0 : 1;
     try {
       if (is_request) {
@@ -549,7 +582,13 @@ class Server {
     const std::string u = text_uri(params);
     Document* d = docs_.find(u);
     if (!d) {
-      show(2, "didChange for a document that is not open: " + u);
+      // Said once for each document (in a window the user sees), then in the log only: when its
+      // didOpen was refused, every keystroke sends a change.
+      const std::string message = "didChange for a document that is not open: " + u;
+      if (unknown_changed_.insert(u).second)
+        show(2, message);
+      else
+        notify("window/logMessage", {{"type", 2}, {"message", "trl-lint: " + message}});
       return;
     }
     // Every change is checked before any is applied: a bad one leaves the document as it was.

@@ -226,7 +226,7 @@ shell::ShellFacts extract(std::string_view text, FileId file) {
       value += (k ? " " : "") + words[k].text;
       known = known && words[k].known;
     }
-    predefined.push_back({v.name, value, known, v.exported});
+    predefined.push_back({v.name, value, known, v.exported, true});
   }
   shell::ShellFacts out;
   std::uint32_t line_no = 0;  // the line of byte `counted_to`

@@ -72,7 +72,8 @@ void accept_text(SourceFile& file, FileFacts& facts, std::string text) {
     return;
   }
   // A UTF-8 byte order mark is not part of the content (Python and PyYAML skip it).
-  if (text.rfind("\xEF\xBB\xBF", 0) == 0) text.replace(0, 3, "   ");
+  file.bom = text.rfind("\xEF\xBB\xBF", 0) == 0;
+  if (file.bom) text.replace(0, 3, "   ");
   file.text = std::move(text);
   file.index_lines();
   facts.loaded = true;
@@ -471,7 +472,11 @@ void extract_file(Project& project, FileId id) {
       break;
     }
     case FileKind::Yaml: {
-      auto f = yaml::extract(file.text, id);
+      // The three spaces that stand for a byte order mark would indent the first line (invalid
+      // YAML); the grammar and PyYAML skip the mark itself.
+      std::string with_bom;
+      if (file.bom) with_bom = "\xEF\xBB\xBF" + file.text.substr(3);
+      auto f = yaml::extract(file.bom ? std::string_view(with_bom) : std::string_view(file.text), id);
       facts.yaml = std::move(f.documents);
       facts.comments = std::move(f.comments);
       take(f.problems);

@@ -23,7 +23,26 @@ struct Var {
   std::string text;
   bool known = true;
   bool exported = false;
+  bool fixed = false;  // see PredefinedVar::fixed
 };
+
+// What calling a function the script defined does to its variables: the names its body assigns
+// (or reads into, or forgets), and whether it runs something that may set any variable.
+struct FunctionEffect {
+  std::vector<std::string> assigned;
+  bool opaque = false;
+};
+
+// The variables a virtual environment's activation script sets (CPython
+// Lib/venv/scripts/common/activate, 3.11: VIRTUAL_ENV, VIRTUAL_ENV_PROMPT, PATH, PS1,
+// PYTHONHOME and their _OLD_VIRTUAL_ copies; virtualenv's bin/activate sets the same).
+constexpr std::string_view kVenvActivateVars[] = {
+    "VIRTUAL_ENV",      "VIRTUAL_ENV_PROMPT",     "PATH", "PS1", "PYTHONHOME", "_OLD_VIRTUAL_PATH",
+    "_OLD_VIRTUAL_PS1", "_OLD_VIRTUAL_PYTHONHOME"};
+
+// Deeper subshells and function bodies are walked in place (their assignments then stay visible
+// after them), so that nesting cannot exhaust the stack.
+constexpr int kMaxScopeDepth = 32;
 
 class Walker {
  public:
@@ -33,13 +52,13 @@ class Walker {
       if (src[i] == '\n') line_starts_.push_back(i + 1);
   }
 
-  void run(TSNode root) {
+  void run(TSNode root, int conditional = 0) {
     // Iterative walk with an explicit stack: scripts can nest deeply.
     struct Item {
       TSNode node;
       int conditional;
     };
-    std::vector<Item> stack{{root, 0}};
+    std::vector<Item> stack{{root, conditional}};
     while (!stack.empty()) {
       Item it = stack.back();
       stack.pop_back();
@@ -60,13 +79,23 @@ class Walker {
         redirect(it.node);
         continue;
       }
-      if (t == "function_definition" || t == "heredoc_body" || t == "comment") {
-        if (t == "function_definition") {
-          TSNode body = ts::field(it.node, "body");
-          if (!ts_node_is_null(body)) stack.push_back({body, it.conditional + 1});
-        }
+      if (t == "test_command") {
+        arithmetic(it.node, it.conditional > 0);
         continue;
       }
+      if (t == "function_definition") {
+        define_function(it.node, it.conditional + 1);
+        continue;
+      }
+      // A subshell, and each command of a pipeline, runs in a child shell: what it assigns and
+      // the folder it changes to are gone after it (`(cd x && accelerate launch ...)`,
+      // `... | read N`). Its commands are found as usual.
+      if ((t == "subshell" || t == "pipeline") && scope_depth_ < kMaxScopeDepth) {
+        Walker inner = child();
+        for (TSNode k : ts::named_children(it.node)) inner.run(k, it.conditional);
+        continue;
+      }
+      if (t == "heredoc_body" || t == "comment") continue;
       const bool cond = t == "if_statement" || t == "while_statement" || t == "for_statement" ||
                         t == "c_style_for_statement" || t == "case_statement" || t == "elif_clause" ||
                         t == "else_clause" || t == "case_item";
@@ -128,27 +157,211 @@ class Walker {
   }
 
   // `bash -c "STRING"` and `eval STRING`: the string is parsed again as a script of its own.
-  void nested(const std::string& text, Span at, Span command_span, bool all_vars,
+  // `eval` (all_vars) runs the string in this shell: afterwards this walker's variables and
+  // folder are the string's, when it was walked whole. Returns false when it was not.
+  bool nested(const std::string& text, Span at, Span command_span, bool all_vars,
               const std::vector<std::pair<std::string, RawWord>>& prefix) {
-    if (depth_ >= 4 || text.empty()) return;
+    if (depth_ >= 4 || text.empty()) return false;
     ts::Tree tree = ts::parse(tree_sitter_bash(), text);
-    if (!tree) return;
+    if (!tree) return false;
     Walker inner(text, file_, facts_);
     for (const auto& [name, v] : vars_)
       if (all_vars || v.exported) inner.vars_[name] = v;
     for (const auto& [name, v] : prefix) inner.vars_[name] = Var{v.text, v.known, true};
+    inner.functions_ = functions_;
+    inner.opaque_ = opaque_;
     inner.cwd_ = cwd_;
     inner.cwd_known_ = cwd_known_;
     inner.fixed_ = at;
     inner.command_span_ = command_span;
     inner.depth_ = depth_ + 1;
+    inner.scope_depth_ = scope_depth_;
     inner.run(ts_tree_root_node(tree.get()));
+    if (all_vars) {
+      vars_ = std::move(inner.vars_);
+      functions_ = std::move(inner.functions_);
+      opaque_ = inner.opaque_;
+      cwd_ = std::move(inner.cwd_);
+      cwd_known_ = inner.cwd_known_;
+    }
+    return true;
+  }
+
+  // A walker for a child shell or a function body: the same text, a copy of the variables, the
+  // functions and the folder.
+  Walker child() const {
+    Walker inner(*this);
+    ++inner.scope_depth_;
+    return inner;
+  }
+
+  // The variable is no longer known (read into, assigned by arithmetic, set by a function).
+  void forget(const std::string& name) {
+    auto it = vars_.find(name);
+    if (it != vars_.end() && it->second.fixed) return;
+    const bool exported = it != vars_.end() && it->second.exported;
+    vars_[name] = Var{std::string(1, kUnknownMark), false, exported};
+  }
+
+  // The script ran something that may set any variable (`source FILE`, `eval` of unknown text):
+  // its own variables are unknown, and so is every variable it has not assigned.
+  void forget_all() {
+    for (auto& [name, v] : vars_)
+      if (!v.fixed) v = Var{std::string(1, kUnknownMark), false, v.exported};
+    opaque_ = true;
+  }
+
+  // `${V:=x}` and `${V=x}` (outside single quotes) assign V when it is unset (or empty, with the
+  // colon), as they expand.
+  void default_assignments(std::string_view text, bool conditional) {
+    bool single = false, dbl = false;
+    for (std::size_t i = 0; i < text.size(); ++i) {
+      const char c = text[i];
+      if (c == '\\' && !single) {
+        ++i;
+        continue;
+      }
+      if (c == '\'' && !dbl) single = !single;
+      if (c == '"' && !single) dbl = !dbl;
+      if (single || c != '$' || i + 1 >= text.size() || text[i + 1] != '{') continue;
+      std::size_t j = i + 2;
+      while (j < text.size() && (std::isalnum(static_cast<unsigned char>(text[j])) || text[j] == '_')) ++j;
+      if (j == i + 2 || std::isdigit(static_cast<unsigned char>(text[i + 2]))) continue;
+      const bool colon = j < text.size() && text[j] == ':';
+      const std::size_t op = colon ? j + 1 : j;
+      if (op >= text.size() || text[op] != '=') continue;
+      // The default runs to the matching brace.
+      std::size_t k = op + 1;
+      for (int depth = 1; k < text.size(); ++k) {
+        if (text[k] == '\\') {
+          ++k;
+        } else if (text[k] == '{') {
+          ++depth;
+        } else if (text[k] == '}' && --depth == 0) {
+          break;
+        }
+      }
+      if (k >= text.size()) return;
+      const std::string name(text.substr(i + 2, j - i - 2));
+      auto it = vars_.find(name);
+      if (it != vars_.end() && it->second.fixed) continue;
+      const bool unset = it == vars_.end() && !opaque_;
+      const bool empty = it != vars_.end() && it->second.known && it->second.text.empty();
+      if (unset || (colon && empty))
+        set_var(name, expand_value(text.substr(op + 1, k - op - 1), lookup()), conditional, false);
+      else if (it == vars_.end())
+        forget(name);
+      i = k;
+    }
+  }
+
+  // Every name in `text` that could be a variable is forgotten (`(( N++ ))`, `let N=N+1`).
+  void forget_names(std::string_view text) {
+    for (std::size_t i = 0; i < text.size();) {
+      if (std::isalpha(static_cast<unsigned char>(text[i])) || text[i] == '_') {
+        std::size_t j = i;
+        while (j < text.size() && (std::isalnum(static_cast<unsigned char>(text[j])) || text[j] == '_')) ++j;
+        forget(std::string(text.substr(i, j - i)));
+        i = j;
+      } else {
+        ++i;
+      }
+    }
+  }
+
+  // `(( N++ ))` (tree-sitter-bash 0.23 reads it as a test command) assigns the names it uses.
+  void arithmetic(TSNode n, bool conditional) {
+    const std::string_view text = ts::text(n, src_);
+    default_assignments(text, conditional);
+    if (text.rfind("((", 0) == 0) forget_names(text.substr(2));
+  }
+
+  // A function's body is walked where it is defined, for the commands it holds, in a walker of
+  // its own: what it assigns happens when it is called (see call_function).
+  void define_function(TSNode n, int conditional) {
+    TSNode name = ts::field(n, "name");
+    TSNode body = ts::field(n, "body");
+    if (ts_node_is_null(body)) return;
+    if (scope_depth_ >= kMaxScopeDepth) {
+      run(body, conditional);
+      return;
+    }
+    Walker inner = child();
+    inner.run(body, conditional);
+    if (ts_node_is_null(name)) return;
+    FunctionEffect effect;
+    effect.opaque = inner.opaque_ && !opaque_;
+    for (const auto& [var, v] : inner.vars_) {
+      auto it = vars_.find(var);
+      if (it == vars_.end() || it->second.text != v.text || it->second.known != v.known) effect.assigned.push_back(var);
+    }
+    functions_[std::string(ts::text(name, src_))] = std::move(effect);
+  }
+
+  void call_function(const FunctionEffect& effect) {
+    for (const auto& var : effect.assigned) forget(var);
+    if (effect.opaque) forget_all();
+  }
+
+  // Builtins that assign the variables they name.
+  bool assigning_builtin(std::string_view prog, const std::vector<RawWord>& argv) {
+    if (prog == "read" || prog == "mapfile" || prog == "readarray") {
+      // Every word but the options: names to read into (an option's argument is forgotten too,
+      // which costs nothing). mapfile without a name fills MAPFILE, read without one REPLY.
+      for (std::size_t k = 1; k < argv.size(); ++k)
+        if (argv[k].known && !argv[k].text.empty() && argv[k].text[0] != '-') forget(argv[k].text);
+      return true;
+    }
+    if (prog == "getopts") {
+      if (argv.size() >= 3 && argv[2].known) forget(argv[2].text);
+      return true;
+    }
+    if (prog == "let") {
+      for (std::size_t k = 1; k < argv.size(); ++k) forget_names(argv[k].text);
+      return true;
+    }
+    if (prog == "printf") {
+      for (std::size_t k = 1; k + 1 < argv.size(); ++k)
+        if (argv[k].known && argv[k].text == "-v") {
+          if (argv[k + 1].known)
+            forget(argv[k + 1].text);
+          else
+            forget_all();  // a name we cannot read
+        }
+      return true;
+    }
+    if (prog == "unset") {
+      // Now unset: read as an unassigned variable, as at the start (unless something the script
+      // ran may have set it again).
+      for (std::size_t k = 1; k < argv.size(); ++k)
+        if (argv[k].known && !argv[k].text.empty() && argv[k].text[0] != '-') {
+          auto it = vars_.find(argv[k].text);
+          if (it != vars_.end() && !it->second.fixed) vars_.erase(it);
+        }
+      return true;
+    }
+    if (prog == "source" || prog == ".") {
+      // A virtual environment's activation sets its own variables only; anything else sourced
+      // may set any.
+      const std::string_view path = argv.size() == 2 && argv[1].known ? argv[1].text : std::string_view();
+      const bool venv = path == "bin/activate" || (path.size() > 13 && path.ends_with("/bin/activate"));
+      if (venv) {
+        for (std::string_view v : kVenvActivateVars) forget(std::string(v));
+      } else {
+        forget_all();
+      }
+      return true;
+    }
+    return false;
   }
 
   VarLookup lookup() {
     return [this](std::string_view name) -> std::optional<VarValue> {
       auto it = vars_.find(std::string(name));
-      if (it == vars_.end()) return std::nullopt;
+      if (it == vars_.end()) {
+        if (opaque_) return VarValue{std::string(1, kUnknownMark), false};
+        return std::nullopt;
+      }
       return VarValue{it->second.text, it->second.known};
     };
   }
@@ -173,6 +386,7 @@ class Walker {
     std::uint32_t value_begin = ts_node_end_byte(name) + 1;  // after '='
     std::uint32_t value_end = ts_node_end_byte(n);
     if (value_begin > value_end) value_begin = value_end;
+    default_assignments(src_.substr(value_begin, value_end - value_begin), conditional);
     if (value_begin > 0 && src_.substr(value_begin - 1, 1) != "=") {
       // `+=`: appending to something we do not track precisely.
       set_var(var, RawWord{std::string(1, kUnknownMark), false}, conditional, exported);
@@ -185,11 +399,15 @@ class Walker {
     std::string_view head = ts::text(n, src_);
     const bool exported = head.rfind("export", 0) == 0;
     for (TSNode c : ts::named_children(n)) {
-      if (ts::type(c) == "variable_assignment") {
+      const auto type = ts::type(c);
+      if (type == "variable_assignment") {
         assignment(c, conditional, exported);
-      } else if (exported && ts::type(c) == "variable_name") {
+      } else if (exported && type == "variable_name") {
         auto it = vars_.find(std::string(ts::text(c, src_)));
         if (it != vars_.end()) it->second.exported = true;
+      } else if (type != "variable_name" && type != "word") {
+        // `export $(grep -v '^#' .env | xargs)`, `declare "$name=1"`: names we cannot read.
+        forget_all();
       }
     }
   }
@@ -199,6 +417,7 @@ class Walker {
     // named `B.c`. Words are therefore re-split here from the command's own text.
     std::uint32_t begin = ts_node_start_byte(n), end = ts_node_end_byte(n);
     std::string_view text = src_.substr(begin, end - begin);
+    default_assignments(text, conditional);
     // Leading NAME=value words are assignments (prefix or standalone).
     auto words = split_words(text, lookup());
     std::vector<std::pair<std::string, RawWord>> prefix;
@@ -246,7 +465,14 @@ class Walker {
       change_dir(argv, conditional);
       return;
     }
-    if (prog == "source" || prog == ".") return;
+    if (argv[0].known)
+      if (auto f = functions_.find(argv[0].text); f != functions_.end()) {
+        call_function(f->second);
+        // A function named after a launcher (a wrapper) runs in its place; the command is
+        // still read as the launch it looks like.
+        if (!is_launcher_program(prog)) return;
+      }
+    if (assigning_builtin(prog, argv)) return;
     // Skip wrappers until the launcher itself.
     std::size_t start = 0;
     while (start < argv.size()) {
@@ -268,8 +494,16 @@ class Walker {
       }
       if (p == "eval" && start + 1 < argv.size()) {
         std::string joined;
-        for (std::size_t k = start + 1; k < argv.size(); ++k) joined += (k > start + 1 ? " " : "") + argv[k].text;
-        nested(joined, span(begin + argv[start + 1].begin, begin + argv.back().end), command_span, true, prefix);
+        bool known = true;
+        for (std::size_t k = start + 1; k < argv.size(); ++k) {
+          joined += (k > start + 1 ? " " : "") + argv[k].text;
+          known = known && argv[k].known && argv[k].text.find(kUnknownMark) == std::string::npos;
+        }
+        // eval runs the string in this shell: what it assigns stays (`eval "$(conda shell.bash
+        // hook)"`: unknown text, which may assign anything).
+        if (!nested(joined, span(begin + argv[start + 1].begin, begin + argv.back().end), command_span, true, prefix) ||
+            !known)
+          forget_all();
         return;
       }
       if (start == 0 && !is_wrapper(p)) {
@@ -338,6 +572,10 @@ class Walker {
   std::optional<Span> fixed_;         // nested text: every word points at the string it came from
   std::optional<Span> command_span_;  // nested text: the command that ran it
   int depth_ = 0;
+  int scope_depth_ = 0;  // subshells and function bodies walked in a walker of their own
+  std::map<std::string, FunctionEffect> functions_;
+  // Something the script ran may have set any variable: an unassigned one is unknown, not unset.
+  bool opaque_ = false;
 };
 
 }  // namespace
@@ -395,7 +633,7 @@ std::vector<PredefinedVar> sbatch_variables(std::string_view text) {
     }
   }
   auto add = [&](const char* var, const std::string& v) {
-    if (is_count(v)) out.push_back({var, v, true, true});
+    if (is_count(v)) out.push_back({var, v, true, true, true});
   };
   add("SLURM_NNODES", nodes);
   add("SLURM_JOB_NUM_NODES", nodes);
@@ -413,11 +651,11 @@ ShellFacts extract(std::string_view text, FileId file, const ExtractOptions& opt
     return facts;
   }
   Walker walker(text, file, facts);
-  for (const auto& v : sbatch_variables(text)) walker.vars_[v.name] = Var{v.value, v.known, v.exported};
+  for (const auto& v : sbatch_variables(text)) walker.vars_[v.name] = Var{v.value, v.known, v.exported, v.fixed};
   for (const auto& v : options.vars) {
     std::string value = v.value;
     if (!v.known && value.find(kUnknownMark) == std::string::npos) value.push_back(kUnknownMark);
-    walker.vars_[v.name] = Var{value, v.known, v.exported};
+    walker.vars_[v.name] = Var{value, v.known, v.exported, v.fixed};
   }
   walker.cwd_ = options.cwd;
   walker.cwd_known_ = options.cwd_known;

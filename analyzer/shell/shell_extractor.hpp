@@ -26,6 +26,10 @@ struct PredefinedVar {
   std::string value;
   bool known = true;
   bool exported = false;
+  // The script cannot change it: make pastes a Makefile variable into the recipe before the
+  // shell runs it, and a Slurm allocation's variables are the scheduler's. Such a variable keeps
+  // its value across `source` and `eval`, which make the script's own variables unknown.
+  bool fixed = false;
 };
 
 struct ExtractOptions {

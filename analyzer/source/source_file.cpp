@@ -48,7 +48,7 @@ std::uint32_t SourceFile::display_column(Point p) const {
   std::string_view line = line_text(p.line);
   std::uint32_t limit = std::min<std::uint32_t>(p.column, static_cast<std::uint32_t>(line.size()));
   std::uint32_t column = 1;
-  for (std::uint32_t i = 0; i < limit; ++i) {
+  for (std::uint32_t i = bom && p.line == 0 && limit >= 3 ? 3 : 0; i < limit; ++i) {
     // Count bytes that start a code point (not UTF-8 continuation bytes).
     if ((static_cast<unsigned char>(line[i]) & 0xC0) != 0x80) ++column;
   }

@@ -46,6 +46,9 @@ struct SourceFile {
   FileKind kind = FileKind::Other;
   std::string text;
   std::vector<std::uint32_t> line_starts;  // byte offset of each line
+  // The file starts with a UTF-8 byte order mark, which `text` holds as three spaces (offsets
+  // stay those of the file). Columns of the first line are counted after it, as editors show it.
+  bool bom = false;
 
   void index_lines();
   std::string_view line_text(std::uint32_t line) const;  // without the newline

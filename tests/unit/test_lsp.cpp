@@ -291,8 +291,17 @@ TEST_CASE("lsp robust: malformed JSON and non-object messages get errors with a 
     s.add_raw(frame(std::string("\xff\xfe")));
     s.add_raw(frame(std::string("[1,2]")));
     s.add_raw(frame(std::string("{\"jsonrpc\":\"2.0\",\"id\":{\"x\":1},\"method\":\"shutdown\"}")));
+    // Nested 100,000 deep, in the params and in the id: copying such a value recursed until the
+    // stack ran out (SIGSEGV). A message deeper than 512 levels is refused unparsed.
+    const std::string deep = std::string(100000, '[') + std::string(100000, ']');
+    s.add_raw(frame("{\"jsonrpc\":\"2.0\",\"method\":\"foo\",\"params\":" + deep + "}"));
+    s.add_raw(frame("{\"jsonrpc\":\"2.0\",\"id\":" + deep + ",\"method\":\"shutdown\"}"));
+    // Brackets inside strings do not count; 512 levels are still read.
+    s.add_raw(frame("{\"jsonrpc\":\"2.0\",\"method\":\"foo\",\"params\":{\"s\":\"" + deep + "\"}}"));
+    s.add_raw(frame("{\"jsonrpc\":\"2.0\",\"method\":\"foo\",\"params\":" + std::string(511, '[') +
+                    std::string(511, ']') + "}"));
   });
-  CHECK(count_errors(s, -32700) == 2);
+  CHECK(count_errors(s, -32700) == 4);
   CHECK(count_errors(s, -32600) == 2);  // an array, an object id
   for (const auto& j : s.out)
     if (j.contains("error")) CHECK(j["id"].is_null());
@@ -367,6 +376,10 @@ TEST_CASE("lsp robust: notifications and requests for documents the server does 
   const std::string ghost = p.uri("no/such/file.yaml");
   s.add(notification("textDocument/didChange",
                      {{"textDocument", {{"uri", ghost}, {"version", 2}}}, {"contentChanges", {{{"text", "x: 1"}}}}}));
+  // A second and third change of it (as each keystroke sends) go to the log only.
+  for (int v = 3; v <= 4; ++v)
+    s.add(notification("textDocument/didChange",
+                       {{"textDocument", {{"uri", ghost}, {"version", v}}}, {"contentChanges", {{{"text", "x: 2"}}}}}));
   s.add(notification("textDocument/didClose", {{"textDocument", {{"uri", ghost}}}}));
   s.add(notification("textDocument/didSave", {{"textDocument", {{"uri", ghost}}}}));
   s.add(notification("textDocument/didOpen",
@@ -388,6 +401,10 @@ TEST_CASE("lsp robust: notifications and requests for documents the server does 
   REQUIRE(shown.size() == 1);
   CHECK(shown[0]["type"] == 2);
   CHECK(shown[0]["message"].get<std::string>().find("not open") != std::string::npos);
+  std::size_t logged = 0;
+  for (const auto& m : s.notifications("window/logMessage"))
+    logged += m["message"].get<std::string>().find("not open") != std::string::npos;
+  CHECK(logged == 2);
   CHECK((*s.response(2))["result"]["items"].empty());
   CHECK((*s.response(3))["result"].is_null());
   CHECK((*s.response(4))["result"].empty());

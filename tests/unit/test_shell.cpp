@@ -68,6 +68,102 @@ TEST_CASE("a variable set differently inside a branch becomes unknown", "[shell]
   CHECK_FALSE(facts.commands[0].argv[3].known);
 }
 
+namespace {
+// The last argument of the one launch in `script`: `python train.py --n VALUE`.
+trl::Word value_after(const std::string& script, const shell::ExtractOptions& options = {}) {
+  auto facts = shell::extract(script, 0, options);
+  REQUIRE(facts.commands.size() == 1);
+  REQUIRE(facts.commands[0].argv.size() == 4);
+  return facts.commands[0].argv[3];
+}
+}  // namespace
+
+TEST_CASE("what the script runs in this shell makes its variables unknown", "[shell]") {
+  const std::string launch = "python train.py --n $N\n";
+  const std::string defaulted = "python train.py --n ${N:-7}\n";
+  SECTION("nothing in between: the value assigned") {
+    CHECK(value_after("N=7\n" + launch).text == "7");
+  }
+  SECTION("source and . of any file but a virtual environment's activation") {
+    CHECK_FALSE(value_after("N=7\nsource ./cluster_env.sh\n" + launch).known);
+    CHECK_FALSE(value_after("N=7\n. \"$1\"\n" + launch).known);
+    CHECK_FALSE(value_after("N=7\nsource ~/.bashrc\n" + launch).known);
+    // A variable the script never assigned may now be set: its default is no longer certain.
+    CHECK_FALSE(value_after("source env.sh\n" + defaulted).known);
+    CHECK(value_after(defaulted).text == "7");
+  }
+  SECTION("a virtual environment's activation sets its own variables only") {
+    CHECK(value_after("N=7\nsource venv/bin/activate\n" + launch).text == "7");
+    CHECK(value_after("N=7\n. openr1/bin/activate\n" + launch).text == "7");
+    CHECK(value_after("N=7\nsource bin/activate\n" + launch).text == "7");
+    CHECK_FALSE(value_after("PATH=/x\nsource venv/bin/activate\npython train.py --n $PATH\n").known);
+    CHECK_FALSE(value_after("N=7\nsource activate myenv\n" + launch).known);  // conda's, with hooks
+  }
+  SECTION("eval: of unknown text, anything; of known text, what it assigns") {
+    CHECK_FALSE(value_after("N=7\neval \"$(conda shell.bash hook)\"\n" + launch).known);
+    CHECK(value_after("N=7\neval 'N=8'\n" + launch).text == "8");
+    CHECK(value_after("N=7\neval 'M=8'\n" + launch).text == "7");
+  }
+  SECTION("builtins that assign the names they are given") {
+    CHECK_FALSE(value_after("N=7\nread N < n.txt\n" + launch).known);
+    CHECK_FALSE(value_after("N=7\nread -r -p 'gpus? ' N\n" + launch).known);
+    CHECK_FALSE(value_after("N=7\nmapfile -t N < f\n" + launch).known);
+    CHECK_FALSE(value_after("N=7\nlet N=N+1\n" + launch).known);
+    CHECK_FALSE(value_after("N=7\n(( N++ ))\n" + launch).known);
+    CHECK_FALSE(value_after("N=7\nprintf -v N '%d' 8\n" + launch).known);
+    CHECK_FALSE(value_after("N=7\nprintf -v \"$NAME\" '%d' 8\n" + launch).known);
+    CHECK_FALSE(value_after("N=7\nwhile getopts n: N; do :; done\n" + launch).known);
+    CHECK_FALSE(value_after("N=7\nexport $(grep -v '^#' .env | xargs)\n" + launch).known);
+    CHECK(value_after("N=7\nread M < m.txt\n" + launch).text == "7");
+    CHECK(value_after("N=7\nunset N\n" + defaulted).text == "7");
+  }
+  SECTION("${N:=x} assigns N when it is unset") {
+    CHECK(value_after(": \"${N:=8}\"\n" + defaulted).text == "8");
+    CHECK(value_after("N=\n: ${N:=8}\n" + launch).text == "8");
+    CHECK(value_after("N=\n: ${N=8}\n" + launch).text.empty());  // set, though empty: no colon, no default
+    CHECK(value_after("N=5\n: ${N:=8}\n" + launch).text == "5");
+    CHECK(value_after("echo '${N:=8}'\n" + defaulted).text == "7");  // single quotes: no expansion
+    CHECK(value_after("M=${N:=8}\n" + launch).text == "8");
+  }
+  SECTION("a function assigns when it is called, not where it is defined") {
+    const std::string define = "set_n() { N=8; }\n";
+    CHECK(value_after(define + "N=7\n" + launch).text == "7");
+    CHECK_FALSE(value_after(define + "N=7\nset_n\n" + launch).known);
+    CHECK_FALSE(value_after("function load { source cfg.sh; }\nN=7\nload\n" + launch).known);
+    CHECK(value_after("log() { echo \"$@\"; }\nN=7\nlog start\n" + launch).text == "7");
+    // Its commands are read where it is defined.
+    auto facts = shell::extract("N=2\nrun() { python train.py --n $N; }\nrun\n", 0);
+    REQUIRE(facts.commands.size() == 1);
+    CHECK(facts.commands[0].argv[3].text == "2");
+  }
+  SECTION("subshells and pipelines keep their assignments and folder to themselves") {
+    CHECK(value_after("N=7\n(N=8)\n" + launch).text == "7");
+    CHECK(value_after("N=7\necho 8 | read N\n" + launch).text == "7");
+    auto facts = shell::extract("(cd sub && python train.py)\npython other.py\n", 0);
+    REQUIRE(facts.commands.size() == 2);
+    CHECK(facts.commands[0].cwd == "sub");
+    CHECK(facts.commands[1].cwd.empty());
+    // A launch piped into tee is still read.
+    CHECK(shell::extract("N=2\npython train.py --n $N | tee log.txt\n", 0).commands.size() == 1);
+  }
+  SECTION("a Slurm allocation and a Makefile's variables stay known across source") {
+    auto slurm =
+        shell::extract("#!/bin/bash\n#SBATCH --nodes=2\nsource ~/.bashrc\npython train.py --n $SLURM_NNODES\n", 0);
+    REQUIRE(slurm.commands.size() == 1);
+    CHECK(slurm.commands[0].argv[3].text == "2");
+    shell::ExtractOptions make;
+    make.vars.push_back({"N", "4", true, false, true});
+    CHECK(value_after("source env.sh\n" + launch, make).text == "4");
+  }
+  SECTION("deeply nested subshells neither crash nor lose the commands") {
+    std::string deep;
+    for (int i = 0; i < 200; ++i) deep += "( ";
+    deep += "python train.py --n 1";
+    for (int i = 0; i < 200; ++i) deep += " )";
+    CHECK(shell::extract(deep + "\n", 0).commands.size() == 1);
+  }
+}
+
 TEST_CASE("cd changes the folder later commands run in", "[shell]") {
   auto facts = shell::extract("cd \"$(dirname \"$0\")\"\ncd src\npython train.py\n", 0);
   REQUIRE(facts.commands.size() == 1);
