@@ -305,6 +305,12 @@ std::string write_fixed_file(const SourceFile& file, const std::string& fixed) {
   struct stat before {};
   if (::stat(target.c_str(), &before) != 0) return error_text("cannot stat the file");
   if (!S_ISREG(before.st_mode)) return "not a regular file";
+  // The new text replaces the file by a rename: a hard link would keep the old text, and a
+  // read-only file would be written all the same (the folder's permission is what counts).
+  if (before.st_nlink > 1)
+    return "the file has " + std::to_string(before.st_nlink) +
+           " hard links, which a fix would separate from each other; not fixed";
+  if ((before.st_mode & 0222) == 0 || ::access(target.c_str(), W_OK) != 0) return "the file is read-only; not fixed";
   std::string raw;
   if (!read_all(target.string(), raw)) return "cannot read the file back";
   // The loader reads a UTF-8 byte order mark as three spaces; compare (and write) accordingly.
@@ -333,6 +339,10 @@ std::string write_fixed_file(const SourceFile& file, const std::string& fixed) {
     }
     done += static_cast<std::size_t>(n);
   }
+  // The owner and group first (a change of owner clears set-id bits), then the mode. Only root
+  // can give a file to another user: a file someone else owns is not fixed rather than taken.
+  if ((before.st_uid != ::geteuid() || before.st_gid != ::getegid()) && ::fchown(fd, before.st_uid, before.st_gid) != 0)
+    return fail("cannot give the fixed file the owner and group of the original; not fixed");
   if (::fchmod(fd, before.st_mode & 07777) != 0) return fail("cannot set the mode of the temporary file");
   if (::fsync(fd) != 0) return fail("cannot flush the temporary file");
   if (::close(fd) != 0) {

@@ -83,6 +83,18 @@ void project_diagnostics(const Project& project, const std::vector<TrainingRun>&
 
 void finish_diagnostics(const Project& project, const Selection& selection, std::vector<Diagnostic>& diags) {
   std::erase_if(diags, [&](const Diagnostic& d) { return !selection.enabled(d.code); });
+  // A notebook's code is read with each line of a cell at the start of its .ipynb line, decoded
+  // (analyzer/notebook): a span there gives the line, not the bytes of the JSON string, so an
+  // edit at it would land on another word. Notebooks get no fixes.
+  for (Diagnostic& d : diags) {
+    if (d.fixes.empty()) continue;
+    bool in_notebook = false;
+    for (const Fix& f : d.fixes)
+      for (const TextEdit& e : f.edits)
+        in_notebook = in_notebook || (e.span.file < project.sources.size() &&
+                                      project.sources.get(e.span.file).kind == FileKind::Notebook);
+    if (in_notebook) d.fixes.clear();
+  }
   sort_diagnostics(project, diags);
 }
 

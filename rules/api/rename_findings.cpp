@@ -1,5 +1,6 @@
 #include "rules/api/rename_findings.hpp"
 
+#include <algorithm>
 #include <map>
 #include <set>
 #include <vector>
@@ -33,9 +34,10 @@ bool is_field_of_any(const Knowledge& k, const std::vector<const ClassInfo*>& cl
 }
 
 // The diagnostic for one occurrence of `r.old_name` at `at`; `also_new` when the new name is set
-// in the same place too (then no fix is offered).
+// in the same place too (then no fix is offered). `shared`: the name is written outside the call
+// that uses it (a dict passed with `**`), where other code may read it: the fix is unsafe.
 void report(Context& cx, const Rename& r, Span at, const VersionTargets& targets, bool also_new,
-            const std::string& where, std::vector<Diagnostic>& out) {
+            const std::string& where, std::vector<Diagnostic>& out, bool shared = false) {
   if ((r.new_name.empty()) != cx.removed) return;
   const std::string lib = cx.k.library_of(r.cls);
   const VersionTarget& target = targets.of(lib);
@@ -75,8 +77,12 @@ void report(Context& cx, const Rename& r, Span at, const VersionTargets& targets
       Fix fix;
       fix.title = "Rename `" + r.old_name + "` to `" + r.new_name + "`";
       fix.edits.push_back({word, r.new_name});
-      fix.safe = !r.unsafe_fix;
+      fix.safe = !r.unsafe_fix && !shared;
       d.fixes.push_back(std::move(fix));
+      if (shared)
+        d.notes.push_back("`" + r.old_name +
+                          "` is written outside this call (in a dict passed with `**`): renaming it there changes it "
+                          "for every other use of that dict too");
     } else if (also_new) {
       d.notes.push_back("`" + r.new_name + "` is set here too: remove `" + r.old_name + "`");
     }
@@ -101,6 +107,11 @@ void find_renamed_arguments(const Rule& rule, bool removed, const Project& proje
     for (const auto& [key, setting] : run.args) {
       if (setting.origin != "trainer YAML" && setting.origin != "command line") continue;
       if (is_field_of_any(cx.k, run.parser_classes, key)) continue;
+      // A field of the script's own dataclass (TrlParser fills it like the others), or of a class
+      // we could not resolve: the key is that class's, not an old name of the library's.
+      if (!run.parser_classes_complete ||
+          std::find(run.user_fields.begin(), run.user_fields.end(), key) != run.user_fields.end())
+        continue;
       for (const Rename* r : renames) {
         if (r->old_name != key) continue;
         const bool also_new =
@@ -123,7 +134,9 @@ void find_renamed_arguments(const Rule& rule, bool removed, const Project& proje
           if (r->old_name != kw.name) continue;
           bool also_new = false;
           for (const Member& o : c.keywords) also_new = also_new || o.name == r->new_name;
-          report(cx, *r, kw.set_at, targets, also_new, "keyword argument of " + c.cls->name, out);
+          const bool in_call =
+              kw.set_at.file == c.span.file && kw.set_at.begin >= c.span.begin && kw.set_at.end <= c.span.end;
+          report(cx, *r, kw.set_at, targets, also_new, "keyword argument of " + c.cls->name, out, !in_call);
           break;
         }
       }

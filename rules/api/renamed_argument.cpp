@@ -46,6 +46,8 @@ trainer = SFTTrainer(model=model, args=args, processing_class=tokenizer)
 
 ## Fix
 Safe: replaces the old name with the new one, unless the new name is set in the same place.
+Unsafe when the keyword is written outside the call, in a dict passed with `**`: other calls may
+read that dict. None in notebooks (the finding points at the line, not at the JSON string).
 
 ## References
 - `trl/trainer/sft_config.py` (v0.19.1: `max_seq_length` deprecated, removed in v0.20.0)

@@ -39,7 +39,9 @@ packing_strategy: bfd
 
 ## Fix
 Safe for pure renames (`ffd` -> `bfd`, `bfd-requeue` -> `bfd_split`). For `keep_end` the
-replacement keeps the other end of the sequence, so the fix is offered as unsafe.
+replacement keeps the other end of the sequence, so the fix is offered as unsafe. When the value
+comes from a variable (`strategy = "ffd"` ... `packing_strategy=strategy`), the fix edits the
+literal where it is assigned and is unsafe: the variable may be read elsewhere.
 
 ## References
 - `trl/trainer/sft_config.py` (v0.19.1 default `"ffd"`; v0.20.0 choices `bfd`, `wrapped`)
@@ -67,8 +69,15 @@ class RenamedValue final : public Rule {
         const VersionTarget& target = targets.of(k.library_of(r->cls));
         const auto state = rules::rename_state(*r, target);
         if (state == rules::RenameState::NotYet) continue;
-        Span at = rules::find_word(project, s.span, r->old_value.s, true);
-        if (!at.valid()) at = s.span;
+        // The literal: where the value was written when it flowed here from elsewhere (a variable),
+        // else in the setting itself. Only there may the fix edit (a search from the setting on
+        // would find the word in other arguments of the line).
+        const bool flowed =
+            s.value_span.valid() &&
+            (s.value_span.file != s.span.file || s.value_span.begin != s.span.begin || s.value_span.end != s.span.end);
+        Span at = rules::find_word(project, flowed ? s.value_span : s.span, r->old_value.s, true);
+        const bool literal = at.valid() && (!flowed || (at.begin >= s.value_span.begin && at.end <= s.value_span.end));
+        if (!at.valid()) at = s.primary_span();
         if (!seen.insert({at.file, at.begin}).second) continue;
         const std::string L = rules::library_display(k.library_of(r->cls));
         const std::string nv = r->new_value.kind == Scalar::Kind::Str ? r->new_value.s : r->new_value.yaml();
@@ -84,11 +93,12 @@ class RenamedValue final : public Rule {
         if (!r->note.empty()) d.notes.push_back(r->note);
         d.notes.push_back("source: " + r->source);
         d.help = "set `" + r->field + ": " + nv + "`";
-        if (rules::span_text(project, at) == r->old_value.s) {
+        if (literal && rules::span_text(project, at) == r->old_value.s) {
           Fix fix;
           fix.title = "Replace `" + r->old_value.s + "` with `" + nv + "`";
           fix.edits.push_back({at, nv});
-          fix.safe = !r->unsafe_fix;
+          // A literal assigned to a variable may be read elsewhere too.
+          fix.safe = !r->unsafe_fix && !flowed;
           d.fixes.push_back(std::move(fix));
         }
         out.push_back(std::move(d));

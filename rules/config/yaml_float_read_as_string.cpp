@@ -41,7 +41,9 @@ learning_rate: 1.0e-5
 ```
 
 ## Fix
-Safe: rewrites the number so that PyYAML reads it as intended (`1.0e-5`).
+Safe: rewrites the number so that PyYAML reads it as intended (`1.0e-5`; for an integer field the
+digits, `1e8` -> `100000000`). None for a value that carries an anchor (`&n 1e8`), which aliases
+elsewhere reuse.
 
 ## References
 - PyYAML `lib/yaml/resolver.py` (6.0.3), the implicit float resolver
@@ -54,6 +56,9 @@ Safe: rewrites the number so that PyYAML reads it as intended (`1.0e-5`).
 std::string canonical(const std::string& raw) {
   auto e = raw.find_first_of("eE");
   std::string mantissa = raw.substr(0, e), exponent = raw.substr(e + 1);
+  // `.5` and `-.5`: PyYAML's float pattern takes a leading dot only without a sign; a 0 serves both.
+  const std::size_t sign = !mantissa.empty() && (mantissa[0] == '-' || mantissa[0] == '+') ? 1 : 0;
+  if (mantissa.size() > sign && mantissa[sign] == '.') mantissa.insert(sign, "0");
   if (mantissa.find('.') == std::string::npos) mantissa += ".0";
   if (mantissa.back() == '.') mantissa += "0";
   if (exponent[0] != '-' && exponent[0] != '+') exponent = "+" + exponent;
@@ -87,19 +92,26 @@ class YamlFloatReadAsString final : public Rule {
       if (u.run && u.run->launch) d.related.push_back({u.run->launch->span, "read by this launch"});
       std::string fixed = canonical(v.raw);
       if (type == "int") {
-        // An int field wants digits: 1e8 -> 100000000 when exact.
+        // An int field wants digits: 1e8 -> 100000000 when exact. Underscores separate digits
+        // (PyYAML drops them from a float, as Python's float() does: `1_0e7` is 1e8).
+        std::string digits = fixed;
+        std::erase(digits, '_');
         try {
-          double x = std::stod(fixed);
-          if (x == static_cast<double>(static_cast<long long>(x)) && x < 1e18 && x > -1e18)
+          std::size_t used = 0;
+          const double x = std::stod(digits, &used);
+          if (used == digits.size() && x < 1e18 && x > -1e18 && x == static_cast<double>(static_cast<long long>(x)))
             fixed = std::to_string(static_cast<long long>(x));
         } catch (const std::exception&) {
         }
       }
       d.help = "write `" + fixed + "`";
-      Fix fix;
-      fix.title = "Write `" + fixed + "`";
-      fix.edits.push_back({v.span, fixed});
-      d.fixes.push_back(std::move(fix));
+      // No fix on an anchored value (`&n 1e8`): the aliases that reuse it would change too.
+      if (fixed != v.raw && !rules::yaml_anchored(project, v.span)) {
+        Fix fix;
+        fix.title = "Write `" + fixed + "`";
+        fix.edits.push_back({v.span, fixed});
+        d.fixes.push_back(std::move(fix));
+      }
       out.push_back(std::move(d));
     });
   }

@@ -38,7 +38,8 @@ mixed_precision: 'no'
 ```
 
 ## Fix
-Safe: quotes the value.
+Safe: quotes the value. None for a value that carries an anchor (`mixed_precision: &off no`): the
+aliases that reuse it (`downcast_bf16: *off`) may want the boolean.
 
 ## References
 - PyYAML `lib/yaml/resolver.py` (6.0.3), the implicit bool resolver
@@ -80,10 +81,16 @@ class YamlWordReadAsBoolean final : public Rule {
       if (u.run && u.run->launch) d.related.push_back({u.run->launch->span, "read by this launch"});
       const std::string quoted = "'" + *choice + "'";
       d.help = "quote it: `" + u.entry->key + ": " + quoted + "`";
-      Fix fix;
-      fix.title = "Quote the value";
-      fix.edits.push_back({v.span, quoted});
-      d.fixes.push_back(std::move(fix));
+      if (rules::yaml_anchored(project, v.span)) {
+        // `mixed_precision: &off no` with `downcast_bf16: *off`: quoting here would turn the
+        // aliases into the string too.
+        d.notes.push_back("the value carries an anchor that aliases reuse: quote it by hand where a string is meant");
+      } else {
+        Fix fix;
+        fix.title = "Quote the value";
+        fix.edits.push_back({v.span, quoted});
+        d.fixes.push_back(std::move(fix));
+      }
       out.push_back(std::move(d));
     });
   }

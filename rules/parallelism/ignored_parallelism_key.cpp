@@ -63,10 +63,15 @@ class IgnoredParallelismKey final : public Rule {
               "accelerate copies parallelism_config keys as written (no prefix is added), so this "
               "value never takes effect and training runs without it");
           d.help = "rename the key to `" + fixed + "`";
-          Fix fix;
-          fix.title = "Rename to `" + fixed + "`";
-          fix.edits.push_back({e.key_span, fixed});
-          d.fixes.push_back(std::move(fix));
+          if (pc->value->find(fixed)) {
+            // Renaming would write the key twice; PyYAML keeps the last, whichever that is.
+            d.notes.push_back("`" + fixed + "` is set in this mapping too: remove `" + e.key + "`");
+          } else {
+            Fix fix;
+            fix.title = "Rename to `" + fixed + "`";
+            fix.edits.push_back({e.key_span, fixed});
+            d.fixes.push_back(std::move(fix));
+          }
           out.push_back(std::move(d));
         }
       }

@@ -240,6 +240,44 @@ TEST_CASE("a byte order mark survives a fix", "[fix]") {
   CHECK(dir.read("a.yaml") == "\xEF\xBB\xBFmax_length: 2048\n");
 }
 
+TEST_CASE("a file with hard links, a read-only file and another user's file keep their text or owner", "[fix]") {
+  const std::string original = "max_seq_length: 2048\n";
+  SECTION("hard links: the fix would leave the other name with the old text") {
+    FixDir dir;
+    dir.write("a.yaml", original);
+    fs::create_hard_link(dir.path / "a.yaml", dir.path / "b.txt");  // not analysed, same file
+    CHECK(fix_pass(dir) == 0);
+    CHECK(dir.read("a.yaml") == original);
+    CHECK(fs::hard_link_count(dir.path / "a.yaml") == 2);
+  }
+  SECTION("read-only: mode 444 is not rewritten through the folder's permission") {
+    FixDir dir;
+    dir.write("a.yaml", original);
+    ::chmod((dir.path / "a.yaml").c_str(), 0444);
+    Project p = load(dir);
+    FileId f = id_of(p, dir, "a.yaml");
+    Span key = find(p, f, "max_seq_length");
+    FixPlan plan = plan_fixes({with_fix(key, {TextEdit{key, "max_length"}})}, p, {});
+    REQUIRE(plan.files.size() == 1);
+    CHECK_THAT(write_fixed_file(p.sources.get(f), plan.files[0].fixed), Catch::Contains("read-only"));
+    CHECK(dir.read("a.yaml") == original);
+  }
+  SECTION("owner and group: kept (as root, a file of another user; otherwise one's own)") {
+    FixDir dir;
+    dir.write("a.yaml", original);
+    const bool root = ::geteuid() == 0;
+    const uid_t uid = root ? 65534 : ::geteuid();
+    const gid_t gid = root ? 65534 : ::getegid();
+    if (root) REQUIRE(::chown((dir.path / "a.yaml").c_str(), uid, gid) == 0);
+    CHECK(fix_pass(dir) == 1);
+    CHECK(dir.read("a.yaml") == "max_length: 2048\n");
+    struct stat st {};
+    REQUIRE(::stat((dir.path / "a.yaml").c_str(), &st) == 0);
+    CHECK(st.st_uid == uid);
+    CHECK(st.st_gid == gid);
+  }
+}
+
 TEST_CASE("unified diffs", "[fix]") {
   CHECK(unified_diff("a.yaml", "x: 1\n", "x: 1\n").empty());
   CHECK(unified_diff("a.yaml", "a\nb\nc\n", "a\nB\nc\n") ==

@@ -1,0 +1,1 @@
+accelerate launch --config_file fsdp.yaml train.py

@@ -1,0 +1,2 @@
+from trl import SFTConfig, SFTTrainer
+SFTTrainer(model="m", args=SFTConfig(output_dir="o")).train()
