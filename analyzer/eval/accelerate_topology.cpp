@@ -120,6 +120,18 @@ class Reader {
                                                                   e->value->scalar.kind == Scalar::Kind::Str &&
                                                                   e->value->scalar.s == "NO")
         a.num_processes = Setting::known_value(Scalar::integer(1), e->key_span, "accelerate YAML");
+    // A config whose distributed_type is NO, with no paradigm flag on the launch line, makes
+    // launch_command run simple_launcher: the script once, whatever num_processes says (TRL's
+    // single_gpu profile says 8). Only a CPU setup's mpirun hostfile starts more. (accelerate
+    // commands/launch.py, _validate_launch_command and launch_command, v1.14.0: multi_gpu comes
+    // from the config's distributed_type; num_processes > 1 turns it on only without a config.)
+    if (a.distributed_type.known() && a.distributed_type.origin != "command line" &&
+        a.distributed_type.value.kind == Scalar::Kind::Str && a.distributed_type.value.s == "NO" &&
+        !l_.option("mpirun_hostfile") && !(c_.root && c_.root->find("mpirun_config"))) {
+      a.num_processes = Setting::known_value(Scalar::integer(1), a.distributed_type.span,
+                                             a.distributed_type.origin + " (distributed_type NO: one process)");
+      a.single_process = true;
+    }
     a.num_machines = to_int(top("num_machines", false));
     if (profile_ && !l_.option("num_machines")) a.num_machines = profile_value(Scalar::integer(1));
     return a;

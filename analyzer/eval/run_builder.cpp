@@ -879,7 +879,7 @@ class Builder {
       if (l.option("config_file") || l.option("accelerate_config")) return Setting::unknown({}, "accelerate config");
       return Setting::unknown({}, "machine's default accelerate config");
     };
-    run.num_processes = value("num_processes");
+    run.num_processes = run.accelerate.single_process ? run.accelerate.num_processes : value("num_processes");
     run.num_machines = value("num_machines");
     run.world_size = run.num_processes;
   }

@@ -84,6 +84,9 @@ struct AccelerateSettings {
   std::vector<std::pair<std::string, Span>> deepspeed_file_conflicts;
   Setting num_processes;  // total processes over all machines (accelerate's meaning)
   Setting num_machines;
+  // distributed_type NO from the config: simple_launcher starts the script once, whatever
+  // num_processes says (num_processes is then that 1).
+  bool single_process = false;
 };
 
 // Where a run comes from: what build_runs built it from, so that an editor can rebuild only

@@ -775,7 +775,8 @@ class Server {
                              {"edit", {{"changes", changes}}}});
           first = false;
         }
-        if (comments_with_hash(f.kind)) actions.push_back(suppress_action(f, d));
+        if (comments_with_hash(f.kind))
+          if (json a = suppress_action(f, d); !a.is_null()) actions.push_back(std::move(a));
       }
     }
     if (wanted("source.fixAll.trl-lint")) {
@@ -800,20 +801,25 @@ class Server {
   }
 
   // `# noqa: CODE` at the end of the finding's first line, or the code added to a `noqa` there.
+  // Null when the line ends in a backslash: a comment after it would end the command (shell,
+  // Makefile) or the statement (Python) there, and the lines after it would run on their own.
   json suppress_action(const SourceFile& f, const Diagnostic& d) const {
     const std::uint32_t line = d.span.start.line;
     std::string_view text = f.line_text(line);
     std::size_t end = text.size();
     while (end > 0 && (text[end - 1] == ' ' || text[end - 1] == '\t' || text[end - 1] == '\r')) --end;
     std::string insert = (end == 0 ? "# noqa: " : "  # noqa: ") + d.code;
+    bool extends = false;  // a `noqa` on the line gets the code added
     for (const auto& c : project_->facts[f.id].comments) {
       if (c.span.start.line != line) continue;
       for (const auto& dir : parse_noqa(c.text, c.span))
         if (!dir.file_level && !dir.codes.empty()) {
           insert = ", " + d.code;
           end = dir.span.end - f.line_starts[line];
+          extends = true;
         }
     }
+    if (!extends && end > 0 && text[end - 1] == '\\') return nullptr;
     const std::uint32_t ch = utf16_column(text, static_cast<std::uint32_t>(end));
     json pos = {{"line", line}, {"character", ch}};
     return {{"title", "Suppress " + d.code + " on this line (# noqa: " + d.code + ")"},

@@ -332,6 +332,19 @@ class Builder {
       e.value = value;
       out->entries.push_back(std::move(e));
     }
+    // A key written twice: PyYAML's dict keeps the last value, so only the last is kept here
+    // (an earlier one is dead text: judging or fixing it would change nothing).
+    if (out->entries.size() > 1) {
+      std::unordered_set<std::string_view> keys;
+      for (const auto& e : out->entries) keys.insert(e.key);
+      if (keys.size() != out->entries.size()) {
+        std::unordered_set<std::string> later;
+        std::vector<YamlEntry> kept;
+        for (auto it = out->entries.rbegin(); it != out->entries.rend(); ++it)
+          if (later.insert(it->key).second) kept.push_back(std::move(*it));
+        out->entries.assign(std::make_move_iterator(kept.rbegin()), std::make_move_iterator(kept.rend()));
+      }
+    }
     if (!merged.empty()) {
       std::unordered_set<std::string> explicit_keys;
       for (const auto& e : out->entries) explicit_keys.insert(e.key);

@@ -32,11 +32,12 @@ Each prompt's completions must sit in one generation batch. `GRPOConfig.__post_i
 # 7 processes (one GPU kept for vLLM)
 per_device_train_batch_size: 4
 gradient_accumulation_steps: 2
-num_generations: 8      # 4 * 7 * 2 = 56 is not divisible by 8
+num_generations: 16     # 4 * 7 * 2 = 56 is not divisible by 16
 ```
 
 ## Use instead
-Pick `num_generations` dividing the generation batch (56: 7, 8 → 7 or 14), or change the batch size.
+Pick a `num_generations` that divides the generation batch (56: 7, 8, 14 or 28), or change the
+batch size.
 
 ## References
 - trl `trl/trainer/grpo_config.py` `GRPOConfig.__post_init__` (v0.20.0..v1.9.0), `rloo_config.py`

@@ -588,6 +588,46 @@ TEST_CASE("lsp server: diagnostics on non-ASCII lines are in UTF-16 units; noqa 
   CHECK(has_code((*s.response(5))["result"]["items"], "TRL201"));
 }
 
+TEST_CASE("lsp server: no noqa action on a line continued with a backslash (the comment would end the command)") {
+  Copy p("TRL001/yaml_typo_with_suggestion");
+  const std::string text =
+      "#!/bin/bash\naccelerate launch --config_file configs/ddp.yaml scripts/sft.py \\\n"
+      "    --lerning_rate 1.0e-5 \\\n    --config recipes/config.yaml --lerning_rat 2.0e-5\n";
+  Session s;
+  s.add(request(1, "initialize", init_params(p.root.string())));
+  s.add(notification("textDocument/didOpen",
+                     {{"textDocument",
+                       {{"uri", p.uri("launch.sh")}, {"languageId", "shellscript"}, {"version", 1}, {"text", text}}}}));
+  for (int line = 2; line <= 3; ++line) {
+    json start = {{"line", line}, {"character", 0}}, end = {{"line", line}, {"character", 80}};
+    s.add(request(line, "textDocument/codeAction",
+                  {{"textDocument", {{"uri", p.uri("launch.sh")}}},
+                   {"range", {{"start", start}, {"end", end}}},
+                   {"context", {{"diagnostics", json::array()}, {"only", {"quickfix"}}}}}));
+  }
+  s.add(request(9, "shutdown"));
+  s.add(notification("exit"));
+  s.run();
+  auto noqa_lines = [&](int id) {
+    std::vector<json> found;
+    REQUIRE(s.response(id));
+    for (const auto& a : (*s.response(id))["result"])
+      if (a["title"].get<std::string>().find("# noqa") != std::string::npos) found.push_back(a);
+    return found;
+  };
+  // Both lines have a finding.
+  const auto pub = s.published(p.uri("launch.sh"));
+  REQUIRE(!pub.empty());
+  std::set<int> lines;
+  for (const auto& d : pub.back()) lines.insert(d["range"]["start"]["line"].get<int>());
+  CHECK(lines == std::set<int>{2, 3});
+  // Line 2 ends in `\`: no action. Line 3 ends the command: the comment goes after it.
+  CHECK(noqa_lines(2).empty());
+  const auto last = noqa_lines(3);
+  REQUIRE(last.size() == 1);
+  CHECK(last[0]["edit"]["changes"][p.uri("launch.sh")][0]["newText"] == "  # noqa: TRL001");
+}
+
 TEST_CASE("lsp server: the rule's fix as a quickfix, and fix-all of the document") {
   Copy p("formats/fixes_and_file_problems");
   const std::string recipe = "recipes/qwen2.5-0.5b/sft_long.yaml";

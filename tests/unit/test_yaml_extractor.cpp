@@ -44,6 +44,19 @@ TEST_CASE("anchors, aliases and merge keys resolve as PyYAML does", "[yaml]") {
 TEST_CASE("duplicate keys: the last one wins", "[yaml]") {
   auto f = yaml::extract("packing: true\npacking: false\n", 0);
   CHECK_FALSE(root_of(f).find("packing")->value->scalar.b);
+  // The earlier one is not an entry at all: rules that walk the entries (and their fixes) see
+  // only the value PyYAML keeps; the other keys keep their order.
+  auto g = yaml::extract("a: 1\nmixed_precision: no\nb: 2\nmixed_precision: off\nc: {x: 1, x: 2}\n", 0);
+  const YamlNode& r = root_of(g);
+  REQUIRE(r.entries.size() == 4);
+  CHECK(r.entries[0].key == "a");
+  CHECK(r.entries[1].key == "b");
+  CHECK(r.entries[2].key == "mixed_precision");
+  CHECK(r.entries[2].value->raw == "off");
+  CHECK(r.entries[2].key_span.start.line == 3);
+  CHECK(r.entries[3].key == "c");
+  REQUIRE(r.entries[3].value->entries.size() == 1);
+  CHECK(r.entries[3].value->entries[0].value->scalar.i == 2);
 }
 
 TEST_CASE("empty values, flow collections, block scalars and nulls", "[yaml]") {
