@@ -553,14 +553,23 @@ class Builder {
   void apply_parser_inputs(TrainingRun& run, const std::vector<const ClassInfo*>& classes, EnvMap& yaml_env) {
     const LaunchCommand l = *run.launch;
     yaml_model_init_attn_ = Setting{};
+    // TrlParser.parse_args_and_config (trl/scripts/utils.py, v0.13.0..v1.9.0) looks for the word
+    // `--config` with args.index: the first one, and only that spelling. A second `--config X` or
+    // a `--config=X` goes on to HfArgumentParser as an argument no dataclass takes (an error, or
+    // an abbreviation of some other option): that YAML is not the run's config, and what the run
+    // then does is not known.
     std::optional<Word> config;
     for (std::size_t i = 0; i < l.args.size(); ++i) {
       const Word& w = l.args[i];
       if (!w.known) continue;
-      if (w.text == "--config" && i + 1 < l.args.size()) config = l.args[i + 1];
-      if (w.text.rfind("--config=", 0) == 0) {
-        config = w;
-        config->text = w.text.substr(9);
+      if (w.text == "--config" && i + 1 < l.args.size()) {
+        if (!config)
+          config = l.args[i + 1];
+        else
+          run.args_fully_known = false;
+        ++i;
+      } else if (w.text.rfind("--config=", 0) == 0) {
+        run.args_fully_known = false;
       }
     }
     if (config) {

@@ -57,7 +57,7 @@ class DeepspeedFileConflict final : public Rule {
  public:
   const RuleInfo& info() const override { return kInfo; }
 
-  void check_project(const Project& project, const std::vector<TrainingRun>&,
+  void check_project(const Project& project, const std::vector<TrainingRun>& runs,
                      std::vector<Diagnostic>& out) const override {
     static constexpr std::string_view forbidden[] = {
         "gradient_accumulation_steps", "gradient_clipping",     "zero_stage",
@@ -82,7 +82,21 @@ class DeepspeedFileConflict final : public Rule {
         std::vector<const YamlEntry*> bad;
         for (const auto& e : ds->value->entries)
           if (std::find(std::begin(forbidden), std::end(forbidden), e.key) != std::end(forbidden)) bad.push_back(&e);
-        if (const YamlEntry* mp = root->find("mixed_precision"); mp && !is_null_scalar(*mp->value)) bad.push_back(mp);
+        // mixed_precision counts only when accelerate takes it from the config: `--mixed_precision`
+        // on the launch line wins, and then the key is not among the fields the plugin checks
+        // (accelerate commands/launch.py, v1.14.0: mp_from_config_flag). Kept when some launch of
+        // this config does not pass the flag, or none launches it.
+        const std::size_t doc_index = static_cast<std::size_t>(&doc - project.facts[id].yaml.data());
+        bool launched = false, every_launch_sets_it = true;
+        for (const TrainingRun& run : runs)
+          if (run.accelerate_yaml == id && run.accelerate_yaml_doc == doc_index) {
+            launched = true;
+            const LaunchOption* flag = run.launch ? run.launch->option("mixed_precision") : nullptr;
+            every_launch_sets_it = every_launch_sets_it && flag && flag->value && flag->value->known;
+          }
+        if (const YamlEntry* mp = root->find("mixed_precision");
+            mp && !is_null_scalar(*mp->value) && !(launched && every_launch_sets_it))
+          bad.push_back(mp);
         for (const YamlEntry* e : bad) {
           Diagnostic d = make(e->key_span, "`" + e->key +
                                                "` must not be set in the accelerate config when "

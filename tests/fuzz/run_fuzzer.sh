@@ -72,7 +72,9 @@ case $mode in
     ;;
   smoke|fuzz)
     secs=$4
-    if [ "$mode" = smoke ]; then corpus=$work/corpus; else corpus=$5; fi
+    # Absolute: the lsp target changes the working folder to its workspace, and libFuzzer writes
+    # new corpus entries to the path as given.
+    if [ "$mode" = smoke ]; then corpus=$work/corpus; else mkdir -p "$5"; corpus=$(cd "$5" && pwd); fi
     if [ "$mode" = smoke ]; then artifacts=$PWD/fuzz-artifacts-$target; else artifacts=$(dirname "$corpus")/artifacts-$target; fi
     mkdir -p "$corpus" "$artifacts"
     seeds "$work/seeds"
