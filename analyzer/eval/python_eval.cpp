@@ -1101,7 +1101,9 @@ class Exec {
     Args args = eval_args(e, scope, depth);
     auto obj = new_object(cls->cls, cls->qualified, e.span);
     obj->user_class = cls;
-    obj->complete = !args.unknown_spread;
+    // A __post_init__ of the user's class (the library dataclass's __init__ calls it) may set any
+    // field: the fields left unset are not known to keep their defaults.
+    obj->complete = !args.unknown_spread && !(cls->cls && cls->member("__post_init__"));
     if (cls->is_dataclass) {
       std::size_t pi = 0;
       for (const auto& f : cls->dataclass_fields) {

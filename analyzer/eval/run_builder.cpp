@@ -478,6 +478,20 @@ class Builder {
           apply_parser_inputs(run, classes, yaml_env);
         else
           run.args_fully_known = false;  // argv and --config are not visible without a launch line
+        // The script's own subclass of a library config: a field it declares again has the
+        // subclass's default (`gradient_checkpointing: bool = False`), below what --config and
+        // the command line set; one we cannot read is unknown. A __post_init__ of its own may
+        // set any field.
+        for (const auto& parser : summary.parsers)
+          for (const auto& c : parser->parser_classes) {
+            if (c->kind != PyValue::Kind::Class || !c->cls) continue;
+            if (c->member("__post_init__")) run.args_fully_known = false;
+            for (const auto& f : c->dataclass_fields) {
+              if (run.args.count(f) || !k_.field(*c->cls, f)) continue;
+              const Member* m = c->member(f);
+              run.args[f] = m ? from_value(m->value, m->set_at, "Python") : Setting::unknown(c->span, "Python");
+            }
+          }
       } else {
         run.args_fully_known = config->complete;
       }
