@@ -127,6 +127,9 @@ class Server {
   bool initialized_ = false;
   bool shutdown_ = false;
   std::set<std::string> unknown_changed_;  // uris of changes to documents not open, already shown
+  // The workspace root as the client named it, when that is not root_ (a symlink on the way).
+  std::string client_root_;
+  mutable std::map<std::string, FileId> doc_files_;  // open document uri -> its file in project_
   std::string root_;
   std::unique_ptr<Configuration> config_;
   std::optional<Project> project_;
@@ -243,15 +246,20 @@ class Server {
     std::error_code ec;
     if (!root.empty() && fs::is_directory(root, ec)) {
       root_ = fs::weakly_canonical(root, ec).string();
+      std::string given = fs::path(root).lexically_normal().string();
+      while (given.size() > 1 && given.back() == '/') given.pop_back();
+      if (given != root_ && !given.empty() && given.front() == '/') client_root_ = given;
       fs::current_path(root_, ec);  // paths in messages relative to the workspace, as the CLI shows them
     }
     initialized_ = true;
     config_ = std::make_unique<Configuration>(options_.config);
     if (!root_.empty()) reload_workspace(false);
+    // Diagnostics are pushed only. A server that also offers pull diagnostics (diagnosticProvider)
+    // gets each finding twice in clients that take both: vscode-languageclient 9 keeps pushed and
+    // pulled ones in two collections, and Problems lists both (microsoft/language-server-protocol
+    // issue 1743). A textDocument/diagnostic request is still answered.
     return {{"capabilities",
              {{"textDocumentSync", {{"openClose", true}, {"change", 2}, {"save", {{"includeText", false}}}}},
-              {"diagnosticProvider",
-               {{"identifier", "trl-lint"}, {"interFileDependencies", true}, {"workspaceDiagnostics", false}}},
               {"codeActionProvider", {{"codeActionKinds", {"quickfix", "source.fixAll.trl-lint"}}}},
               {"hoverProvider", true}}},
             {"serverInfo", {{"name", "trl-lint"}, {"version", "0.1.0"}}}};
@@ -280,6 +288,7 @@ class Server {
     options.prefilter = false;
     load_options_ = options;
     load_options_.overlays.clear();
+    doc_files_.clear();
     try {
       project_ = load_project(options);
       project_->script_cache = std::make_shared<ScriptCache>();
@@ -505,7 +514,26 @@ class Server {
   }
   // A walk problem of discovery (a FIFO, an unreadable folder), not a file.
   bool skipped(FileId id) const { return project_->sources.get(id).abs_path.rfind("<skipped>/", 0) == 0; }
-  std::string uri(FileId id) const { return path_to_uri(project_->sources.get(id).abs_path); }
+  // The uri a file is published under: for an open document, the uri the client opened it with
+  // (through a symlinked folder, or encoded otherwise, the same file has another uri, and the
+  // client would take the two for two files, showing the findings on neither the buffer nor the
+  // right file); for another file under the workspace, the client's root folder as it gave it.
+  std::string uri(FileId id) const {
+    for (const auto& [u, d] : docs_.all()) {
+      auto it = doc_files_.find(u);
+      if (it == doc_files_.end()) {
+        const FileId found = file_of_path(d.path);
+        if (found == kNoFile) continue;  // not in the project (yet): asked again next time
+        it = doc_files_.emplace(u, found).first;
+      }
+      if (it->second == id) return u;
+    }
+    const std::string& abs = project_->sources.get(id).abs_path;
+    if (!client_root_.empty() && abs.size() > root_.size() && abs.compare(0, root_.size(), root_) == 0 &&
+        abs[root_.size()] == '/')
+      return path_to_uri(client_root_ + abs.substr(root_.size()));
+    return path_to_uri(abs);
+  }
 
   json to_lsp(const Diagnostic& d) const {
     std::string message = d.message;
@@ -575,6 +603,7 @@ class Server {
     if (!options_.fixed_root.empty() && path.rfind(root_ + "/", 0) != 0) return;
     Document& d = docs_.open(u, path, td.at("text").get<std::string>(), td.value("version", 0));
     trees_.erase(u);
+    doc_files_.erase(u);
     document_changed(d);
   }
 
@@ -710,6 +739,7 @@ class Server {
     const std::string u = text_uri(params);
     if (!docs_.close(u)) return;
     trees_.erase(u);
+    doc_files_.erase(u);
     const std::string path = uri_to_path(u);
     std::error_code ec;
     FileId id = file_of_path(path);

@@ -360,7 +360,8 @@ TEST_CASE("lsp robust: requests before initialize, after shutdown, and with inva
   s.run();
   CHECK(s.code == 0);
   CHECK((*s.response(1))["error"]["code"] == -32002);
-  CHECK((*s.response(2))["result"]["capabilities"]["diagnosticProvider"]["interFileDependencies"] == true);
+  // Push diagnostics only: offering pull too shows every finding twice in VS Code.
+  CHECK_FALSE((*s.response(2))["result"]["capabilities"].contains("diagnosticProvider"));
   CHECK((*s.response(2))["result"]["capabilities"]["textDocumentSync"]["change"] == 2);
   CHECK((*s.response(3))["error"]["code"] == -32600);
   CHECK((*s.response(4))["error"]["code"] == -32602);
@@ -586,6 +587,47 @@ TEST_CASE("lsp server: diagnostics on non-ASCII lines are in UTF-16 units; noqa 
   // Closed: the disk's text counts again (no noqa: TRL201 fires).
   REQUIRE(s.response(5));
   CHECK(has_code((*s.response(5))["result"]["items"], "TRL201"));
+}
+
+TEST_CASE("lsp server: a workspace opened through a symlink gets its findings under the client's uris") {
+  Copy p("TRL001/yaml_typo_with_suggestion");
+  const fs::path link = p.root.string() + "-link";
+  fs::remove(link);
+  fs::create_directory_symlink(p.root, link);
+  const std::string launch_uri = path_to_uri((link / "launch.sh").string());
+  const std::string config_uri = path_to_uri((link / "recipes/config.yaml").string());
+  Session s;
+  s.add(request(1, "initialize", init_params(link.string())));
+  s.add(notification(
+      "textDocument/didOpen",
+      {{"textDocument",
+        {{"uri", launch_uri}, {"languageId", "shellscript"}, {"version", 1}, {"text", p.read("launch.sh")}}}}));
+  json start = {{"line", 1}, {"character", 0}}, end = {{"line", 1}, {"character", 200}};
+  s.add(request(2, "textDocument/codeAction",
+                {{"textDocument", {{"uri", launch_uri}}},
+                 {"range", {{"start", start}, {"end", end}}},
+                 {"context", {{"diagnostics", json::array()}, {"only", {"quickfix"}}}}}));
+  s.add(request(3, "shutdown"));
+  s.add(notification("exit"));
+  s.run();
+  fs::remove(link);
+  // The open document's findings under the uri it was opened with (before: the canonical path's,
+  // and an empty list under the client's, which cleared the buffer), the other file's under the
+  // client's root; nothing under the canonical root.
+  const auto doc = s.published(launch_uri);
+  REQUIRE(!doc.empty());
+  CHECK(has_code(doc.back(), "TRL001"));
+  const auto config = s.published(config_uri);
+  REQUIRE(!config.empty());
+  CHECK(has_code(config.back(), "TRL001"));
+  CHECK(s.published(p.uri("launch.sh")).empty());
+  CHECK(s.published(p.uri("recipes/config.yaml")).empty());
+  // The quick fix edits the buffer's uri.
+  REQUIRE(s.response(2));
+  bool edits_buffer = false;
+  for (const auto& a : (*s.response(2))["result"])
+    if (a.contains("edit")) edits_buffer = edits_buffer || a["edit"]["changes"].contains(launch_uri);
+  CHECK(edits_buffer);
 }
 
 TEST_CASE("lsp server: no noqa action on a line continued with a backslash (the comment would end the command)") {
