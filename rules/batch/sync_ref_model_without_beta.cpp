@@ -4,6 +4,7 @@
 // reference model to sync). GRPO's beta defaults to 0.0 (since v0.19.0); RLOO's to 0.05.
 
 #include "rules/batch_support.hpp"
+#include "rules/support/rule_support.hpp"
 
 namespace trl {
 
@@ -40,7 +41,7 @@ class SyncRefModelWithoutBeta final : public Rule {
  public:
   const RuleInfo& info() const override { return kInfo; }
 
-  void check_run(const TrainingRun& run, const Project&, std::vector<Diagnostic>& out) const override {
+  void check_run(const TrainingRun& run, const Project& project, std::vector<Diagnostic>& out) const override {
     if (!support::is_rl_generation_trainer(run)) return;
     const Setting sync = run.arg("sync_ref_model");
     const Setting beta = run.arg("beta");
@@ -54,6 +55,9 @@ class SyncRefModelWithoutBeta final : public Rule {
       return;
     if (b != 0.0) return;
     const bool by_default = !beta.span.valid();
+    // GRPO's beta defaults to 0.0 from TRL 0.19.0 (0.04 up to 0.18.2, trl/trainer/grpo_config.py).
+    std::optional<VersionTarget> trl;
+    if (by_default && !(trl = rules::trl_target_at_least(project, run, "0.19.0"))) return;
     Diagnostic d = make(support::primary_span(run, {&sync}),
                         std::string("`sync_ref_model: true` with `beta: 0.0`") +
                             (by_default ? " (the " + support::trainer_name(run) + " default)" : "") +
@@ -62,6 +66,7 @@ class SyncRefModelWithoutBeta final : public Rule {
     support::relate(d, beta, "beta=0.0");
     support::relate_launch(d, run);
     d.notes.push_back("the trainer raises ValueError at init, after the model has loaded");
+    if (trl) d.notes.push_back("judged against " + trl->describe() + ": GRPO's beta defaults to 0.0 since 0.19.0");
     d.help = "set a non-zero `beta` (e.g. 0.04), or `sync_ref_model: false`";
     out.push_back(std::move(d));
   }

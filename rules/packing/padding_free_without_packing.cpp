@@ -5,6 +5,7 @@
 // defaults to 1024, so `padding_free: true` alone raises.
 
 #include "rules/rule_support.hpp"
+#include "rules/support/rule_support.hpp"
 
 namespace trl {
 
@@ -40,13 +41,16 @@ class PaddingFreeWithoutPacking final : public Rule {
  public:
   const RuleInfo& info() const override { return kInfo; }
 
-  void check_run(const TrainingRun& run, const Project&, std::vector<Diagnostic>& out) const override {
+  void check_run(const TrainingRun& run, const Project& project, std::vector<Diagnostic>& out) const override {
     if (!run.is_sft_family()) return;
     const Setting pf = run.arg("padding_free");
     const Setting packing = run.arg("packing");
     const Setting max_length = run.arg("max_length");
     if (!pf.known_true() || !packing.known() || packing.value.truthy()) return;
     if (!max_length.known() || max_length.value.kind == Scalar::Kind::Null) return;
+    // The check is TRL 1.0.0's (PR #5359); older releases train without it.
+    const auto trl = rules::trl_target_at_least(project, run, "1.0.0");
+    if (!trl) return;
     Diagnostic d = make(support::primary_span(run, {&pf}),
                         "`padding_free: true` without packing requires `max_length: null` (max_length is " +
                             max_length.value.yaml() + (max_length.span.valid() ? "" : ", the default") + ")");
@@ -54,7 +58,10 @@ class PaddingFreeWithoutPacking final : public Rule {
     support::relate(d, max_length, "max_length=" + max_length.value.yaml());
     support::relate(d, packing, "packing off");
     support::relate_launch(d, run);
-    d.notes.push_back("TRL v1.0.0+ raises ValueError in SFTTrainer.__init__, after the model has loaded");
+    d.notes.push_back(
+        "TRL v1.0.0+ raises ValueError in SFTTrainer.__init__, after the model has loaded; judged "
+        "against " +
+        trl->describe());
     d.help = "set `packing: true`, or pre-truncate the data and set `max_length: null`";
     out.push_back(std::move(d));
   }

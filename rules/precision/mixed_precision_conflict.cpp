@@ -6,6 +6,7 @@
 // configs default bf16 to `not fp16` (trl/trainer/base_config.py).
 
 #include "rules/rule_support.hpp"
+#include "rules/support/rule_support.hpp"
 
 namespace trl {
 
@@ -45,7 +46,7 @@ class MixedPrecisionConflict final : public Rule {
  public:
   const RuleInfo& info() const override { return kInfo; }
 
-  void check_run(const TrainingRun& run, const Project&, std::vector<Diagnostic>& out) const override {
+  void check_run(const TrainingRun& run, const Project& project, std::vector<Diagnostic>& out) const override {
     const AccelerateSettings& a = run.accelerate;
     if (!a.launched || !run.config_class) return;
     if (!a.distributed_type.known() || support::is_str(a.distributed_type, "DEEPSPEED")) return;
@@ -56,6 +57,13 @@ class MixedPrecisionConflict final : public Rule {
     const Setting trainer = run.trainer_precision();
     if (!trainer.known() || trainer.value.s == "no" || trainer.value.s == acc) return;
     const bool by_default = !trainer.span.valid();
+    // TRL configs default bf16 to `not fp16` from TRL 0.19.0 (RLOOConfig from 0.22.0); before,
+    // TrainingArguments' False (trl/trainer/*_config.py): an older target is not judged.
+    std::optional<VersionTarget> trl;
+    if (by_default && run.config_class->package == "trl" &&
+        !(trl = rules::trl_target_at_least(
+              project, run, Knowledge::get().derives_from(*run.config_class, "RLOOConfig") ? "0.22.0" : "0.19.0")))
+      return;
     Diagnostic d = make(mp.span.valid() ? mp.span : support::primary_span(run, {&trainer}),
                         "accelerate `mixed_precision: " + acc + "` disagrees with the trainer's `" + trainer.value.s +
                             ": true`" + (by_default ? " (the " + support::trainer_name(run) + " default)" : ""));
@@ -64,6 +72,7 @@ class MixedPrecisionConflict final : public Rule {
     support::relate_launch(d, run);
     d.notes.push_back("TrainingArguments overrides the launcher's precision: the run trains in " + trainer.value.s +
                       " and the accelerate setting is silently ignored");
+    if (trl) d.notes.push_back("judged against " + trl->describe() + ": TRL configs default bf16 to `not fp16`");
     d.help = "set `mixed_precision: " + trainer.value.s + "` in the accelerate config, or set `" + acc +
              ": true` (and `" + trainer.value.s + ": false`) in the trainer config";
     out.push_back(std::move(d));

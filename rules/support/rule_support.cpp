@@ -91,6 +91,13 @@ FileId run_anchor(const TrainingRun& run) {
   return run.launch_file != kNoFile ? run.launch_file : run.script;
 }
 
+std::optional<VersionTarget> trl_target_at_least(const Project& project, const TrainingRun& run,
+                                                 std::string_view version) {
+  VersionTarget trl = version_targets(project, run_anchor(run), Knowledge::get()).trl;
+  if (!trl.known() || compare_versions(*trl.version, std::string(version)) < 0) return std::nullopt;
+  return trl;
+}
+
 std::string library_display(std::string_view library) {
   if (library == "trl") return "TRL";
   return std::string(library);

@@ -30,6 +30,11 @@ std::string nearest(std::string_view name, const std::vector<std::string>& candi
 
 // The file a run's versions are read for: its launch file, else its script.
 FileId run_anchor(const TrainingRun& run);
+// The run's TRL target when it is known and at least `version`; nullopt for an older target or a
+// pin no known release fits. A finding that rests on a TRL default or check added in `version` is
+// not made otherwise.
+std::optional<VersionTarget> trl_target_at_least(const Project& project, const TrainingRun& run,
+                                                 std::string_view version);
 
 // "TRL", "transformers", "accelerate"
 std::string library_display(std::string_view library);
