@@ -40,8 +40,8 @@ class EvalBatchNotDivisible final : public Rule {
  public:
   const RuleInfo& info() const override { return kInfo; }
 
-  void check_run(const TrainingRun& run, const Project&, std::vector<Diagnostic>& out) const override {
-    if (!support::is_rl_generation_trainer(run)) return;
+  void check_run(const TrainingRun& run, const Project& project, std::vector<Diagnostic>& out) const override {
+    if (!support::is_rl_generation_trainer(run) || !batch::checked_by_target(project, run, "0.15.0")) return;
     const Setting strategy = run.arg("eval_strategy");
     if (!strategy.known() || strategy.value.kind != Scalar::Kind::Str || strategy.value.s == "no") return;
     const Setting eval_gens = run.arg("num_generations_eval");

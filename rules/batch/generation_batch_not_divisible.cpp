@@ -48,8 +48,8 @@ class GenerationBatchNotDivisible final : public Rule {
  public:
   const RuleInfo& info() const override { return kInfo; }
 
-  void check_run(const TrainingRun& run, const Project&, std::vector<Diagnostic>& out) const override {
-    if (!support::is_rl_generation_trainer(run)) return;
+  void check_run(const TrainingRun& run, const Project& project, std::vector<Diagnostic>& out) const override {
+    if (!support::is_rl_generation_trainer(run) || !batch::checked_by_target(project, run, "0.15.0")) return;
     const batch::Numbers n = batch::read(run);
     const auto g = n.num_generations.as_int();
     if (!g || *g < 2) return;  // TRL303
