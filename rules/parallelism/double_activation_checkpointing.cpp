@@ -50,6 +50,27 @@ gradient_checkpointing: false   # let FSDP checkpoint activations
 - trl `trl/trainer/base_config.py` (`gradient_checkpointing=True`, v1.0+; TRL configs since v0.22)
 )"};
 
+// transformers' Trainer (create_accelerator_and_postprocess) replaces the FSDP plugin's
+// activation_checkpointing with the trainer's own `fsdp_config.activation_checkpointing` before it
+// checks (TrainingArguments strips an `fsdp_` prefix from fsdp_config keys). True when the
+// trainer leaves it alone, or sets it to true: a trainer fsdp_config we cannot read, or one that
+// sets it otherwise, is not judged.
+bool trainer_keeps_plugin_value(const TrainingRun& run, const Project& project) {
+  const Setting fc = run.arg("fsdp_config");
+  if (fc.state == Setting::State::Unset) return true;
+  if (fc.origin != "trainer YAML" || run.trainer_yaml == kNoFile || run.trainer_yaml >= project.facts.size() ||
+      run.trainer_yaml_doc >= project.facts[run.trainer_yaml].yaml.size())
+    return false;
+  const YamlNode* root = project.facts[run.trainer_yaml].yaml[run.trainer_yaml_doc].root.get();
+  const YamlEntry* cfg = root && root->kind == YamlNode::Kind::Mapping ? root->find("fsdp_config") : nullptr;
+  if (!cfg || cfg->value->kind != YamlNode::Kind::Mapping) return false;  // a JSON file's path, or null
+  const YamlEntry* ac = cfg->value->find("activation_checkpointing");
+  if (!ac) ac = cfg->value->find("fsdp_activation_checkpointing");
+  if (!ac) return true;
+  return ac->value->kind == YamlNode::Kind::Scalar && ac->value->scalar.kind == Scalar::Kind::Bool &&
+         ac->value->scalar.b;
+}
+
 class DoubleActivationCheckpointing final : public Rule {
  public:
   const RuleInfo& info() const override { return kInfo; }
@@ -60,6 +81,7 @@ class DoubleActivationCheckpointing final : public Rule {
       return;
     const Setting gc = run.arg("gradient_checkpointing");
     if (!gc.known_true()) return;
+    if (!trainer_keeps_plugin_value(run, project)) return;
     const bool by_default = !gc.span.valid();
     std::string judged;
     if (by_default && run.config_class && run.config_class->package == "trl") {
