@@ -56,8 +56,9 @@ gradient_checkpointing: false   # let FSDP checkpoint activations
 // trainer leaves it alone, or sets it to true: a trainer fsdp_config we cannot read, or one that
 // sets it otherwise, is not judged.
 bool trainer_keeps_plugin_value(const TrainingRun& run, const Project& project) {
-  const Setting fc = run.arg("fsdp_config");
-  if (fc.state == Setting::State::Unset) return true;
+  auto set = run.args.find("fsdp_config");  // explicitly set (arg() would give the default)
+  if (set == run.args.end()) return true;
+  const Setting& fc = set->second;
   if (fc.origin != "trainer YAML" || run.trainer_yaml == kNoFile || run.trainer_yaml >= project.facts.size() ||
       run.trainer_yaml_doc >= project.facts[run.trainer_yaml].yaml.size())
     return false;
