@@ -85,6 +85,43 @@ std::size_t nesting_depth(std::string_view body) {
   return deepest;
 }
 
+// A `\uD83D` escape with no low surrogate after it (or a low one alone) is valid JSON text
+// (RFC 8259 section 8.2) that some clients send (JavaScript strings may hold one) and nlohmann
+// refuses: each becomes `\uFFFD`, the replacement character, so that the message is read.
+void replace_lone_surrogates(std::string& body) {
+  auto hex4 = [&](std::size_t at) -> int {
+    if (at + 4 > body.size()) return -1;
+    int v = 0;
+    for (std::size_t k = at; k < at + 4; ++k) {
+      const char c = body[k];
+      const int d = c >= '0' && c <= '9'   ? c - '0'
+                    : c >= 'a' && c <= 'f' ? c - 'a' + 10
+                    : c >= 'A' && c <= 'F' ? c - 'A' + 10
+                                           : -1;
+      if (d < 0) return -1;
+      v = v * 16 + d;
+    }
+    return v;
+  };
+  for (std::size_t i = 0; i + 1 < body.size(); ++i) {
+    if (body[i] != '\\') continue;
+    if (body[i + 1] != 'u') {
+      ++i;  // `\\`, `\"`, ...: the next character is escaped
+      continue;
+    }
+    const int v = hex4(i + 2);
+    if (v < 0xD800 || v > 0xDFFF) continue;
+    const bool paired = v <= 0xDBFF && i + 7 < body.size() && body[i + 6] == '\\' && body[i + 7] == 'u' &&
+                        hex4(i + 8) >= 0xDC00 && hex4(i + 8) <= 0xDFFF;
+    if (paired) {
+      i += 11;  // both halves
+      continue;
+    }
+    body.replace(i + 2, 4, "FFFD");
+    i += 5;
+  }
+}
+
 bool comments_with_hash(FileKind k) {
   return k == FileKind::Python || k == FileKind::Yaml || k == FileKind::Shell || k == FileKind::Makefile;
 }
@@ -107,6 +144,7 @@ class Server {
         send_error(nullptr, kParseError, "invalid JSON: nested deeper than " + std::to_string(kMaxNesting) + " levels");
         continue;
       }
+      replace_lone_surrogates(f.body);
       json msg = json::parse(f.body, nullptr, false);
       if (msg.is_discarded()) {
         send_error(nullptr, kParseError, "invalid JSON");

@@ -589,6 +589,33 @@ TEST_CASE("lsp server: diagnostics on non-ASCII lines are in UTF-16 units; noqa 
   CHECK(has_code((*s.response(5))["result"]["items"], "TRL201"));
 }
 
+TEST_CASE("lsp robust: a lone surrogate escape (valid JSON, refused by the parser) is read as U+FFFD") {
+  Copy p("TRL001/yaml_typo_with_suggestion");
+  Session s;
+  s.add(request(1, "initialize", init_params(p.root.string())));
+  // The text as JavaScript's JSON.stringify writes a string holding half an emoji, then a whole
+  // one (a pair, kept), then an escaped backslash before `u` (not an escape).
+  std::string text = p.read("launch.sh");
+  json open =
+      notification("textDocument/didOpen",
+                   {{"textDocument",
+                     {{"uri", p.uri("launch.sh")}, {"languageId", "shellscript"}, {"version", 1}, {"text", "TEXT"}}}});
+  std::string body = open.dump();
+  std::string escaped = json(text).dump();
+  escaped = escaped.substr(1, escaped.size() - 2);
+  body.replace(body.find("TEXT"), 4, "# \\ud83d half \\ud83d\\ude00 whole \\\\ud83d not an escape\\n" + escaped);
+  s.add_raw(frame(body));
+  s.add(request(2, "shutdown"));
+  s.add(notification("exit"));
+  s.run();
+  CHECK(count_errors(s, -32700) == 0);
+  const auto pub = s.published(p.uri("launch.sh"));
+  REQUIRE(!pub.empty());
+  CHECK(has_code(pub.back(), "TRL001"));  // the document was opened and judged
+  // Its line moved down by one: the finding is on line 3 (0-based 2), as in the buffer.
+  CHECK(pub.back()[0]["range"]["start"]["line"] == 2);
+}
+
 TEST_CASE("lsp server: a workspace opened through a symlink gets its findings under the client's uris") {
   Copy p("TRL001/yaml_typo_with_suggestion");
   const fs::path link = p.root.string() + "-link";
