@@ -543,8 +543,16 @@ class Server {
   }
 
   // --- conversions ---
+  // A file read from disk with a byte order mark holds it as three spaces; editors hide the mark,
+  // so the first line's characters are counted after it (as the command line's columns are).
   json position(const SourceFile& f, Point p) const {
-    return {{"line", p.line}, {"character", utf16_column(f.line_text(p.line), p.column)}};
+    std::string_view line = f.line_text(p.line);
+    std::uint32_t column = p.column;
+    if (f.bom && p.line == 0 && column >= 3 && line.size() >= 3) {
+      line.remove_prefix(3);
+      column -= 3;
+    }
+    return {{"line", p.line}, {"character", utf16_column(line, column)}};
   }
   json range(Span s) const {
     const SourceFile& f = project_->sources.get(s.file);
@@ -559,11 +567,7 @@ class Server {
   std::string uri(FileId id) const {
     for (const auto& [u, d] : docs_.all()) {
       auto it = doc_files_.find(u);
-      if (it == doc_files_.end()) {
-        const FileId found = file_of_path(d.path);
-        if (found == kNoFile) continue;  // not in the project (yet): asked again next time
-        it = doc_files_.emplace(u, found).first;
-      }
+      if (it == doc_files_.end()) it = doc_files_.emplace(u, file_of_path(d.path)).first;
       if (it->second == id) return u;
     }
     const std::string& abs = project_->sources.get(id).abs_path;
@@ -798,8 +802,9 @@ class Server {
 
   std::uint32_t offset_in(FileId id, const json& pos) const {
     const SourceFile& f = project_->sources.get(id);
-    return static_cast<std::uint32_t>(
-        offset_of(f.text, pos.at("line").get<std::uint32_t>(), pos.at("character").get<std::uint32_t>()));
+    const auto line = pos.at("line").get<std::uint32_t>();
+    const auto offset = offset_of(f.text, line, pos.at("character").get<std::uint32_t>());
+    return static_cast<std::uint32_t>(f.bom && line == 0 ? offset + 3 : offset);
   }
 
   json edit_json(const TextEdit& e) const { return {{"range", range(e.span)}, {"newText", e.replacement}}; }

@@ -26,12 +26,38 @@ struct Var {
   bool fixed = false;  // see PredefinedVar::fixed
 };
 
-// What calling a function the script defined does to its variables: the names its body assigns
-// (or reads into, or forgets), and whether it runs something that may set any variable.
+// What calling a function the script defined does: the variables its body assigns (or reads
+// into, forgets, unsets), whether it runs something that may set any variable, and whether it
+// changes folder.
 struct FunctionEffect {
   std::vector<std::string> assigned;
   bool opaque = false;
+  bool changes_dir = false;
 };
+
+// A subshell, a command of a pipeline or a function body, walked in place: what it changes is
+// undone at its end (a subshell's changes are its own; a function's happen when it is called).
+struct ShellScope {
+  bool function = false;
+  std::string name;                                 // the function's
+  std::map<std::string, std::optional<Var>> saved;  // each variable changed inside, as it was
+  std::string cwd;
+  bool cwd_known = true;
+  bool opaque = false;
+  bool ran_opaque = false;   // something inside may have set any variable
+  bool changed_dir = false;  // a `cd` inside
+};
+
+// Programs whose output scripts `eval` to set up their own environment (conda's shell hook,
+// ssh-agent, ...): the environment, which sets none of the script's variables.
+bool environment_hook(std::string_view program) {
+  static constexpr std::string_view hooks[] = {"conda", "mamba", "micromamba", "pyenv",     "ssh-agent", "direnv",
+                                               "brew",  "opam",  "rbenv",      "modulecmd", "keychain",  "luarocks",
+                                               "spack", "lmod",  "nodenv",     "goenv",     "jenv",      "uv"};
+  for (auto h : hooks)
+    if (program == h) return true;
+  return false;
+}
 
 // The variables a virtual environment's activation script sets (CPython
 // Lib/venv/scripts/common/activate, 3.11: VIRTUAL_ENV, VIRTUAL_ENV_PROMPT, PATH, PS1,
@@ -39,10 +65,6 @@ struct FunctionEffect {
 constexpr std::string_view kVenvActivateVars[] = {
     "VIRTUAL_ENV",      "VIRTUAL_ENV_PROMPT",     "PATH", "PS1", "PYTHONHOME", "_OLD_VIRTUAL_PATH",
     "_OLD_VIRTUAL_PS1", "_OLD_VIRTUAL_PYTHONHOME"};
-
-// Deeper subshells and function bodies are walked in place (their assignments then stay visible
-// after them), so that nesting cannot exhaust the stack.
-constexpr int kMaxScopeDepth = 32;
 
 class Walker {
  public:
@@ -53,15 +75,21 @@ class Walker {
   }
 
   void run(TSNode root, int conditional = 0) {
-    // Iterative walk with an explicit stack: scripts can nest deeply.
+    // Iterative walk with an explicit stack: scripts can nest deeply. A scope's end is an item
+    // of its own, after its children.
     struct Item {
       TSNode node;
       int conditional;
+      bool scope_end = false;
     };
     std::vector<Item> stack{{root, conditional}};
     while (!stack.empty()) {
       Item it = stack.back();
       stack.pop_back();
+      if (it.scope_end) {
+        end_scope();
+        continue;
+      }
       auto t = ts::type(it.node);
       if (t == "command") {
         command(it.node, it.conditional > 0);
@@ -83,16 +111,35 @@ class Walker {
         arithmetic(it.node, it.conditional > 0);
         continue;
       }
-      if (t == "function_definition") {
-        define_function(it.node, it.conditional + 1);
+      if (t == "unset_command") {
+        unset(it.node);
         continue;
       }
-      // A subshell, and each command of a pipeline, runs in a child shell: what it assigns and
-      // the folder it changes to are gone after it (`(cd x && accelerate launch ...)`,
-      // `... | read N`). Its commands are found as usual.
-      if ((t == "subshell" || t == "pipeline") && scope_depth_ < kMaxScopeDepth) {
-        Walker inner = child();
-        for (TSNode k : ts::named_children(it.node)) inner.run(k, it.conditional);
+      // A function's body is read where it is defined, for the commands it holds; what it
+      // assigns happens when it is called (call_function). A subshell, and each command of a
+      // pipeline, runs in a child shell: what it assigns and the folder it changes to are gone
+      // after it (`(cd x && accelerate launch ...)`, `... | read N`).
+      if (t == "function_definition" || t == "subshell" || t == "pipeline") {
+        ShellScope scope;
+        scope.function = t == "function_definition";
+        scope.cwd = cwd_;
+        scope.cwd_known = cwd_known_;
+        scope.opaque = opaque_;
+        int cond = it.conditional;
+        std::vector<TSNode> kids;
+        if (scope.function) {
+          TSNode name = ts::field(it.node, "name");
+          TSNode body = ts::field(it.node, "body");
+          if (ts_node_is_null(body)) continue;
+          if (!ts_node_is_null(name)) scope.name = std::string(ts::text(name, src_));
+          kids.push_back(body);
+          ++cond;
+        } else {
+          kids = ts::named_children(it.node);
+        }
+        scopes_.push_back(std::move(scope));
+        stack.push_back({TSNode{}, 0, true});
+        for (auto k = kids.rbegin(); k != kids.rend(); ++k) stack.push_back({*k, cond});
         continue;
       }
       if (t == "heredoc_body" || t == "comment") continue;
@@ -175,40 +222,91 @@ class Walker {
     inner.fixed_ = at;
     inner.command_span_ = command_span;
     inner.depth_ = depth_ + 1;
-    inner.scope_depth_ = scope_depth_;
     inner.run(ts_tree_root_node(tree.get()));
     if (all_vars) {
-      vars_ = std::move(inner.vars_);
-      functions_ = std::move(inner.functions_);
-      opaque_ = inner.opaque_;
-      cwd_ = std::move(inner.cwd_);
-      cwd_known_ = inner.cwd_known_;
+      // What the string changed, changed here (through put/erase, so an enclosing scope can
+      // undo it).
+      for (const auto& [name, v] : inner.vars_) {
+        auto it = vars_.find(name);
+        if (it == vars_.end() || it->second.text != v.text || it->second.known != v.known ||
+            it->second.exported != v.exported)
+          put(name, v);
+      }
+      std::vector<std::string> gone;
+      for (const auto& [name, v] : vars_)
+        if (!inner.vars_.count(name)) gone.push_back(name);
+      for (const auto& name : gone) erase_var(name);
+      for (auto& [name, f] : inner.functions_) functions_[name] = std::move(f);
+      if (inner.opaque_ && !opaque_) {
+        opaque_ = true;
+        if (!scopes_.empty()) scopes_.back().ran_opaque = true;
+      }
+      if (inner.cwd_ != cwd_ || inner.cwd_known_ != cwd_known_) {
+        cwd_ = std::move(inner.cwd_);
+        cwd_known_ = inner.cwd_known_;
+        if (!scopes_.empty()) scopes_.back().changed_dir = true;
+      }
     }
     return true;
   }
 
-  // A walker for a child shell or a function body: the same text, a copy of the variables, the
-  // functions and the folder.
-  Walker child() const {
-    Walker inner(*this);
-    ++inner.scope_depth_;
-    return inner;
+  // Every change of a variable goes through put and erase_var: inside a scope, the value before
+  // its first change is kept, to be put back at the scope's end.
+  void remember(const std::string& name) {
+    if (scopes_.empty()) return;
+    auto& saved = scopes_.back().saved;
+    if (saved.count(name)) return;
+    auto it = vars_.find(name);
+    saved.emplace(name, it == vars_.end() ? std::nullopt : std::optional<Var>(it->second));
+  }
+  void put(const std::string& name, Var v) {
+    remember(name);
+    vars_[name] = std::move(v);
+  }
+  void erase_var(const std::string& name) {
+    remember(name);
+    vars_.erase(name);
+  }
+
+  void end_scope() {
+    ShellScope scope = std::move(scopes_.back());
+    scopes_.pop_back();
+    if (scope.function && !scope.name.empty()) {
+      FunctionEffect effect;
+      for (const auto& [name, old] : scope.saved) effect.assigned.push_back(name);
+      effect.opaque = scope.ran_opaque;
+      effect.changes_dir = scope.changed_dir;
+      functions_[scope.name] = std::move(effect);
+    }
+    for (auto& [name, old] : scope.saved) {
+      if (old)
+        vars_[name] = std::move(*old);
+      else
+        vars_.erase(name);
+    }
+    cwd_ = std::move(scope.cwd);
+    cwd_known_ = scope.cwd_known;
+    opaque_ = scope.opaque;
   }
 
   // The variable is no longer known (read into, assigned by arithmetic, set by a function).
   void forget(const std::string& name) {
+    if (name.empty()) return;
     auto it = vars_.find(name);
     if (it != vars_.end() && it->second.fixed) return;
     const bool exported = it != vars_.end() && it->second.exported;
-    vars_[name] = Var{std::string(1, kUnknownMark), false, exported};
+    put(name, Var{std::string(1, kUnknownMark), false, exported});
   }
 
   // The script ran something that may set any variable (`source FILE`, `eval` of unknown text):
   // its own variables are unknown, and so is every variable it has not assigned.
   void forget_all() {
-    for (auto& [name, v] : vars_)
-      if (!v.fixed) v = Var{std::string(1, kUnknownMark), false, v.exported};
+    std::vector<std::string> names;
+    for (const auto& [name, v] : vars_)
+      if (!v.fixed && v.known) names.push_back(name);
+    for (const auto& name : names) forget(name);
     opaque_ = true;
+    if (!scopes_.empty()) scopes_.back().ran_opaque = true;
   }
 
   // `${V:=x}` and `${V=x}` (outside single quotes) assign V when it is unset (or empty, with the
@@ -255,52 +353,72 @@ class Walker {
     }
   }
 
-  // Every name in `text` that could be a variable is forgotten (`(( N++ ))`, `let N=N+1`).
-  void forget_names(std::string_view text) {
+  // The names an arithmetic expression assigns (`N = 8`, `N += 1`, `N++`, `--N`), forgotten;
+  // names it only reads (`N * 2`, `N == 8`) keep their values.
+  void arithmetic_assignments(std::string_view text) {
+    auto blank = [](char c) { return c == ' ' || c == '\t'; };
     for (std::size_t i = 0; i < text.size();) {
-      if (std::isalpha(static_cast<unsigned char>(text[i])) || text[i] == '_') {
-        std::size_t j = i;
-        while (j < text.size() && (std::isalnum(static_cast<unsigned char>(text[j])) || text[j] == '_')) ++j;
-        forget(std::string(text.substr(i, j - i)));
-        i = j;
-      } else {
+      if (!(std::isalpha(static_cast<unsigned char>(text[i])) || text[i] == '_') ||
+          (i > 0 && (std::isalnum(static_cast<unsigned char>(text[i - 1])) || text[i - 1] == '$'))) {
         ++i;
+        continue;
       }
+      std::size_t j = i;
+      while (j < text.size() && (std::isalnum(static_cast<unsigned char>(text[j])) || text[j] == '_')) ++j;
+      std::size_t before = i;
+      while (before > 0 && blank(text[before - 1])) --before;
+      const bool pre = before >= 2 && (text.substr(before - 2, 2) == "++" || text.substr(before - 2, 2) == "--");
+      std::size_t after = j;
+      while (after < text.size() && blank(text[after])) ++after;
+      const std::string_view rest = text.substr(after);
+      const bool post = rest.starts_with("++") || rest.starts_with("--");
+      bool assign = rest.starts_with("=") && !rest.starts_with("==");
+      for (std::string_view op : {"+=", "-=", "*=", "/=", "%=", "<<=", ">>=", "&=", "^=", "|="})
+        assign = assign || rest.starts_with(op);
+      if (pre || post || assign) forget(std::string(text.substr(i, j - i)));
+      i = j;
     }
   }
 
-  // `(( N++ ))` (tree-sitter-bash 0.23 reads it as a test command) assigns the names it uses.
+  // `(( N++ ))`: tree-sitter-bash 0.23 reads it as a test command, `(( N = 8 ))` as a command.
   void arithmetic(TSNode n, bool conditional) {
     const std::string_view text = ts::text(n, src_);
     default_assignments(text, conditional);
-    if (text.rfind("((", 0) == 0) forget_names(text.substr(2));
+    if (text.rfind("((", 0) == 0) arithmetic_assignments(text.substr(2));
   }
 
-  // A function's body is walked where it is defined, for the commands it holds, in a walker of
-  // its own: what it assigns happens when it is called (see call_function).
-  void define_function(TSNode n, int conditional) {
-    TSNode name = ts::field(n, "name");
-    TSNode body = ts::field(n, "body");
-    if (ts_node_is_null(body)) return;
-    if (scope_depth_ >= kMaxScopeDepth) {
-      run(body, conditional);
-      return;
+  // `unset NAME...`: the variable is unset again (read as one the script never assigned);
+  // `unset -f NAME` removes a function.
+  void unset(TSNode n) {
+    bool functions = false;
+    for (TSNode c : ts::named_children(n)) {
+      const std::string word(ts::text(c, src_));
+      if (word.empty()) continue;
+      if (word[0] == '-') {
+        functions = functions || word.find('f') != std::string::npos;
+        continue;
+      }
+      if (word.find_first_of("$`\"'") != std::string::npos) {
+        forget_all();  // a name we cannot read
+        continue;
+      }
+      if (functions) {
+        functions_.erase(word);
+        continue;
+      }
+      auto it = vars_.find(word);
+      if (it != vars_.end() && it->second.fixed) continue;
+      erase_var(word);
     }
-    Walker inner = child();
-    inner.run(body, conditional);
-    if (ts_node_is_null(name)) return;
-    FunctionEffect effect;
-    effect.opaque = inner.opaque_ && !opaque_;
-    for (const auto& [var, v] : inner.vars_) {
-      auto it = vars_.find(var);
-      if (it == vars_.end() || it->second.text != v.text || it->second.known != v.known) effect.assigned.push_back(var);
-    }
-    functions_[std::string(ts::text(name, src_))] = std::move(effect);
   }
 
   void call_function(const FunctionEffect& effect) {
     for (const auto& var : effect.assigned) forget(var);
     if (effect.opaque) forget_all();
+    if (effect.changes_dir) {
+      cwd_known_ = false;
+      if (!scopes_.empty()) scopes_.back().changed_dir = true;
+    }
   }
 
   // Builtins that assign the variables they name.
@@ -317,7 +435,7 @@ class Walker {
       return true;
     }
     if (prog == "let") {
-      for (std::size_t k = 1; k < argv.size(); ++k) forget_names(argv[k].text);
+      for (std::size_t k = 1; k < argv.size(); ++k) arithmetic_assignments(argv[k].text);
       return true;
     }
     if (prog == "printf") {
@@ -330,29 +448,42 @@ class Walker {
         }
       return true;
     }
-    if (prog == "unset") {
-      // Now unset: read as an unassigned variable, as at the start (unless something the script
-      // ran may have set it again).
-      for (std::size_t k = 1; k < argv.size(); ++k)
-        if (argv[k].known && !argv[k].text.empty() && argv[k].text[0] != '-') {
-          auto it = vars_.find(argv[k].text);
-          if (it != vars_.end() && !it->second.fixed) vars_.erase(it);
-        }
-      return true;
-    }
     if (prog == "source" || prog == ".") {
-      // A virtual environment's activation sets its own variables only; anything else sourced
-      // may set any.
-      const std::string_view path = argv.size() == 2 && argv[1].known ? argv[1].text : std::string_view();
-      const bool venv = path == "bin/activate" || (path.size() > 13 && path.ends_with("/bin/activate"));
-      if (venv) {
-        for (std::string_view v : kVenvActivateVars) forget(std::string(v));
-      } else {
-        forget_all();
-      }
+      sourced(argv.size() >= 2 ? argv[1] : RawWord{}, argv.size() >= 2 ? raw_word(argv[1]) : std::string_view());
       return true;
     }
     return false;
+  }
+
+  // The text of `w` as written in the command being read (`"$HOME/.bashrc"`).
+  std::string_view raw_word(const RawWord& w) const {
+    return w.end > w.begin && w.end <= command_text_.size() ? command_text_.substr(w.begin, w.end - w.begin)
+                                                            : std::string_view();
+  }
+
+  // `source FILE`: where FILE lives decides.
+  // - A file of the project (a relative path, or one we cannot read) may set any variable.
+  // - A file outside it (under the home folder or an absolute path: the user's shell setup,
+  //   conda's, an environment module's) belongs to the environment. trl-lint takes the
+  //   environment to set none of the script's variables, as it takes it to leave unset the
+  //   ones the script reads with a default (`${N:-8}` is 8).
+  // - A virtual environment's `bin/activate` sets its own variables only, and conda's `source
+  //   activate NAME` the environment's.
+  void sourced(const RawWord& path, std::string_view raw) {
+    std::string_view r = raw;
+    while (!r.empty() && (r.front() == '"' || r.front() == '\'')) r.remove_prefix(1);
+    while (!r.empty() && (r.back() == '"' || r.back() == '\'')) r.remove_suffix(1);
+    const bool venv = r == "bin/activate" || r.ends_with("/bin/activate");
+    if (venv) {
+      for (std::string_view v : kVenvActivateVars) forget(std::string(v));
+      return;
+    }
+    const bool home = r.starts_with("~") || r.starts_with("$HOME") || r.starts_with("${HOME}");
+    const bool absolute = path.known && r.starts_with("/");
+    const bool conda = r == "activate" || r == "deactivate" || r.starts_with("$(conda ") ||
+                       r.starts_with("${CONDA_PREFIX") || r.starts_with("$CONDA_PREFIX") || r.starts_with("$(mamba ");
+    if (home || absolute || conda) return;
+    forget_all();
   }
 
   VarLookup lookup() {
@@ -370,13 +501,14 @@ class Walker {
     auto it = vars_.find(name);
     if (conditional && it != vars_.end() && (it->second.text != value.text || !it->second.known)) {
       // Two different values on different paths: unknown from here on.
-      it->second.known = false;
-      it->second.text = std::string(1, kUnknownMark);
-      it->second.exported = it->second.exported || exported;
+      Var v = it->second;
+      v.known = false;
+      v.text = std::string(1, kUnknownMark);
+      v.exported = v.exported || exported;
+      put(name, std::move(v));
       return;
     }
-    Var v{value.text, value.known, exported || (it != vars_.end() && it->second.exported)};
-    vars_[name] = v;
+    put(name, Var{value.text, value.known, exported || (it != vars_.end() && it->second.exported)});
   }
 
   void assignment(TSNode n, bool conditional, bool exported) {
@@ -404,7 +536,11 @@ class Walker {
         assignment(c, conditional, exported);
       } else if (exported && type == "variable_name") {
         auto it = vars_.find(std::string(ts::text(c, src_)));
-        if (it != vars_.end()) it->second.exported = true;
+        if (it != vars_.end() && !it->second.exported) {
+          Var v = it->second;
+          v.exported = true;
+          put(it->first, std::move(v));
+        }
       } else if (type != "variable_name" && type != "word") {
         // `export $(grep -v '^#' .env | xargs)`, `declare "$name=1"`: names we cannot read.
         forget_all();
@@ -417,7 +553,12 @@ class Walker {
     // named `B.c`. Words are therefore re-split here from the command's own text.
     std::uint32_t begin = ts_node_start_byte(n), end = ts_node_end_byte(n);
     std::string_view text = src_.substr(begin, end - begin);
+    command_text_ = text;
     default_assignments(text, conditional);
+    if (text.rfind("((", 0) == 0) {  // `(( N = 8 ))`
+      arithmetic_assignments(text.substr(2));
+      return;
+    }
     // Leading NAME=value words are assignments (prefix or standalone).
     auto words = split_words(text, lookup());
     std::vector<std::pair<std::string, RawWord>> prefix;
@@ -499,11 +640,21 @@ class Walker {
           joined += (k > start + 1 ? " " : "") + argv[k].text;
           known = known && argv[k].known && argv[k].text.find(kUnknownMark) == std::string::npos;
         }
-        // eval runs the string in this shell: what it assigns stays (`eval "$(conda shell.bash
-        // hook)"`: unknown text, which may assign anything).
-        if (!nested(joined, span(begin + argv[start + 1].begin, begin + argv.back().end), command_span, true, prefix) ||
-            !known)
-          forget_all();
+        // eval runs the string in this shell: what it assigns stays. Unknown text may assign
+        // anything, unless it is the output of a tool setting up its own environment
+        // (`eval "$(conda shell.bash hook)"`, `eval $(ssh-agent -s)`).
+        const bool walked =
+            nested(joined, span(begin + argv[start + 1].begin, begin + argv.back().end), command_span, true, prefix);
+        if (!walked || !known) {
+          std::string_view r = raw_word(argv[start + 1]);
+          while (!r.empty() && r.front() == '"') r.remove_prefix(1);
+          std::string_view program;
+          if (r.starts_with("$(") || r.starts_with("`")) {
+            r.remove_prefix(r.front() == '`' ? 1 : 2);
+            program = program_basename(r.substr(0, r.find_first_of(" \t)`\"")));
+          }
+          if (!environment_hook(program)) forget_all();
+        }
         return;
       }
       if (start == 0 && !is_wrapper(p)) {
@@ -539,6 +690,7 @@ class Walker {
   }
 
   void change_dir(const std::vector<RawWord>& argv, bool conditional) {
+    if (argv.size() >= 2 && !scopes_.empty()) scopes_.back().changed_dir = true;
     if (argv.size() < 2 || !argv[1].known || conditional) {
       if (argv.size() >= 2) cwd_known_ = false;
       return;
@@ -572,7 +724,8 @@ class Walker {
   std::optional<Span> fixed_;         // nested text: every word points at the string it came from
   std::optional<Span> command_span_;  // nested text: the command that ran it
   int depth_ = 0;
-  int scope_depth_ = 0;  // subshells and function bodies walked in a walker of their own
+  std::vector<ShellScope> scopes_;  // the subshells, pipeline commands and function bodies being read
+  std::string_view command_text_;   // the command being read (raw_word)
   std::map<std::string, FunctionEffect> functions_;
   // Something the script ran may have set any variable: an unassigned one is unknown, not unset.
   bool opaque_ = false;

@@ -15,6 +15,14 @@ copy "$tmp/expected"
 copy "$tmp/original"
 expected_diff=$(cat "$case_dir/expected.diff")
 
+# findings.txt (optional): the concise findings before fixing, so that a case whose fix is
+# withheld (an empty expected.diff) still fails when its rule stops firing.
+if [ -f "$case_dir/findings.txt" ]; then
+  actual_findings=$(cd "$tmp/original" && "$bin" --no-cache --output-format concise "${args[@]}" . 2>/dev/null || true)
+  [ "$actual_findings" = "$(cat "$case_dir/findings.txt")" ] ||
+    { diff <(cat "$case_dir/findings.txt") <(echo "$actual_findings"); fail "findings before fixing differ"; }
+fi
+
 # --diff prints the expected diff, changes nothing, exits 1 exactly when there is a change.
 set +e
 actual_diff=$(cd "$tmp/work" && "$bin" --diff "${args[@]}" . 2>/dev/null)

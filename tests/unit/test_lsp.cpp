@@ -616,6 +616,29 @@ TEST_CASE("lsp robust: a lone surrogate escape (valid JSON, refused by the parse
   CHECK(pub.back()[0]["range"]["start"]["line"] == 2);
 }
 
+TEST_CASE("lsp server: a YAML file with a byte order mark, not open, gets first-line positions after the mark") {
+  Copy p("TRL001/yaml_with_byte_order_mark");
+  Session s;
+  s.add(request(1, "initialize", init_params(p.root.string())));
+  s.add(notification(
+      "textDocument/didOpen",
+      {{"textDocument",
+        {{"uri", p.uri("launch.sh")}, {"languageId", "shellscript"}, {"version", 1}, {"text", p.read("launch.sh")}}}}));
+  s.add(request(2, "shutdown"));
+  s.add(notification("exit"));
+  s.run();
+  const auto pub = s.published(p.uri("recipes/config.yaml"));
+  REQUIRE(!pub.empty());
+  bool first_line = false;
+  for (const auto& d : pub.back())
+    if (d["range"]["start"]["line"] == 0) {
+      first_line = true;
+      CHECK(d["range"]["start"]["character"] == 0);  // as the command line's 1:1; the editor hides the mark
+      CHECK(d["range"]["end"]["character"] == 28);   // `gradient_checkpointing_kwarg`
+    }
+  CHECK(first_line);
+}
+
 TEST_CASE("lsp server: a workspace opened through a symlink gets its findings under the client's uris") {
   Copy p("TRL001/yaml_typo_with_suggestion");
   const fs::path link = p.root.string() + "-link";

@@ -84,23 +84,34 @@ TEST_CASE("what the script runs in this shell makes its variables unknown", "[sh
   SECTION("nothing in between: the value assigned") {
     CHECK(value_after("N=7\n" + launch).text == "7");
   }
-  SECTION("source and . of any file but a virtual environment's activation") {
+  SECTION("source and . of a project file (a relative path, or one we cannot read)") {
     CHECK_FALSE(value_after("N=7\nsource ./cluster_env.sh\n" + launch).known);
     CHECK_FALSE(value_after("N=7\n. \"$1\"\n" + launch).known);
-    CHECK_FALSE(value_after("N=7\nsource ~/.bashrc\n" + launch).known);
+    CHECK_FALSE(value_after("N=7\nsource \"$(dirname \"$0\")/env.sh\"\n" + launch).known);
     // A variable the script never assigned may now be set: its default is no longer certain.
     CHECK_FALSE(value_after("source env.sh\n" + defaulted).known);
     CHECK(value_after(defaulted).text == "7");
+  }
+  SECTION("source of a file outside the project is the environment, which sets none of them") {
+    CHECK(value_after("N=7\nsource ~/.bashrc\n" + launch).text == "7");
+    CHECK(value_after("N=7\nsource \"$HOME/.profile\"\n" + launch).text == "7");
+    CHECK(value_after("N=7\n. /etc/profile.d/modules.sh\n" + launch).text == "7");
+    CHECK(value_after("N=7\nsource \"$(conda info --base)/etc/profile.d/conda.sh\"\n" + launch).text == "7");
+    CHECK(value_after("N=7\nsource activate myenv\n" + launch).text == "7");  // conda's
+    CHECK(value_after("source ~/.bashrc\n" + defaulted).text == "7");
   }
   SECTION("a virtual environment's activation sets its own variables only") {
     CHECK(value_after("N=7\nsource venv/bin/activate\n" + launch).text == "7");
     CHECK(value_after("N=7\n. openr1/bin/activate\n" + launch).text == "7");
     CHECK(value_after("N=7\nsource bin/activate\n" + launch).text == "7");
+    CHECK(value_after("N=7\nsource \"$HOME/envs/trl/bin/activate\"\n" + launch).text == "7");
     CHECK_FALSE(value_after("PATH=/x\nsource venv/bin/activate\npython train.py --n $PATH\n").known);
-    CHECK_FALSE(value_after("N=7\nsource activate myenv\n" + launch).known);  // conda's, with hooks
   }
-  SECTION("eval: of unknown text, anything; of known text, what it assigns") {
-    CHECK_FALSE(value_after("N=7\neval \"$(conda shell.bash hook)\"\n" + launch).known);
+  SECTION("eval: of unknown text, anything but a tool's own set-up; of known text, what it assigns") {
+    CHECK_FALSE(value_after("N=7\neval \"$(python make_env.py)\"\n" + launch).known);
+    CHECK_FALSE(value_after("N=7\neval \"$SETUP\"\n" + launch).known);
+    CHECK(value_after("N=7\neval \"$(conda shell.bash hook)\"\n" + launch).text == "7");
+    CHECK(value_after("N=7\neval `ssh-agent -s`\n" + launch).text == "7");
     CHECK(value_after("N=7\neval 'N=8'\n" + launch).text == "8");
     CHECK(value_after("N=7\neval 'M=8'\n" + launch).text == "7");
   }
@@ -109,13 +120,20 @@ TEST_CASE("what the script runs in this shell makes its variables unknown", "[sh
     CHECK_FALSE(value_after("N=7\nread -r -p 'gpus? ' N\n" + launch).known);
     CHECK_FALSE(value_after("N=7\nmapfile -t N < f\n" + launch).known);
     CHECK_FALSE(value_after("N=7\nlet N=N+1\n" + launch).known);
+    CHECK(value_after("N=7\nlet \"T = N*2\"\n" + launch).text == "7");  // read, not assigned
     CHECK_FALSE(value_after("N=7\n(( N++ ))\n" + launch).known);
+    CHECK_FALSE(value_after("N=7\n(( N = 8 ))\n" + launch).known);
+    CHECK_FALSE(value_after("N=7\n((N+=1))\n" + launch).known);
+    CHECK_FALSE(value_after("N=7\n(( --N ))\n" + launch).known);
+    CHECK(value_after("N=7\nif (( N == 8 )); then :; fi\n" + launch).text == "7");
     CHECK_FALSE(value_after("N=7\nprintf -v N '%d' 8\n" + launch).known);
     CHECK_FALSE(value_after("N=7\nprintf -v \"$NAME\" '%d' 8\n" + launch).known);
     CHECK_FALSE(value_after("N=7\nwhile getopts n: N; do :; done\n" + launch).known);
     CHECK_FALSE(value_after("N=7\nexport $(grep -v '^#' .env | xargs)\n" + launch).known);
     CHECK(value_after("N=7\nread M < m.txt\n" + launch).text == "7");
-    CHECK(value_after("N=7\nunset N\n" + defaulted).text == "7");
+    CHECK(value_after("N=5\nunset N\n" + defaulted).text == "7");
+    CHECK(value_after("N=5\nunset -v N\n" + defaulted).text == "7");
+    CHECK(value_after("N=5\nunset -f N\n" + defaulted).text == "5");  // a function of that name
   }
   SECTION("${N:=x} assigns N when it is unset") {
     CHECK(value_after(": \"${N:=8}\"\n" + defaulted).text == "8");
@@ -131,6 +149,17 @@ TEST_CASE("what the script runs in this shell makes its variables unknown", "[sh
     CHECK_FALSE(value_after(define + "N=7\nset_n\n" + launch).known);
     CHECK_FALSE(value_after("function load { source cfg.sh; }\nN=7\nload\n" + launch).known);
     CHECK(value_after("log() { echo \"$@\"; }\nN=7\nlog start\n" + launch).text == "7");
+    // Recorded by what the body writes, not by comparing values where it is defined.
+    CHECK_FALSE(value_after("N=$(nvidia-smi -L | wc -l)\nf() { N=8; }\nN=7\nf\n" + launch).known);
+    CHECK_FALSE(value_after("N=7\nf() { N=7; }\nN=8\nf\n" + launch).known);
+    CHECK_FALSE(value_after("source ./common.sh\nload() { source ./cluster.sh; }\nN=7\nload\n" + launch).known);
+    // What a called function writes is unknown after it, an unset too (it may assign).
+    CHECK_FALSE(value_after("N=5\nclear() { unset N; }\nclear\n" + defaulted).known);
+    CHECK(value_after("f() { local X=1; g() { N=8; }; }\nN=7\nf\n" + launch).text == "7");  // g not called
+    // A `cd` inside a called function: the folder is unknown after the call.
+    auto cd = shell::extract("enter() { cd sub; }\nenter\npython train.py\n", 0);
+    REQUIRE(cd.commands.size() == 1);
+    CHECK_FALSE(cd.commands[0].cwd_known);
     // Its commands are read where it is defined.
     auto facts = shell::extract("N=2\nrun() { python train.py --n $N; }\nrun\n", 0);
     REQUIRE(facts.commands.size() == 1);
@@ -155,12 +184,19 @@ TEST_CASE("what the script runs in this shell makes its variables unknown", "[sh
     make.vars.push_back({"N", "4", true, false, true});
     CHECK(value_after("source env.sh\n" + launch, make).text == "4");
   }
-  SECTION("deeply nested subshells neither crash nor lose the commands") {
+  SECTION("deeply nested subshells and functions neither crash nor lose the commands") {
     std::string deep;
     for (int i = 0; i < 200; ++i) deep += "( ";
     deep += "python train.py --n 1";
     for (int i = 0; i < 200; ++i) deep += " )";
     CHECK(shell::extract(deep + "\n", 0).commands.size() == 1);
+    // 20,000 nested function definitions: walked on the explicit stack (a recursion per level
+    // overflowed the stack).
+    std::string functions;
+    for (int i = 0; i < 20000; ++i) functions += "f" + std::to_string(i) + "() {\n";
+    functions += "python train.py --n 1\n";
+    for (int i = 0; i < 20000; ++i) functions += "}\n";
+    CHECK(shell::extract(functions, 0).commands.size() == 1);
   }
 }
 
