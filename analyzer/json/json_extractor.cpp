@@ -97,6 +97,8 @@ NodePtr from_json(const nlohmann::json& j, Span at, int depth) {
   return out;
 }
 
+}  // namespace
+
 std::size_t nesting(std::string_view text) {
   std::size_t depth = 0, most = 0;
   bool in_string = false;
@@ -117,8 +119,6 @@ std::size_t nesting(std::string_view text) {
   }
   return most;
 }
-
-}  // namespace
 
 yaml::YamlFacts extract(std::string_view text, FileId file) {
   yaml::YamlFacts out;

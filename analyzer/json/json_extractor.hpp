@@ -14,4 +14,8 @@ namespace trl::json {
 // nearly always does) and is at most 1 MB, else at the start of the file.
 yaml::YamlFacts extract(std::string_view text, FileId file);
 
+// The deepest nesting of arrays and objects in a JSON text (strings skipped), read without
+// parsing: nlohmann's parser, copies and comparisons recurse once per level.
+std::size_t nesting(std::string_view text);
+
 }  // namespace trl::json

@@ -14,6 +14,7 @@
 #include "analyzer/eval/run_builder.hpp"
 #include "analyzer/eval/version_targets.hpp"
 #include "analyzer/fix/fixer.hpp"
+#include "analyzer/json/json_extractor.hpp"
 #include "analyzer/knowledge/knowledge.hpp"
 #include "analyzer/lsp/documents.hpp"
 #include "analyzer/lsp/framing.hpp"
@@ -61,29 +62,8 @@ int lsp_severity(Severity s) {
   return 1;
 }
 
-// The deepest nesting of arrays and objects in a JSON text (strings skipped); a message deeper
-// than kMaxNesting is refused before it is parsed.
+// A message nested deeper than this is refused before it is parsed (trl::json::nesting).
 constexpr std::size_t kMaxNesting = 512;
-std::size_t nesting_depth(std::string_view body) {
-  std::size_t depth = 0, deepest = 0;
-  bool in_string = false;
-  for (std::size_t i = 0; i < body.size(); ++i) {
-    const char c = body[i];
-    if (in_string) {
-      if (c == '\\')
-        ++i;
-      else if (c == '"')
-        in_string = false;
-    } else if (c == '"') {
-      in_string = true;
-    } else if (c == '[' || c == '{') {
-      deepest = std::max(deepest, ++depth);
-    } else if ((c == ']' || c == '}') && depth > 0) {
-      --depth;
-    }
-  }
-  return deepest;
-}
 
 // A `\uD83D` escape with no low surrogate after it (or a low one alone) is valid JSON text
 // (RFC 8259 section 8.2) that some clients send (JavaScript strings may hold one) and nlohmann
@@ -138,7 +118,7 @@ class Server {
         send_error(nullptr, kParseError, f.error);
         continue;
       }
-      if (nesting_depth(f.body) > kMaxNesting) {
+      if (trl::json::nesting(f.body) > kMaxNesting) {
         // No LSP message nests this deep; nlohmann's copies and comparisons recurse, so such a
         // message could exhaust the stack wherever it is handled.
         send_error(nullptr, kParseError, "invalid JSON: nested deeper than " + std::to_string(kMaxNesting) + " levels");
