@@ -44,19 +44,33 @@ struct ShellScope {
   std::string cwd;
   bool cwd_known = true;
   bool opaque = false;
-  bool ran_opaque = false;   // something inside may have set any variable
-  bool changed_dir = false;  // a `cd` inside
+  bool ran_opaque = false;                                               // something inside may have set any variable
+  bool changed_dir = false;                                              // a `cd` inside
+  std::map<std::string, std::optional<FunctionEffect>> saved_functions;  // functions (re)defined inside
 };
 
-// Programs whose output scripts `eval` to set up their own environment (conda's shell hook,
-// ssh-agent, ...): the environment, which sets none of the script's variables.
-bool environment_hook(std::string_view program) {
-  static constexpr std::string_view hooks[] = {"conda", "mamba", "micromamba", "pyenv",     "ssh-agent", "direnv",
-                                               "brew",  "opam",  "rbenv",      "modulecmd", "keychain",  "luarocks",
-                                               "spack", "lmod",  "nodenv",     "goenv",     "jenv",      "uv"};
-  for (auto h : hooks)
-    if (program == h) return true;
-  return false;
+// `eval "$(conda shell.bash hook)"`, `eval $(ssh-agent -s)`: a tool's own set-up of the shell,
+// the environment's, which sets none of the script's variables. `command` is the text inside
+// `$( )` (or backticks): the program and its first argument decide. direnv (which loads the
+// project's .envrc) and general-purpose runners are not among them.
+bool environment_hook(std::string_view command) {
+  auto blank = [](char c) { return c == ' ' || c == '\t'; };
+  std::size_t i = 0;
+  while (i < command.size() && blank(command[i])) ++i;
+  std::size_t j = i;
+  while (j < command.size() && !blank(command[j])) ++j;
+  const std::string_view program = program_basename(command.substr(i, j - i));
+  while (j < command.size() && blank(command[j])) ++j;
+  std::size_t k = j;
+  while (k < command.size() && !blank(command[k])) ++k;
+  const std::string_view first = command.substr(j, k - j);
+  if (program == "conda" || program == "mamba" || program == "micromamba") return first.starts_with("shell");
+  if (program == "pyenv" || program == "rbenv" || program == "nodenv" || program == "goenv" || program == "jenv")
+    return first == "init" || first == "virtualenv-init";
+  if (program == "brew") return first == "shellenv";
+  if (program == "opam") return first == "env" || first == "config";
+  if (program == "luarocks") return first == "path";
+  return program == "ssh-agent" || program == "keychain" || program == "modulecmd";
 }
 
 // The variables a virtual environment's activation script sets (CPython
@@ -112,7 +126,7 @@ class Walker {
         continue;
       }
       if (t == "unset_command") {
-        unset(it.node);
+        unset(it.node, it.conditional > 0);
         continue;
       }
       // A function's body is read where it is defined, for the commands it holds; what it
@@ -236,8 +250,8 @@ class Walker {
       for (const auto& [name, v] : vars_)
         if (!inner.vars_.count(name)) gone.push_back(name);
       for (const auto& name : gone) erase_var(name);
-      for (auto& [name, f] : inner.functions_) functions_[name] = std::move(f);
-      if (inner.opaque_ && !opaque_) {
+      for (auto& [name, f] : inner.functions_) set_function(name, std::move(f));
+      if (inner.opaque_) {
         opaque_ = true;
         if (!scopes_.empty()) scopes_.back().ran_opaque = true;
       }
@@ -268,21 +282,43 @@ class Walker {
     vars_.erase(name);
   }
 
+  // Functions are defined and removed through set_function, so that a scope can undo it: a
+  // definition inside a subshell, or inside a function's body, is gone after it.
+  void set_function(const std::string& name, std::optional<FunctionEffect> effect) {
+    if (!scopes_.empty()) {
+      auto& saved = scopes_.back().saved_functions;
+      if (!saved.count(name)) {
+        auto it = functions_.find(name);
+        saved.emplace(name, it == functions_.end() ? std::nullopt : std::optional<FunctionEffect>(it->second));
+      }
+    }
+    if (effect)
+      functions_[name] = std::move(*effect);
+    else
+      functions_.erase(name);
+  }
+
   void end_scope() {
     ShellScope scope = std::move(scopes_.back());
     scopes_.pop_back();
-    if (scope.function && !scope.name.empty()) {
-      FunctionEffect effect;
-      for (const auto& [name, old] : scope.saved) effect.assigned.push_back(name);
-      effect.opaque = scope.ran_opaque;
-      effect.changes_dir = scope.changed_dir;
-      functions_[scope.name] = std::move(effect);
-    }
     for (auto& [name, old] : scope.saved) {
       if (old)
         vars_[name] = std::move(*old);
       else
         vars_.erase(name);
+    }
+    for (auto& [name, old] : scope.saved_functions) {
+      if (old)
+        functions_[name] = std::move(*old);
+      else
+        functions_.erase(name);
+    }
+    if (scope.function && !scope.name.empty()) {
+      FunctionEffect effect;
+      for (const auto& [name, old] : scope.saved) effect.assigned.push_back(name);
+      effect.opaque = scope.ran_opaque;
+      effect.changes_dir = scope.changed_dir;
+      set_function(scope.name, std::move(effect));  // in the enclosing scope
     }
     cwd_ = std::move(scope.cwd);
     cwd_known_ = scope.cwd_known;
@@ -321,6 +357,14 @@ class Walker {
       }
       if (c == '\'' && !dbl) single = !single;
       if (c == '"' && !single) dbl = !dbl;
+      if (!single && c == '$' && text.substr(i + 1, 2) == "((") {
+        // `$(( N = 8 ))` assigns as it expands.
+        std::size_t k = i + 3;
+        for (int depth = 2; k < text.size() && depth > 0; ++k) depth += text[k] == '(' ? 1 : text[k] == ')' ? -1 : 0;
+        if (k >= i + 5) arithmetic_assignments(text.substr(i + 3, k - i - 5));
+        i = k > 0 ? k - 1 : k;
+        continue;
+      }
       if (single || c != '$' || i + 1 >= text.size() || text[i + 1] != '{') continue;
       std::size_t j = i + 2;
       while (j < text.size() && (std::isalnum(static_cast<unsigned char>(text[j])) || text[j] == '_')) ++j;
@@ -389,7 +433,7 @@ class Walker {
 
   // `unset NAME...`: the variable is unset again (read as one the script never assigned);
   // `unset -f NAME` removes a function.
-  void unset(TSNode n) {
+  void unset(TSNode n, bool conditional) {
     bool functions = false;
     for (TSNode c : ts::named_children(n)) {
       const std::string word(ts::text(c, src_));
@@ -403,12 +447,16 @@ class Walker {
         continue;
       }
       if (functions) {
-        functions_.erase(word);
+        set_function(word, std::nullopt);
         continue;
       }
       auto it = vars_.find(word);
       if (it != vars_.end() && it->second.fixed) continue;
-      erase_var(word);
+      // On one path only: set on the other, so neither its value nor unset.
+      if (conditional && it != vars_.end())
+        forget(word);
+      else
+        erase_var(word);
     }
   }
 
@@ -478,10 +526,15 @@ class Walker {
       for (std::string_view v : kVenvActivateVars) forget(std::string(v));
       return;
     }
-    const bool home = r.starts_with("~") || r.starts_with("$HOME") || r.starts_with("${HOME}");
-    const bool absolute = path.known && r.starts_with("/");
-    const bool conda = r == "activate" || r == "deactivate" || r.starts_with("$(conda ") ||
-                       r.starts_with("${CONDA_PREFIX") || r.starts_with("$CONDA_PREFIX") || r.starts_with("$(mamba ");
+    // `$HOME` itself, not `$HOME_DIR`; an absolute path, but not /dev/stdin or /proc (what the
+    // script itself feeds in).
+    auto under = [&](std::string_view var) {
+      return r.starts_with(var) && (r.size() == var.size() || r[var.size()] == '/');
+    };
+    const bool home = under("~") || under("$HOME") || under("${HOME}");
+    const bool absolute = path.known && r.starts_with("/") && !r.starts_with("/dev/") && !r.starts_with("/proc/");
+    const bool conda = r == "activate" || r == "deactivate" || under("$(conda info --base)") ||
+                       under("$(mamba info --base)") || under("${CONDA_PREFIX}") || under("$CONDA_PREFIX");
     if (home || absolute || conda) return;
     forget_all();
   }
@@ -601,6 +654,10 @@ class Walker {
     }
     if (argv.empty()) return;
     const Span command_span = command_span_ ? *command_span_ : span(begin, end);
+    // `builtin source f`, `command . f`: the builtin itself.
+    while (argv.size() > 1 && argv[0].known && (argv[0].text == "builtin" || argv[0].text == "command") &&
+           argv[1].known && !argv[1].text.starts_with("-"))
+      argv.erase(argv.begin());
     std::string_view prog = argv[0].known ? program_basename(argv[0].text) : std::string_view();
     if (prog == "cd") {
       change_dir(argv, conditional);
@@ -646,14 +703,15 @@ class Walker {
         const bool walked =
             nested(joined, span(begin + argv[start + 1].begin, begin + argv.back().end), command_span, true, prefix);
         if (!walked || !known) {
+          // The one argument is exactly one `$( )` or backticks, and nothing else.
           std::string_view r = raw_word(argv[start + 1]);
-          while (!r.empty() && r.front() == '"') r.remove_prefix(1);
-          std::string_view program;
-          if (r.starts_with("$(") || r.starts_with("`")) {
-            r.remove_prefix(r.front() == '`' ? 1 : 2);
-            program = program_basename(r.substr(0, r.find_first_of(" \t)`\"")));
-          }
-          if (!environment_hook(program)) forget_all();
+          if (r.size() >= 2 && r.front() == '"' && r.back() == '"') r = r.substr(1, r.size() - 2);
+          std::string_view inside;
+          if (r.size() > 3 && r.starts_with("$(") && r.ends_with(")") && r.find(')') == r.size() - 1)
+            inside = r.substr(2, r.size() - 3);
+          else if (r.size() > 2 && r.front() == '`' && r.back() == '`' && r.find('`', 1) == r.size() - 1)
+            inside = r.substr(1, r.size() - 2);
+          if (argv.size() != start + 2 || inside.empty() || !environment_hook(inside)) forget_all();
         }
         return;
       }

@@ -1,5 +1,7 @@
 #include "analyzer/shell/shell_words.hpp"
 
+#include <limits>
+
 namespace trl::shell {
 
 namespace {
@@ -131,7 +133,16 @@ class Expander {
         variable(name, w);
         return;
       }
+      // A default holding a default (`${A:-${B:-8}}`) is expanded by a call per level: past a
+      // few levels (a generated or hostile text, 25,000 levels overflowed the stack) unknown.
+      static thread_local int nested_defaults = 0;
+      if (nested_defaults >= 32) {
+        unknown(w);
+        return;
+      }
+      ++nested_defaults;
       RawWord d = expand_value(op.substr(1), lookup_);
+      --nested_defaults;
       if (!d.known) w.known = false;
       w.text += d.text;
       return;
@@ -282,7 +293,10 @@ class Arith {
       char op = s_[pos_++];
       auto r = product();
       if (!r) return std::nullopt;
-      v = op == '+' ? *v + *r : *v - *r;
+      long long out = 0;
+      // Past 64 bits bash wraps around; nothing meant for a launch line does: unknown.
+      if (op == '+' ? __builtin_add_overflow(*v, *r, &out) : __builtin_sub_overflow(*v, *r, &out)) return std::nullopt;
+      v = out;
     }
     return v;
   }
@@ -295,7 +309,15 @@ class Arith {
       if (pos_ < s_.size() && s_[pos_] == '*') return std::nullopt;  // ** not modelled
       auto r = atom();
       if (!r || ((op == '/' || op == '%') && *r == 0)) return std::nullopt;
-      v = op == '*' ? *v * *r : op == '/' ? *v / *r : *v % *r;
+      // LLONG_MIN / -1 overflows (the CPU traps: SIGFPE), and so does its remainder.
+      if ((op == '/' || op == '%') && *r == -1 && *v == std::numeric_limits<long long>::min()) return std::nullopt;
+      long long out = 0;
+      if (op == '*') {
+        if (__builtin_mul_overflow(*v, *r, &out)) return std::nullopt;
+      } else {
+        out = op == '/' ? *v / *r : *v % *r;
+      }
+      v = out;
     }
     return v;
   }
@@ -315,7 +337,7 @@ class Arith {
     if (c == '-' || c == '+') {
       ++pos_;
       auto v = atom();
-      if (!v) return std::nullopt;
+      if (!v || (c == '-' && *v == std::numeric_limits<long long>::min())) return std::nullopt;
       return c == '-' ? -*v : *v;
     }
     if (std::isdigit(static_cast<unsigned char>(c))) {

@@ -99,6 +99,13 @@ TEST_CASE("what the script runs in this shell makes its variables unknown", "[sh
     CHECK(value_after("N=7\nsource \"$(conda info --base)/etc/profile.d/conda.sh\"\n" + launch).text == "7");
     CHECK(value_after("N=7\nsource activate myenv\n" + launch).text == "7");  // conda's
     CHECK(value_after("source ~/.bashrc\n" + defaulted).text == "7");
+    // Only `$HOME` itself, and not what the script feeds in through /dev or /proc.
+    CHECK_FALSE(value_after("N=7\nsource \"$HOME_DIR/env.sh\"\n" + launch).known);
+    CHECK_FALSE(value_after("N=7\nsource \"$CONDA_PREFIX_ENV_FILE\"\n" + launch).known);
+    CHECK_FALSE(value_after("N=7\nsource /dev/stdin <<< \"$(python gen_env.py)\"\n" + launch).known);
+    // `builtin` and `command` in front of the builtin.
+    CHECK_FALSE(value_after("N=7\nbuiltin source ./env.sh\n" + launch).known);
+    CHECK_FALSE(value_after("N=7\ncommand . ./env.sh\n" + launch).known);
   }
   SECTION("a virtual environment's activation sets its own variables only") {
     CHECK(value_after("N=7\nsource venv/bin/activate\n" + launch).text == "7");
@@ -112,6 +119,12 @@ TEST_CASE("what the script runs in this shell makes its variables unknown", "[sh
     CHECK_FALSE(value_after("N=7\neval \"$SETUP\"\n" + launch).known);
     CHECK(value_after("N=7\neval \"$(conda shell.bash hook)\"\n" + launch).text == "7");
     CHECK(value_after("N=7\neval `ssh-agent -s`\n" + launch).text == "7");
+    CHECK(value_after("N=7\neval \"$(pyenv init -)\"\n" + launch).text == "7");
+    // Not a tool's own set-up: a runner, direnv (the project's .envrc), or more than the hook.
+    CHECK_FALSE(value_after("N=7\neval \"$(uv run python gen.py)\"\n" + launch).known);
+    CHECK_FALSE(value_after("N=7\neval \"$(direnv export bash)\"\n" + launch).known);
+    CHECK_FALSE(value_after("N=7\neval \"$(conda shell.bash hook)$(python gen.py)\"\n" + launch).known);
+    CHECK_FALSE(value_after("N=7\neval \"$(conda run python gen.py)\"\n" + launch).known);
     CHECK(value_after("N=7\neval 'N=8'\n" + launch).text == "8");
     CHECK(value_after("N=7\neval 'M=8'\n" + launch).text == "7");
   }
@@ -126,6 +139,14 @@ TEST_CASE("what the script runs in this shell makes its variables unknown", "[sh
     CHECK_FALSE(value_after("N=7\n((N+=1))\n" + launch).known);
     CHECK_FALSE(value_after("N=7\n(( --N ))\n" + launch).known);
     CHECK(value_after("N=7\nif (( N == 8 )); then :; fi\n" + launch).text == "7");
+    CHECK_FALSE(value_after("N=7\n: $(( N = 8 ))\n" + launch).known);
+    CHECK_FALSE(value_after("N=7\nX=$((N++))\n" + launch).known);
+    CHECK(value_after("N=7\nX=$((N * 2))\n" + launch).text == "7");
+    // Overflowing arithmetic is unknown, not a crash (LLONG_MIN / -1 traps: SIGFPE).
+    CHECK_FALSE(value_after("N=$(( 2147483648 * 4294967296 / -1 ))\n" + launch).known);
+    CHECK_FALSE(value_after("N=$(( 9223372036854775807 + 1 ))\n" + launch).known);
+    CHECK_FALSE(value_after("N=$(( -(4611686018427387904 * 2) % -1 ))\n" + launch).known);
+    CHECK(value_after("N=$(( 6 / -1 ))\n" + launch).text == "-6");
     CHECK_FALSE(value_after("N=7\nprintf -v N '%d' 8\n" + launch).known);
     CHECK_FALSE(value_after("N=7\nprintf -v \"$NAME\" '%d' 8\n" + launch).known);
     CHECK_FALSE(value_after("N=7\nwhile getopts n: N; do :; done\n" + launch).known);
@@ -134,6 +155,8 @@ TEST_CASE("what the script runs in this shell makes its variables unknown", "[sh
     CHECK(value_after("N=5\nunset N\n" + defaulted).text == "7");
     CHECK(value_after("N=5\nunset -v N\n" + defaulted).text == "7");
     CHECK(value_after("N=5\nunset -f N\n" + defaulted).text == "5");  // a function of that name
+    // On one path only: neither the value nor unset.
+    CHECK_FALSE(value_after("N=5\nif [ -n \"$S\" ]; then unset N; fi\n" + defaulted).known);
   }
   SECTION("${N:=x} assigns N when it is unset") {
     CHECK(value_after(": \"${N:=8}\"\n" + defaulted).text == "8");
@@ -156,6 +179,11 @@ TEST_CASE("what the script runs in this shell makes its variables unknown", "[sh
     // What a called function writes is unknown after it, an unset too (it may assign).
     CHECK_FALSE(value_after("N=5\nclear() { unset N; }\nclear\n" + defaulted).known);
     CHECK(value_after("f() { local X=1; g() { N=8; }; }\nN=7\nf\n" + launch).text == "7");  // g not called
+    // A definition inside a function's body or a subshell does not replace the outer one.
+    const std::string g = "g() { N=8; }\n";
+    CHECK_FALSE(value_after(g + "f() { g() { :; }; }\nN=7\ng\n" + launch).known);
+    CHECK_FALSE(value_after(g + "( g() { :; } )\nN=7\ng\n" + launch).known);
+    CHECK_FALSE(value_after(g + "( unset -f g )\nN=7\ng\n" + launch).known);
     // A `cd` inside a called function: the folder is unknown after the call.
     auto cd = shell::extract("enter() { cd sub; }\nenter\npython train.py\n", 0);
     REQUIRE(cd.commands.size() == 1);
@@ -183,6 +211,14 @@ TEST_CASE("what the script runs in this shell makes its variables unknown", "[sh
     shell::ExtractOptions make;
     make.vars.push_back({"N", "4", true, false, true});
     CHECK(value_after("source env.sh\n" + launch, make).text == "4");
+  }
+  SECTION("defaults nested 25,000 deep are unknown past 32 levels, without exhausting the stack") {
+    std::string deep = "N=";
+    for (int i = 0; i < 25000; ++i) deep += "${N:-";
+    deep += "8";
+    for (int i = 0; i < 25000; ++i) deep += "}";
+    CHECK_FALSE(value_after(deep + "\n" + launch).known);
+    CHECK(value_after("N=${A:-${B:-${C:-8}}}\n" + launch).text == "8");
   }
   SECTION("deeply nested subshells and functions neither crash nor lose the commands") {
     std::string deep;
