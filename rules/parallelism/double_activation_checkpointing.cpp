@@ -87,10 +87,10 @@ class DoubleActivationCheckpointing final : public Rule {
     std::string judged;
     if (by_default && run.config_class && run.config_class->package == "trl") {
       // The default is True only from TRL 0.22.0: older or unknown targets are not judged.
-      const VersionTarget trl = version_targets(project, rules::run_anchor(run), Knowledge::get()).trl;
-      if (!trl.known() || compare_versions(*trl.version, kTrlDefaultTrueSince) < 0) return;
+      const auto trl = rules::trl_target_at_least(project, run, kTrlDefaultTrueSince);
+      if (!trl) return;
       judged =
-          "judged against " + trl.describe() + ": TRL configs default `gradient_checkpointing` to True since 0.22.0";
+          "judged against " + trl->describe() + ": TRL configs default `gradient_checkpointing` to True since 0.22.0";
     }
     Diagnostic d = make(support::primary_span(run, {&gc, &a.fsdp_activation_checkpointing}),
                         std::string("`gradient_checkpointing` is true") +
