@@ -80,6 +80,25 @@ constexpr std::string_view kVenvActivateVars[] = {
     "VIRTUAL_ENV",      "VIRTUAL_ENV_PROMPT",     "PATH", "PS1", "PYTHONHOME", "_OLD_VIRTUAL_PATH",
     "_OLD_VIRTUAL_PS1", "_OLD_VIRTUAL_PYTHONHOME"};
 
+// A scope keeps, for each name changed inside it, what the name held before (none: absent),
+// to put back at its end: the same for variables and for functions.
+template <typename V>
+void save_first(std::map<std::string, std::optional<V>>& saved, const std::map<std::string, V>& live,
+                const std::string& name) {
+  if (saved.count(name)) return;
+  auto it = live.find(name);
+  saved.emplace(name, it == live.end() ? std::nullopt : std::optional<V>(it->second));
+}
+template <typename V>
+void restore(std::map<std::string, V>& live, std::map<std::string, std::optional<V>>& saved) {
+  for (auto& [name, old] : saved) {
+    if (old)
+      live[name] = std::move(*old);
+    else
+      live.erase(name);
+  }
+}
+
 class Walker {
  public:
   Walker(std::string_view src, FileId file, ShellFacts& facts) : src_(src), file_(file), facts_(facts) {
@@ -251,14 +270,11 @@ class Walker {
         if (!inner.vars_.count(name)) gone.push_back(name);
       for (const auto& name : gone) erase_var(name);
       for (auto& [name, f] : inner.functions_) set_function(name, std::move(f));
-      if (inner.opaque_) {
-        opaque_ = true;
-        if (!scopes_.empty()) scopes_.back().ran_opaque = true;
-      }
+      if (inner.opaque_) become_opaque();
       if (inner.cwd_ != cwd_ || inner.cwd_known_ != cwd_known_) {
         cwd_ = std::move(inner.cwd_);
         cwd_known_ = inner.cwd_known_;
-        if (!scopes_.empty()) scopes_.back().changed_dir = true;
+        dir_changed();
       }
     }
     return true;
@@ -267,11 +283,7 @@ class Walker {
   // Every change of a variable goes through put and erase_var: inside a scope, the value before
   // its first change is kept, to be put back at the scope's end.
   void remember(const std::string& name) {
-    if (scopes_.empty()) return;
-    auto& saved = scopes_.back().saved;
-    if (saved.count(name)) return;
-    auto it = vars_.find(name);
-    saved.emplace(name, it == vars_.end() ? std::nullopt : std::optional<Var>(it->second));
+    if (!scopes_.empty()) save_first(scopes_.back().saved, vars_, name);
   }
   void put(const std::string& name, Var v) {
     remember(name);
@@ -285,13 +297,7 @@ class Walker {
   // Functions are defined and removed through set_function, so that a scope can undo it: a
   // definition inside a subshell, or inside a function's body, is gone after it.
   void set_function(const std::string& name, std::optional<FunctionEffect> effect) {
-    if (!scopes_.empty()) {
-      auto& saved = scopes_.back().saved_functions;
-      if (!saved.count(name)) {
-        auto it = functions_.find(name);
-        saved.emplace(name, it == functions_.end() ? std::nullopt : std::optional<FunctionEffect>(it->second));
-      }
-    }
+    if (!scopes_.empty()) save_first(scopes_.back().saved_functions, functions_, name);
     if (effect)
       functions_[name] = std::move(*effect);
     else
@@ -301,21 +307,11 @@ class Walker {
   void end_scope() {
     ShellScope scope = std::move(scopes_.back());
     scopes_.pop_back();
-    for (auto& [name, old] : scope.saved) {
-      if (old)
-        vars_[name] = std::move(*old);
-      else
-        vars_.erase(name);
-    }
-    for (auto& [name, old] : scope.saved_functions) {
-      if (old)
-        functions_[name] = std::move(*old);
-      else
-        functions_.erase(name);
-    }
+    restore(vars_, scope.saved);
+    restore(functions_, scope.saved_functions);
     if (scope.function && !scope.name.empty()) {
       FunctionEffect effect;
-      for (const auto& [name, old] : scope.saved) effect.assigned.push_back(name);
+      for (const auto& [name, old] : scope.saved) effect.assigned.push_back(name);  // keys stay
       effect.opaque = scope.ran_opaque;
       effect.changes_dir = scope.changed_dir;
       set_function(scope.name, std::move(effect));  // in the enclosing scope
@@ -341,8 +337,16 @@ class Walker {
     for (const auto& [name, v] : vars_)
       if (!v.fixed && v.known) names.push_back(name);
     for (const auto& name : names) forget(name);
+    become_opaque();
+  }
+
+  // Something run may have set any variable; a function doing it does so when called.
+  void become_opaque() {
     opaque_ = true;
     if (!scopes_.empty()) scopes_.back().ran_opaque = true;
+  }
+  void dir_changed() {
+    if (!scopes_.empty()) scopes_.back().changed_dir = true;
   }
 
   // `${V:=x}` and `${V=x}` (outside single quotes) assign V when it is unset (or empty, with the
@@ -465,7 +469,7 @@ class Walker {
     if (effect.opaque) forget_all();
     if (effect.changes_dir) {
       cwd_known_ = false;
-      if (!scopes_.empty()) scopes_.back().changed_dir = true;
+      dir_changed();
     }
   }
 
@@ -748,7 +752,7 @@ class Walker {
   }
 
   void change_dir(const std::vector<RawWord>& argv, bool conditional) {
-    if (argv.size() >= 2 && !scopes_.empty()) scopes_.back().changed_dir = true;
+    if (argv.size() >= 2) dir_changed();
     if (argv.size() < 2 || !argv[1].known || conditional) {
       if (argv.size() >= 2) cwd_known_ = false;
       return;
