@@ -266,6 +266,36 @@ std::size_t apply_fixes(const trl::LoadOptions& options, trl::Configuration& con
   return fixed;
 }
 
+// --fix with --stdin-filename: the fixes go to the text read from stdin, which the caller then
+// prints to stdout (as ruff does); no file is written, not even the one stdin stands for. Only
+// fixes whose every edit is in that text are applied.
+std::size_t fix_stdin(trl::LoadOptions& options, trl::Configuration& config, const Focus& focus,
+                      const trl::FixOptions& fix_options) {
+  std::size_t fixed = 0;
+  for (int pass = 0; pass < 10; ++pass) {
+    Analysis a = analyse(options, config, focus);
+    const trl::FileId target = a.project.overlay_file;
+    std::erase_if(a.diags, [&](const trl::Diagnostic& d) {
+      for (const auto& f : d.fixes)
+        for (const auto& e : f.edits)
+          if (e.span.file != target) return true;
+      return false;
+    });
+    trl::FixPlan plan = trl::plan_fixes(a.diags, a.project, fix_options);
+    for (const auto& r : plan.refused) std::cerr << "trl-lint: " << r << '\n';
+    std::size_t now = 0;
+    for (auto& f : plan.files)
+      if (f.file == target) {
+        options.overlay->text = std::move(f.fixed);
+        now = f.applied.size();
+      }
+    fixed += now;
+    if (now == 0) break;
+    if (pass == 9) std::cerr << "trl-lint: fixes did not converge after 10 passes; please report this\n";
+  }
+  return fixed;
+}
+
 std::string family_of(const std::string& code) {
   static const std::map<std::string, std::string> families = {{"TRL0", "TRL0xx: configuration validity"},
                                                               {"TRL1", "TRL1xx: parallelism topology"},
@@ -498,7 +528,11 @@ int main(int argc, char** argv) {
     }
     const trl::FixOptions fix_options{unsafe_fixes};
     std::size_t fixed = 0;
-    if (fix && !diff) fixed = apply_fixes(options, config, focus, fix_options);
+    const bool fix_stdin_text = fix && !diff && options.overlay;
+    if (fix_stdin_text)
+      fixed = fix_stdin(options, config, focus, fix_options);
+    else if (fix && !diff)
+      fixed = apply_fixes(options, config, focus, fix_options);
     // The result cache serves the findings of a plain check; the views need the runs themselves,
     // and --fix / --diff / --stdin-filename always analyse afresh.
     CacheChoice cache;
@@ -563,16 +597,19 @@ int main(int argc, char** argv) {
       return 0;
     }
     const trl::OutputFormat output = *trl::parse_output_format(format);
+    // With --fix on stdin, stdout carries the fixed text and the findings go to stderr.
+    std::ostream& findings_out = fix_stdin_text ? std::cerr : std::cout;
     if (statistics) {
-      trl::print_statistics(std::cout, diags,
+      trl::print_statistics(findings_out, diags,
                             output == trl::OutputFormat::Json || output == trl::OutputFormat::JsonLines);
     } else {
       trl::ReportOptions report;
       report.quiet = quiet;
       report.color = color == "always" || (color == "auto" && isatty(STDOUT_FILENO) && !std::getenv("NO_COLOR"));
-      trl::print_report(std::cout, output, diags, project, report);
+      trl::print_report(findings_out, output, diags, project, report);
     }
-    if (fixed) std::cerr << "Fixed " << fixed << " finding" << (fixed == 1 ? "" : "s") << ".\n";
+    if (fix_stdin_text) std::cout << options.overlay->text;
+    if (fixed && !quiet) std::cerr << "Fixed " << fixed << " finding" << (fixed == 1 ? "" : "s") << ".\n";
     std::cout.flush();
     std::cerr.flush();
     const int code = diags.empty() || exit_zero ? 0 : 1;
