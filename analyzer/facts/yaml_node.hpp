@@ -27,7 +27,8 @@ struct YamlNode {
   Scalar scalar;    // Kind::Scalar
   std::string raw;  // scalar text as written (without quotes)
   ScalarStyle style = ScalarStyle::Plain;
-  bool tagged = false;  // an explicit tag was present
+  bool tagged = false;    // an explicit tag was present
+  bool anchored = false;  // written with an anchor (`&name value`): aliases elsewhere share it
   Span span;
   std::vector<YamlEntry> entries;                      // Kind::Mapping, in file order
   std::vector<std::shared_ptr<const YamlNode>> items;  // Kind::Sequence

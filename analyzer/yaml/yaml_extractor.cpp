@@ -220,7 +220,12 @@ class Builder {
       empty->span = ts::span(n, file_);
       result = empty;
     }
-    if (!anchor.empty()) anchors_[anchor] = result;
+    if (!anchor.empty()) {
+      // Every node here was made by this call (`&a *b` is not YAML; an alias above was dropped
+      // by tree-sitter's error recovery or is the anchored node itself), so it is not const yet.
+      std::const_pointer_cast<YamlNode>(result)->anchored = true;
+      anchors_[anchor] = result;
+    }
     return result;
   }
 

@@ -106,7 +106,7 @@ class YamlFloatReadAsString final : public Rule {
       }
       d.help = "write `" + fixed + "`";
       // No fix on an anchored value (`&n 1e8`): the aliases that reuse it would change too.
-      if (fixed != v.raw && !rules::yaml_anchored(project, v.span)) {
+      if (fixed != v.raw && !v.anchored) {
         Fix fix;
         fix.title = "Write `" + fixed + "`";
         fix.edits.push_back({v.span, fixed});

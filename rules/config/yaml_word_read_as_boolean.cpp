@@ -81,7 +81,7 @@ class YamlWordReadAsBoolean final : public Rule {
       if (u.run && u.run->launch) d.related.push_back({u.run->launch->span, "read by this launch"});
       const std::string quoted = "'" + *choice + "'";
       d.help = "quote it: `" + u.entry->key + ": " + quoted + "`";
-      if (rules::yaml_anchored(project, v.span)) {
+      if (v.anchored) {
         // `mixed_precision: &off no` with `downcast_bf16: *off`: quoting here would turn the
         // aliases into the string too.
         d.notes.push_back("the value carries an anchor that aliases reuse: quote it by hand where a string is meant");

@@ -26,19 +26,6 @@ std::string_view span_text(const Project& project, Span span) {
   return std::string_view(f.text).substr(span.begin, span.end - span.begin);
 }
 
-bool yaml_anchored(const Project& project, Span span) {
-  if (!span.valid() || span.file >= project.sources.size()) return false;
-  const std::string& text = project.sources.get(span.file).text;
-  std::size_t i = std::min<std::size_t>(span.begin, text.size());
-  while (i > 0 && (text[i - 1] == ' ' || text[i - 1] == '\t')) --i;
-  const std::size_t token_end = i;
-  // An anchor's name runs to a blank or a flow indicator (YAML 1.1 ns-anchor-char).
-  while (i > 0 && text[i - 1] != ' ' && text[i - 1] != '\t' && text[i - 1] != '\n' && text[i - 1] != '[' &&
-         text[i - 1] != '{' && text[i - 1] != ',')
-    --i;
-  return i < token_end && text[i] == '&';
-}
-
 Span find_word(const Project& project, Span span, std::string_view word, bool to_line_end) {
   if (!span.valid() || word.empty() || span.file >= project.sources.size()) return {};
   const SourceFile& f = project.sources.get(span.file);

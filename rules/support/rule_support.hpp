@@ -18,9 +18,6 @@ namespace trl::rules {
 Span sub_span(const Project& project, Span span, std::uint32_t offset, std::uint32_t length);
 // The text `span` covers.
 std::string_view span_text(const Project& project, Span span);
-// True when the YAML value at `span` is written with an anchor (`&name value`): aliases (`*name`)
-// elsewhere reuse it, so an edit of it edits them too.
-bool yaml_anchored(const Project& project, Span span);
 // Finds `word` inside `span` (a YAML key, `--flag=value`, a Python `keyword=value`) as a whole
 // name, returning its span; invalid when absent.
 Span find_word(const Project& project, Span span, std::string_view word, bool to_line_end = false);

@@ -274,6 +274,8 @@ TEST_CASE("cache: file facts survive the facts pack's encoding, spans moved to t
     REQUIRE(list->value->items.size() == 3);
     CHECK(list->value->items[0].get() == list->value->items[1].get());
     CHECK(list->value->items[0].get() == base->value.get());
+    CHECK(base->value->anchored);  // `&b`: the rules withhold fixes on it
+    CHECK_FALSE(root->find("run")->value->anchored);
     const YamlEntry* name = root->find("run")->value->find("name");
     REQUIRE(name);
     CHECK(name->value->scalar.s == "qs");

@@ -39,6 +39,24 @@ TEST_CASE("anchors, aliases and merge keys resolve as PyYAML does", "[yaml]") {
   CHECK(run.find("packing")->value->scalar.b);
   CHECK(run.find("max_length")->value->scalar.i == 4096);  // explicit key wins over the merge
   CHECK(r.find("copy")->value->find("max_length")->value->scalar.i == 2048);
+  // The anchored node knows it (an edit of it edits every alias); the others do not.
+  CHECK(r.find("base")->value->anchored);
+  CHECK(r.find("copy")->value->anchored);  // the same node
+  CHECK_FALSE(run.anchored);
+  CHECK_FALSE(run.find("max_length")->value->anchored);
+}
+
+TEST_CASE("anchors on scalars, in flow collections and after tags are recorded", "[yaml]") {
+  auto f = yaml::extract("a: &n 1e8\nb: *n\nc: [&m no, x]\nd: !!str &t yes\ne: !!str yes\nf: '&x'\n", 0);
+  const auto& r = root_of(f);
+  CHECK(r.find("a")->value->anchored);
+  CHECK(r.find("b")->value->anchored);
+  CHECK(r.find("c")->value->items.at(0)->anchored);
+  CHECK_FALSE(r.find("c")->value->items.at(1)->anchored);
+  CHECK_FALSE(r.find("c")->value->anchored);
+  CHECK(r.find("d")->value->anchored);
+  CHECK_FALSE(r.find("e")->value->anchored);
+  CHECK_FALSE(r.find("f")->value->anchored);  // quoted text, not an anchor
 }
 
 TEST_CASE("duplicate keys: the last one wins", "[yaml]") {
