@@ -2,9 +2,11 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <limits>
 #include <map>
 #include <optional>
 #include <set>
+#include <unordered_set>
 
 #include "analyzer/knowledge/knowledge.hpp"
 #include "analyzer/project/project.hpp"
@@ -49,6 +51,24 @@ struct ModuleEnv {
   Scope globals;
   enum class State { NotRun, Running, Done } state = State::NotRun;
 };
+
+// Drops every member whose name comes again later, keeping the relative order of the rest: the
+// result of erasing a name and appending it anew for each member in turn, in linear time (a
+// 160,000-key dict literal took 45 s one erase at a time).
+void keep_last_of_each(std::vector<Member>& members) {
+  if (members.size() < 2) return;
+  std::unordered_set<std::string_view> seen;
+  seen.reserve(members.size());
+  std::vector<char> keep(members.size(), 0);
+  for (std::size_t i = members.size(); i-- > 0;) keep[i] = seen.insert(members[i].name).second ? 1 : 0;
+  std::size_t out = 0;
+  for (std::size_t i = 0; i < members.size(); ++i)
+    if (keep[i]) {
+      if (out != i) members[out] = std::move(members[i]);
+      ++out;
+    }
+  members.resize(out);
+}
 
 bool same_binding(const ValueRef& a, const ValueRef& b) {
   if (a == b) return true;
@@ -123,6 +143,7 @@ struct ProjectEvaluator::Impl {
 
   void reset() {
     steps = 0;
+    import_depth = 0;
     cut_at = Span{};
     objects.clear();
     live.clear();
@@ -225,6 +246,11 @@ struct ProjectEvaluator::Impl {
   }
 
   ModuleEnv* import_module(FileId id);
+  // Modules being imported inside one another. A chain longer than kMaxImportDepth (Python
+  // itself stops near its recursion limit) is cut: the deeper module's names are unknown, and
+  // the evaluator's stack stays bounded (6,000 chained modules overflowed it).
+  static constexpr int kMaxImportDepth = 200;
+  int import_depth = 0;
 };
 
 namespace {
@@ -556,11 +582,8 @@ class Exec {
           c->dataclass_fields.push_back(name);
       }
     }
-    for (const auto& [var, v] : body.vars) {
-      const std::string& name = var;  // clang 14 cannot capture a structured binding
-      std::erase_if(c->members, [&](const Member& m) { return m.name == name; });
-      c->members.push_back({name, v, v ? v->span : s.span});
-    }
+    for (const auto& [name, v] : body.vars) c->members.push_back({name, v, v ? v->span : s.span});
+    keep_last_of_each(c->members);
     return c;
   }
 
@@ -766,12 +789,12 @@ class Exec {
           }
           ValueRef key = eval(e.elts[i], scope, depth);
           if (key->kind == PyValue::Kind::Const && key->constant.kind == Scalar::Kind::Str) {
-            std::erase_if(d->members, [&](const Member& m) { return m.name == key->constant.s; });
             d->members.push_back({key->constant.s, val, m_.expr(e.elts[i]).span});
           } else if (key->kind != PyValue::Kind::Const) {
             d->complete = false;
           }
         }
+        keep_last_of_each(d->members);
         return d;
       }
       case ExprKind::List:
@@ -792,7 +815,8 @@ class Exec {
         if (a->kind != PyValue::Kind::Const) return make_unknown(e.span);
         const Scalar& c = a->constant;
         if (e.name == "not") return make_const(Scalar::boolean(!c.truthy()), e.span);
-        if (e.name == "-" && c.kind == Scalar::Kind::Int) return make_const(Scalar::integer(-c.i), e.span);
+        if (e.name == "-" && c.kind == Scalar::Kind::Int && c.i != std::numeric_limits<std::int64_t>::min())
+          return make_const(Scalar::integer(-c.i), e.span);
         if (e.name == "-" && c.kind == Scalar::Kind::Float) return make_const(Scalar::floating(-c.f), e.span);
         if (e.name == "+") return a;
         return make_unknown(e.span);
@@ -881,13 +905,24 @@ class Exec {
     double p, q;
     if (!number(x, p) || !number(y, q)) return make_unknown(span);
     if (ints) {
+      // Python's ints have no bound: a result past 64 bits is unknown here, not wrapped (and
+      // INT64_MIN // -1 would trap with SIGFPE).
       std::int64_t i = x.kind == Scalar::Kind::Bool ? x.b : x.i, j = y.kind == Scalar::Kind::Bool ? y.b : y.i;
-      if (op == "+") return make_const(Scalar::integer(i + j), span);
-      if (op == "-") return make_const(Scalar::integer(i - j), span);
-      if (op == "*") return make_const(Scalar::integer(i * j), span);
-      if (op == "//" && j != 0)
-        return make_const(Scalar::integer(i / j - ((i % j != 0) && ((i < 0) != (j < 0)))), span);
-      if (op == "%" && j != 0) return make_const(Scalar::integer(((i % j) + j) % j), span);
+      std::int64_t r = 0;
+      if (op == "+")
+        return __builtin_add_overflow(i, j, &r) ? make_unknown(span) : make_const(Scalar::integer(r), span);
+      if (op == "-")
+        return __builtin_sub_overflow(i, j, &r) ? make_unknown(span) : make_const(Scalar::integer(r), span);
+      if (op == "*")
+        return __builtin_mul_overflow(i, j, &r) ? make_unknown(span) : make_const(Scalar::integer(r), span);
+      if ((op == "//" || op == "%") && j != 0) {
+        if (i == std::numeric_limits<std::int64_t>::min() && j == -1) return make_unknown(span);
+        // Floor division and a remainder with the divisor's sign; neither step can overflow.
+        const std::int64_t rem = i % j;
+        const bool adjust = rem != 0 && ((rem < 0) != (j < 0));
+        if (op == "//") return make_const(Scalar::integer(i / j - (adjust ? 1 : 0)), span);
+        return make_const(Scalar::integer(adjust ? rem + j : rem), span);
+      }
     }
     if (op == "+") return make_const(Scalar::floating(p + q), span);
     if (op == "-") return make_const(Scalar::floating(p - q), span);
@@ -899,10 +934,9 @@ class Exec {
   // `{**x}` / `dict.update(x)` / `x | y`: the entries of x join d; an unknown x makes d incomplete.
   static void merge_into(PyValue& d, const ValueRef& x, Span at) {
     if (x->kind == PyValue::Kind::Dict) {
-      for (const auto& m : x->members) {
-        std::erase_if(d.members, [&](const Member& o) { return o.name == m.name; });
+      for (const auto& m : x->members)
         d.members.push_back({m.name, with_step(m.value, at, "merged into a dict"), m.set_at});
-      }
+      keep_last_of_each(d.members);
       d.complete = d.complete && x->complete;
     } else {
       d.complete = false;
@@ -988,10 +1022,8 @@ class Exec {
       d->kind = PyValue::Kind::Dict;
       d->span = e.span;
       if (!args.positional.empty()) merge_into(*d, args.positional[0], e.span);
-      for (auto& kw : args.keywords) {
-        std::erase_if(d->members, [&](const Member& m) { return m.name == kw.name; });
-        d->members.push_back(kw);
-      }
+      for (auto& kw : args.keywords) d->members.push_back(kw);
+      keep_last_of_each(d->members);
       if (args.unknown_spread) d->complete = false;
       return d;
     }
@@ -1042,10 +1074,8 @@ class Exec {
       if (args.positional.empty() || args.positional[0]->kind != PyValue::Kind::Object) return make_unknown(e.span);
       auto obj = std::make_shared<PyValue>(*args.positional[0]);
       obj->object_id = ++ev_.next_object;
-      for (auto& kw : args.keywords) {
-        std::erase_if(obj->members, [&](const Member& m) { return m.name == kw.name; });
-        obj->members.push_back(kw);
-      }
+      for (auto& kw : args.keywords) obj->members.push_back(kw);
+      keep_last_of_each(obj->members);
       if (args.unknown_spread) obj->complete = false;
       if (obj->cls && obj->cls->role == ClassRole::TrainerConfig) ev_.objects[obj->object_id] = obj;
       return obj;
@@ -1209,10 +1239,8 @@ class Exec {
         return make_unknown(e.span);
       }
       if (!args.positional.empty()) merge_into(*d, args.positional[0], e.span);
-      for (auto& kw : args.keywords) {
-        std::erase_if(d->members, [&](const Member& m) { return m.name == kw.name; });
-        d->members.push_back(kw);
-      }
+      for (auto& kw : args.keywords) d->members.push_back(kw);
+      keep_last_of_each(d->members);
       if (args.unknown_spread) d->complete = false;
       rebind(m_.expr(fn.a).name, d, scope);
       return make_const(Scalar::null(), e.span);
@@ -1235,10 +1263,8 @@ class Exec {
     const ClassInfo& cls = *callee.cls;
     Args args = eval_args(e, scope, depth);
     auto obj = new_object(&cls, callee.qualified, e.span);
-    for (auto& kw : args.keywords) {
-      std::erase_if(obj->members, [&](const Member& m) { return m.name == kw.name; });
-      obj->members.push_back(kw);
-    }
+    for (auto& kw : args.keywords) obj->members.push_back(kw);
+    keep_last_of_each(obj->members);
     obj->complete = !args.unknown_spread;
     ev_.constructions.push_back({&cls, callee.qualified, e.span, args.keywords, args.unknown_spread});
     switch (cls.role) {
@@ -1361,6 +1387,9 @@ class Exec {
       return make_unknown(site);
     std::size_t budget = 10000;
     ValueRef v = from_yaml(*ev_.project.facts[id].yaml.front().root, 0, budget);
+    // Building the value is work of its own: charged to the step budget, so that thousands of
+    // loads of a large file stay bounded like thousands of statements.
+    ev_.steps += (10000 - budget) / 16;
     return with_step(v, site, "loaded from " + ev_.project.sources.get(id).path);
   }
 
@@ -1373,10 +1402,9 @@ class Exec {
         auto d = std::make_shared<PyValue>();
         d->kind = PyValue::Kind::Dict;
         d->span = n.span;
-        for (const auto& e : n.entries) {
-          std::erase_if(d->members, [&](const Member& m) { return m.name == e.key; });
+        for (const auto& e : n.entries)
           d->members.push_back({e.key, from_yaml(*e.value, depth + 1, budget), e.key_span});
-        }
+        keep_last_of_each(d->members);
         return d;
       }
       case YamlNode::Kind::Sequence: {
@@ -1409,8 +1437,11 @@ ModuleEnv* ProjectEvaluator::Impl::import_module(FileId id) {
   }
   // A module being imported (a cycle) is seen with the names it has bound so far, as in Python.
   if (slot->state == ModuleEnv::State::NotRun) {
+    if (import_depth >= kMaxImportDepth) return nullptr;
     slot->state = ModuleEnv::State::Running;
+    ++import_depth;
     Exec(*this, *slot, false).run_module();
+    --import_depth;
     slot->state = ModuleEnv::State::Done;
   }
   return slot.get();

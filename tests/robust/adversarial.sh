@@ -337,6 +337,50 @@ for d in range(300):
 PY
     lint p --threads 8
     ;;
+  python-int-edge)
+    # Integer arithmetic at the 64-bit edge: INT64_MIN // -1 and % -1 trapped with SIGFPE and
+    # ended the run with no output; past 64 bits a value is unknown (Python's ints are not).
+    mkdir p && cat > p/train.py <<'PY'
+from trl import SFTConfig
+a = -9223372036854775807 - 1
+b = a // -1
+c = a % -1
+d = 9223372036854775807 + 1
+e = -a
+f = 4611686018427387904 * 2
+args = SFTConfig(output_dir="o", max_length=b, per_device_train_batch_size=d)
+PY
+    lint p; expect_status 0
+    ;;
+  import-chain)
+    # 6,000 project modules each importing the next (the evaluator recursed once per module and
+    # overflowed its stack): the chain is cut at a depth limit and the deeper names are unknown.
+    python3 - <<'PY'
+import os
+os.makedirs("p", exist_ok=True)
+n = 6000
+open("p/train.py", "w").write("from trl import SFTConfig\nimport m0\nargs = SFTConfig(output_dir='o', packing=m0.P)\n")
+for i in range(n):
+    nxt = f"import m{i + 1}\nP = m{i + 1}.P\n" if i + 1 < n else "P = True\n"
+    open(f"p/m{i}.py", "w").write(nxt)
+PY
+    lint p
+    ;;
+  big-dict)
+    # A 160,000-key dict literal (2.6 MB) and 2,000 loads of a 10,000-key YAML: building dicts
+    # is linear (one erase per key made it 45 s), and loads are charged to the step budget.
+    python3 - <<'PY'
+import os
+os.makedirs("p", exist_ok=True)
+body = ", ".join(f'"label_{i}": {i}' for i in range(160000))
+open("p/train.py", "w").write("from trl import SFTConfig\nLABELS = {" + body + "}\nargs = SFTConfig(output_dir='o')\n")
+open("p/big.yaml", "w").write("".join(f"key{i}: {i}\n" for i in range(10000)))
+loads = "".join(f"c{i} = yaml.safe_load(open('big.yaml'))\n" for i in range(2000))
+open("p/load.py", "w").write("import yaml\nfrom trl import SFTConfig\n" + loads + "args = SFTConfig(output_dir='o')\n")
+PY
+    # Seconds: 5 in a release build; a sanitized one is several times slower.
+    LIMIT=$([ -n "${TRL_LINT_SANITIZED:-}" ] && echo 150 || echo 30) lint p
+    ;;
   *) echo "unknown case $case"; exit 2 ;;
 esac
 echo "ok [$case]"

@@ -3,6 +3,7 @@
 #include <atomic>
 #include <catch2/catch.hpp>
 #include <cstdlib>
+#include <limits>
 #include <memory>
 #include <thread>
 #include <vector>
@@ -326,6 +327,38 @@ TEST_CASE("deeply nested expressions are cut off, not recursed into", "[python][
   for (const auto& p : facts.problems) deep = deep || p.code == "TRL904";
   CHECK(deep);
   evaluate_module(facts.module, Knowledge::get());  // must not crash
+}
+
+TEST_CASE("integer arithmetic follows Python, and a result past 64 bits is unknown", "[python][eval]") {
+  auto value = [](const std::string& expr) {
+    auto s = eval("from trl import SFTConfig\ncfg = SFTConfig(max_length=" + expr + ")\n");
+    return field(s, "max_length")->value;
+  };
+  // Floor division and a remainder with the divisor's sign.
+  CHECK(value("7 // -2")->constant.i == -4);
+  CHECK(value("-7 // 2")->constant.i == -4);
+  CHECK(value("7 % -2")->constant.i == -1);
+  CHECK(value("-7 % 2")->constant.i == 1);
+  CHECK(value("6 % -3")->constant.i == 0);
+  CHECK(value("9223372036854775807 % 9223372036854775806")->constant.i == 1);
+  CHECK(value("-9223372036854775807 % 9223372036854775807")->constant.i == 0);
+  // INT64_MIN // -1 trapped (SIGFPE); overflow wrapped around.
+  CHECK_FALSE(value("(-9223372036854775807 - 1) // -1")->is_const());
+  CHECK_FALSE(value("(-9223372036854775807 - 1) % -1")->is_const());
+  CHECK_FALSE(value("9223372036854775807 + 1")->is_const());
+  CHECK_FALSE(value("-9223372036854775807 - 2")->is_const());
+  CHECK_FALSE(value("4611686018427387904 * 2")->is_const());
+  CHECK_FALSE(value("-(-9223372036854775807 - 1)")->is_const());
+  CHECK(value("-9223372036854775807 - 1")->constant.i == std::numeric_limits<std::int64_t>::min());
+}
+
+TEST_CASE("a dict keeps the last value of a key, in the order of the last writes", "[python][eval]") {
+  auto s = eval(
+      "from trl import SFTConfig\n"
+      "d = {'packing': True, 'max_length': 1, 'packing': False, **{'max_length': 2}}\n"
+      "cfg = SFTConfig(**d)\n");
+  CHECK_FALSE(is_true(field(s, "packing")));
+  CHECK(field(s, "max_length")->value->constant.i == 2);
 }
 
 TEST_CASE("recursive functions terminate", "[python][eval]") {
