@@ -77,6 +77,7 @@ ValueRef merge_objects(const ValueRef& a, const ValueRef& b) {
     if (b->member(m.name) == &m) add(m, *a);
   out->complete = a->complete && b->complete;
   out->from_parser = a->from_parser || b->from_parser;
+  out->parser_reads_config = a->parser_reads_config || b->parser_reads_config;
   return out;
 }
 

@@ -39,6 +39,7 @@ struct PyValue {
   std::string qualified;                   // Symbol/Module dotted name; Object/Class class name; Path text
   const ClassInfo* cls = nullptr;          // Object/Symbol/Class of (or derived from) a known library class
   bool from_parser = false;                // Object built by TrlParser/HfArgumentParser from argv/--config
+  bool parser_reads_config = false;        // from_parser: by parse_args_and_config, which reads --config
   int object_id = 0;                       // identity of an Object across attribute assignments
   std::vector<ValueRef> parser_classes;    // Object of an arg parser: the dataclasses it parses
   py::StmtId function = 0;                 // Function: FunctionDef; Class: ClassDef

@@ -110,7 +110,21 @@ struct ProjectEvaluator::Impl {
   bool parser_keeps_unknown = false;
   std::set<std::pair<FileId, StmtId>> executed;
   std::set<std::pair<FileId, StmtId>> active;
-  std::map<std::string, std::pair<ValueRef, ValueRef>> memo;  // call -> (result, final self)
+  // A call's summary: what it returned, `self` as it ended, the objects passed in that it changed
+  // (Python passes objects by reference), and the first object id it could have made (an object
+  // it returns made by the call is a new object at each call, not the memo's one).
+  struct CallSummary {
+    ValueRef result, self;
+    std::vector<ValueRef> changed;
+    int made_after = 0;
+  };
+  std::map<std::string, CallSummary> memo;  // call -> summary
+  // The objects passed to the call that just returned and changed by it (CallSummary::changed),
+  // for the caller to see through every name that holds them.
+  std::vector<ValueRef> changed_by_call;
+  // Bumped at every assignment to a module-level name: a call's summary holds for the module
+  // state it ran in (a function reading a global that changed since gives another result).
+  std::size_t globals_epoch = 0;
   // Memo keys name argument values by address: keep those values alive while the memo is, so
   // that no later value can reuse an address and hit an entry that is not its own (which
   // would make results depend on the allocator, and so on the thread count).
@@ -157,6 +171,8 @@ struct ProjectEvaluator::Impl {
     active.clear();
     memo.clear();
     memo_args.clear();
+    changed_by_call.clear();
+    globals_epoch = 0;
     data_files.clear();
     imported.clear();  // import-time effects belong to the script that imports the module
   }
@@ -301,13 +317,23 @@ class Exec {
     }
     const py::Stmt& f = m_.stmt(fid);
     // Summaries per call: the same function with the same argument values runs once.
-    std::string key = std::to_string(env_.file) + ":" + std::to_string(fid) + (unknown_rest ? "*" : "");
+    std::string key = std::to_string(env_.file) + ":" + std::to_string(fid) + (unknown_rest ? "*" : "") + "@" +
+                      std::to_string(ev_.globals_epoch);
     for (const auto& p : positional) key += "|" + fingerprint(p);
     for (const auto& kw : keywords) key += "|" + kw.name + "=" + fingerprint(kw.value);
     if (auto it = ev_.memo.find(key); it != ev_.memo.end()) {
-      if (final_self) *final_self = it->second.second;
-      return it->second.first;
+      const auto& memo = it->second;
+      if (final_self) *final_self = memo.self;
+      ev_.changed_by_call = memo.changed;
+      if (memo.result->kind == PyValue::Kind::Object && memo.result->object_id > memo.made_after) {
+        // Made by the call: another call makes another object.
+        auto fresh = std::make_shared<PyValue>(*memo.result);
+        fresh->object_id = ++ev_.next_object;
+        return register_object(fresh);
+      }
+      return memo.result;
     }
+    const int made_after = ev_.next_object;
     Scope local;
     local.parent = &env_.globals;
     std::size_t pi = 0;
@@ -339,11 +365,23 @@ class Exec {
       if (!v && p.default_value != py::kNoExpr) v = eval(p.default_value, env_.globals, depth);
       local.vars[p.name] = v ? v : make_unknown(f.span);
     }
+    // The objects passed in, to see which the body changed.
+    std::vector<ValueRef> passed;
+    for (const auto& [name, v] : local.vars)
+      if (v && v->kind == PyValue::Kind::Object) passed.push_back(v);
     ev_.active.insert({env_.file, fid});
     Frame frame;
     exec_block(f.body, local, frame, depth);
     ev_.active.erase({env_.file, fid});
     record_live(local);
+    std::vector<ValueRef> changed;
+    for (const auto& before : passed) {
+      // The object's version at the end, through any local name that still holds it.
+      ValueRef now;
+      for (const auto& [name, v] : local.vars)
+        if (v && v->kind == PyValue::Kind::Object && v->object_id == before->object_id && v != before) now = v;
+      if (now) changed.push_back(now);
+    }
     ValueRef result;
     for (const auto& r : frame.returns) result = result ? merge_values(result, r) : r;
     if (!frame.returned) result = result ? merge_values(result, make_const(Scalar::null(), site)) : nullptr;
@@ -352,10 +390,11 @@ class Exec {
     else
       result = with_step(result, site, "returned by " + f.name + "()");
     ValueRef self = local.lookup("self");
-    ev_.memo[key] = {result, self};
+    ev_.memo[key] = {result, self, changed, made_after};
     for (const auto& p : positional) ev_.memo_args.push_back(p);
     for (const auto& kw : keywords) ev_.memo_args.push_back(kw.value);
     if (final_self) *final_self = self;
+    ev_.changed_by_call = std::move(changed);
     return result;
   }
 
@@ -644,7 +683,10 @@ class Exec {
   void assign(ExprId target, const ValueRef& v, Scope& scope, int depth) {
     const py::Expr& t = m_.expr(target);
     switch (t.kind) {
-      case ExprKind::Name: scope.vars[t.name] = v; break;
+      case ExprKind::Name:
+        scope.vars[t.name] = v;
+        if (!scope.parent) ++ev_.globals_epoch;
+        break;
       case ExprKind::Tuple:
       case ExprKind::List: {
         const bool exact = v && (v->kind == PyValue::Kind::Tuple || v->kind == PyValue::Kind::List) &&
@@ -659,7 +701,9 @@ class Exec {
         if (obj.kind != ExprKind::Name) break;
         ValueRef cur = scope.lookup(obj.name);
         if (!cur || (cur->kind != PyValue::Kind::Object && cur->kind != PyValue::Kind::Class)) break;
-        rebind(obj.name, with_member(cur, t.name, v, t.span), scope);
+        ValueRef next = with_member(cur, t.name, v, t.span);
+        rebind(obj.name, next, scope);
+        if (next->kind == PyValue::Kind::Object) rebind_object(next, scope);
         break;
       }
       case ExprKind::Subscript: {
@@ -689,10 +733,23 @@ class Exec {
       if (it != s->vars.end()) {
         it->second = v;
         done = true;
+        if (!s->parent) ++ev_.globals_epoch;
       }
     }
-    if (!done) scope.vars[name] = v;
+    if (!done) {
+      scope.vars[name] = v;
+      if (!scope.parent) ++ev_.globals_epoch;
+    }
     if (v->kind == PyValue::Kind::Object && ev_.objects.count(v->object_id)) ev_.objects[v->object_id] = v;
+  }
+
+  // An object changed in place: every name in reach that holds it (an alias, the caller's
+  // argument) sees the new version, as Python's references would.
+  void rebind_object(const ValueRef& v, Scope& scope) {
+    for (Scope* s = &scope; s; s = s->parent)
+      for (auto& [name, held] : s->vars)
+        if (held && held != v && held->kind == PyValue::Kind::Object && held->object_id == v->object_id) held = v;
+    if (ev_.objects.count(v->object_id)) ev_.objects[v->object_id] = v;
   }
 
   static ValueRef with_member(const ValueRef& obj, const std::string& name, const ValueRef& v, Span at) {
@@ -994,12 +1051,15 @@ class Exec {
         if (method->kind == PyValue::Kind::Function) {
           Args args = eval_args(e, scope, depth);
           ValueRef final_self;
+          ev_.changed_by_call.clear();
           ValueRef result = call_value(*method, args, e.span, depth, &final_self);
+          std::vector<ValueRef> changed = std::move(ev_.changed_by_call);
           // A method that changed `self`: the caller's name now holds the new version.
           const py::Expr& recv = m_.expr(fn.a);
           if (final_self && final_self != self && final_self->kind == PyValue::Kind::Object &&
               recv.kind == ExprKind::Name)
             rebind(recv.name, final_self, scope);
+          for (const auto& c : changed) rebind_object(c, scope);
           return result;
         }
       }
@@ -1007,7 +1067,11 @@ class Exec {
     ValueRef callee = eval(e.a, scope, depth);
     if (callee->kind == PyValue::Kind::Function) {
       Args args = eval_args(e, scope, depth);
-      return call_value(*callee, args, e.span, depth, nullptr);
+      ev_.changed_by_call.clear();
+      ValueRef result = call_value(*callee, args, e.span, depth, nullptr);
+      std::vector<ValueRef> changed = std::move(ev_.changed_by_call);
+      for (const auto& c : changed) rebind_object(c, scope);
+      return result;
     }
     if (callee->kind == PyValue::Kind::Class) return instantiate(callee, e, scope, depth);
     if (callee->kind != PyValue::Kind::Symbol) {
@@ -1308,7 +1372,21 @@ class Exec {
   // transformers hf_argparser.py parse_dict, no type conversion).
   ValueRef parser_method(const PyValue& parser, const std::string& method, const py::Expr& e, Scope& scope, int depth) {
     Args args = eval_args(e, scope, depth);
-    const bool from_argv = method == "parse_args_and_config" || method == "parse_args_into_dataclasses";
+    bool from_argv = method == "parse_args_and_config" || method == "parse_args_into_dataclasses";
+    // Arguments given in the call (`args=[...]`, the first parameter of both) replace argv: what
+    // the launch line passes does not reach the dataclasses, and what the list holds is not
+    // followed here (TrlParser.parse_args_and_config: `args = list(args) if args is not None else
+    // sys.argv[1:]`, trl/scripts/utils.py v0.13.0..v1.9.0; HfArgumentParser likewise, transformers
+    // hf_argparser.py). The dataclasses are then unknown.
+    bool explicit_args = false;
+    if (from_argv) {
+      if (!args.positional.empty() &&
+          !(args.positional[0]->is_const() && args.positional[0]->constant.kind == Scalar::Kind::Null))
+        explicit_args = true;
+      for (const auto& kw : args.keywords)
+        if (kw.name == "args" && !(kw.value->is_const() && kw.value->constant.kind == Scalar::Kind::Null))
+          explicit_args = true;
+    }
     const bool from_file = method == "parse_yaml_file" || method == "parse_json_file" || method == "parse_dict";
     if (!from_argv && !from_file) return make_unknown(e.span);
     ValueRef data;
@@ -1334,8 +1412,14 @@ class Exec {
       if ((c->kind == PyValue::Kind::Symbol || c->kind == PyValue::Kind::Class) && (info || c->is_dataclass)) {
         auto obj = new_object(info, c->qualified, e.span);
         if (c->kind == PyValue::Kind::Class) obj->user_class = c;
-        if (from_argv) {
+        if (explicit_args) {
+          obj->complete = false;
+        } else if (from_argv) {
           obj->from_parser = true;
+          // Only parse_args_and_config reads `--config` (TrlParser, trl/scripts/utils.py);
+          // HfArgumentParser.parse_args_into_dataclasses leaves the flag to argparse, which
+          // rejects it (transformers hf_argparser.py: "Some specified arguments are not used").
+          obj->parser_reads_config = method == "parse_args_and_config";
         } else {
           for (const auto& m : data->members) {
             bool mine =
@@ -1480,7 +1564,11 @@ ScriptSummary ProjectEvaluator::summarize(FileId file) {
     if (t.args && t.args->kind == PyValue::Kind::Object && seen.insert(t.args->object_id).second)
       out.trainer_configs.push_back(t.args);
   }
-  if (out.trainer_configs.empty()) {
+  // A script that builds a config and no trainer (one that hands it to a helper of its own) is
+  // judged on the configs it holds at the end. When a trainer was built with args we could not
+  // follow (`copy.deepcopy(base)`, a function of another library), those configs may never reach
+  // it: nothing is judged.
+  if (out.trainer_configs.empty() && ev.trainers.empty()) {
     for (const auto& [id, v] : ev.live) out.trainer_configs.push_back(v);
   }
   out.is_entry = !ev.trainers.empty() || !out.trainer_configs.empty();

@@ -475,7 +475,7 @@ class Builder {
         run.parser_classes = classes;
         run.parser_keeps_unknown = summary.parser_keeps_unknown;
         if (launch)
-          apply_parser_inputs(run, classes, yaml_env);
+          apply_parser_inputs(run, classes, yaml_env, config->parser_reads_config);
         else
           run.args_fully_known = false;  // argv and --config are not visible without a launch line
         // The script's own subclass of a library config: a field it declares again has the
@@ -564,7 +564,11 @@ class Builder {
   }
 
   // --config YAML, then the script's command-line flags (CLI > YAML > dataclass defaults).
-  void apply_parser_inputs(TrainingRun& run, const std::vector<const ClassInfo*>& classes, EnvMap& yaml_env) {
+  // `reads_config`: the parser reads `--config` (TrlParser.parse_args_and_config). Without it, a
+  // `--config` on the launch line is an argument argparse rejects: no YAML is applied, and the
+  // run's values are not known.
+  void apply_parser_inputs(TrainingRun& run, const std::vector<const ClassInfo*>& classes, EnvMap& yaml_env,
+                           bool reads_config = true) {
     const LaunchCommand l = *run.launch;
     yaml_model_init_attn_ = Setting{};
     // TrlParser.parse_args_and_config (trl/scripts/utils.py, v0.13.0..v1.9.0) looks for the word
@@ -586,7 +590,9 @@ class Builder {
         run.args_fully_known = false;
       }
     }
-    if (config) {
+    if (config && !reads_config) {
+      run.args_fully_known = false;
+    } else if (config) {
       if (!config->known) {
         run.args_fully_known = false;
       } else {
