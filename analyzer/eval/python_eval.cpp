@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <functional>
 #include <limits>
 #include <map>
 #include <optional>
@@ -696,32 +697,83 @@ class Exec {
         break;
       }
       case ExprKind::Attribute: {
-        // obj.field = value on a config object: a new version of the object.
-        const py::Expr& obj = m_.expr(t.a);
-        if (obj.kind != ExprKind::Name) break;
-        ValueRef cur = scope.lookup(obj.name);
-        if (!cur || (cur->kind != PyValue::Kind::Object && cur->kind != PyValue::Kind::Class)) break;
-        ValueRef next = with_member(cur, t.name, v, t.span);
-        rebind(obj.name, next, scope);
-        if (next->kind == PyValue::Kind::Object) rebind_object(next, scope);
+        // obj.field = value: a new version of the object, seen through every name holding it;
+        // `h.args.packing = v` and `cfg["training"]["packing"] = v` update the containers on the
+        // way to the name.
+        update_at(
+            t.a,
+            [&](const ValueRef& cur) -> ValueRef {
+              if (cur->kind != PyValue::Kind::Object && cur->kind != PyValue::Kind::Class) return nullptr;
+              return with_member(cur, t.name, v, t.span);
+            },
+            scope, depth);
         break;
       }
       case ExprKind::Subscript: {
-        const py::Expr& obj = m_.expr(t.a);
-        if (obj.kind != ExprKind::Name) break;
-        ValueRef cur = scope.lookup(obj.name);
-        if (!cur || cur->kind != PyValue::Kind::Dict) break;
         ValueRef key = eval(t.b, scope, depth);
-        if (key->kind == PyValue::Kind::Const && key->constant.kind == Scalar::Kind::Str) {
-          rebind(obj.name, with_member(cur, key->constant.s, v, t.span), scope);
-        } else {
-          auto copy = std::make_shared<PyValue>(*cur);
-          copy->complete = false;
-          rebind(obj.name, copy, scope);
-        }
+        update_at(
+            t.a,
+            [&](const ValueRef& cur) -> ValueRef {
+              if (cur->kind != PyValue::Kind::Dict) return nullptr;
+              if (key->kind == PyValue::Kind::Const && key->constant.kind == Scalar::Kind::Str)
+                return with_member(cur, key->constant.s, v, t.span);
+              auto copy = std::make_shared<PyValue>(*cur);
+              copy->complete = false;
+              return copy;
+            },
+            scope, depth);
         break;
       }
       default: break;
+    }
+  }
+
+  // Replaces the value `target` names (a name, `a.b`, `a["k"]`, nested) with `change(value)`,
+  // rebuilding each container on the way to the name. `change` returns null to leave it: a value
+  // we do not model. A container on the way that is not followed (unknown, or a field not set
+  // yet) leaves everything as it was.
+  void update_at(ExprId target, const std::function<ValueRef(const ValueRef&)>& change, Scope& scope, int depth,
+                 int level = 0) {
+    const py::Expr& t = m_.expr(target);
+    if (level > 32) return;
+    if (t.kind == ExprKind::Name) {
+      ValueRef cur = scope.lookup(t.name);
+      if (!cur) return;
+      ValueRef next = change(cur);
+      if (!next) return;
+      rebind(t.name, next, scope);
+      if (next->kind == PyValue::Kind::Object) rebind_object(next, scope);
+      return;
+    }
+    if (t.kind == ExprKind::Attribute) {
+      update_at(
+          t.a,
+          [&](const ValueRef& outer) -> ValueRef {
+            if (outer->kind != PyValue::Kind::Object && outer->kind != PyValue::Kind::Class) return nullptr;
+            const Member* m = outer->member(t.name);
+            if (!m || !m->value) return nullptr;
+            ValueRef inner = change(m->value);
+            if (!inner) return nullptr;
+            if (inner->kind == PyValue::Kind::Object) rebind_object(inner, scope);
+            return with_member(outer, t.name, inner, m->set_at);
+          },
+          scope, depth, level + 1);
+      return;
+    }
+    if (t.kind == ExprKind::Subscript) {
+      ValueRef key = eval(t.b, scope, depth);
+      if (key->kind != PyValue::Kind::Const || key->constant.kind != Scalar::Kind::Str) return;
+      update_at(
+          t.a,
+          [&](const ValueRef& outer) -> ValueRef {
+            if (outer->kind != PyValue::Kind::Dict) return nullptr;
+            const Member* m = outer->member(key->constant.s);
+            if (!m || !m->value) return nullptr;
+            ValueRef inner = change(m->value);
+            if (!inner) return nullptr;
+            return with_member(outer, key->constant.s, inner, m->set_at);
+          },
+          scope, depth, level + 1);
     }
   }
 
@@ -750,6 +802,15 @@ class Exec {
       for (auto& [name, held] : s->vars)
         if (held && held != v && held->kind == PyValue::Kind::Object && held->object_id == v->object_id) held = v;
     if (ev_.objects.count(v->object_id)) ev_.objects[v->object_id] = v;
+  }
+
+  // `obj` after a change we cannot follow (setattr with a computed name, vars(obj).update(...),
+  // a library method that sets fields): every field it had may differ, and any other may be set.
+  static ValueRef opaque_object(const ValueRef& obj, Span at) {
+    auto copy = std::make_shared<PyValue>(*obj);
+    for (auto& m : copy->members) m.value = make_unknown(at);
+    copy->complete = false;
+    return copy;
   }
 
   static ValueRef with_member(const ValueRef& obj, const std::string& name, const ValueRef& v, Span at) {
@@ -1037,7 +1098,41 @@ class Exec {
     const py::Expr& fn = m_.expr(e.a);
     // Method calls on values we track.
     if (fn.kind == ExprKind::Attribute) {
+      // vars(obj).update(...), obj.__dict__.update(...) and the like change obj's fields.
+      static const std::set<std::string, std::less<>> kDictWrites = {"update", "setdefault",  "pop",        "popitem",
+                                                                     "clear",  "__setitem__", "__delitem__"};
+      if (kDictWrites.count(fn.name)) {
+        const py::Expr& recv = m_.expr(fn.a);
+        ExprId owner = py::kNoExpr;
+        if (recv.kind == ExprKind::Attribute && recv.name == "__dict__") owner = recv.a;
+        if (recv.kind == ExprKind::Call && recv.args.size() == 1 && m_.expr(recv.a).kind == ExprKind::Name &&
+            m_.expr(recv.a).name == "vars")
+          owner = recv.args[0].value;
+        if (owner != py::kNoExpr) {
+          eval_args(e, scope, depth);
+          update_at(
+              owner,
+              [&](const ValueRef& cur) -> ValueRef {
+                return cur->kind == PyValue::Kind::Object ? opaque_object(cur, e.span) : nullptr;
+              },
+              scope, depth);
+          return make_unknown(e.span);
+        }
+      }
       ValueRef self = eval(fn.a, scope, depth);
+      // TrainingArguments' set_training, set_optimizer, set_dataloader, ... assign fields
+      // (transformers training_args.py): what they set is not followed, so it is not known.
+      if (self->kind == PyValue::Kind::Object && !self->user_class && self->cls &&
+          self->cls->role == ClassRole::TrainerConfig && fn.name.rfind("set_", 0) == 0) {
+        eval_args(e, scope, depth);
+        update_at(
+            fn.a,
+            [&](const ValueRef& cur) -> ValueRef {
+              return cur->kind == PyValue::Kind::Object ? opaque_object(cur, e.span) : nullptr;
+            },
+            scope, depth);
+        return make_unknown(e.span);
+      }
       if (self->kind == PyValue::Kind::Object && self->cls && self->cls->role == ClassRole::ArgParser)
         return parser_method(*self, fn.name, e, scope, depth);
       if (self->kind == PyValue::Kind::Dict) return dict_method(self, fn, e, scope, depth);
@@ -1095,10 +1190,17 @@ class Exec {
       const py::Expr& target = m_.expr(e.args[0].value);
       ValueRef name = eval(e.args[1].value, scope, depth);
       ValueRef v = eval(e.args[2].value, scope, depth);
-      ValueRef cur = target.kind == ExprKind::Name ? scope.lookup(target.name) : nullptr;
-      if (cur && cur->kind == PyValue::Kind::Object && name->kind == PyValue::Kind::Const &&
-          name->constant.kind == Scalar::Kind::Str)
-        rebind(target.name, with_member(cur, name->constant.s, v, e.span), scope);
+      (void)target;
+      // setattr(obj, "field", v) is obj.field = v; with a name we cannot read, any field may change.
+      update_at(
+          e.args[0].value,
+          [&](const ValueRef& cur) -> ValueRef {
+            if (cur->kind != PyValue::Kind::Object) return nullptr;
+            if (name->kind == PyValue::Kind::Const && name->constant.kind == Scalar::Kind::Str)
+              return with_member(cur, name->constant.s, v, e.span);
+            return opaque_object(cur, e.span);
+          },
+          scope, depth);
       return make_const(Scalar::null(), e.span);
     }
     if (q == "getattr" && e.args.size() >= 2) {
@@ -1138,9 +1240,16 @@ class Exec {
       if (args.positional.empty() || args.positional[0]->kind != PyValue::Kind::Object) return make_unknown(e.span);
       auto obj = std::make_shared<PyValue>(*args.positional[0]);
       obj->object_id = ++ev_.next_object;
+      if (args.unknown_spread) {
+        // replace(args, **overrides) with overrides we cannot read: any field may be replaced.
+        for (auto& m : obj->members) m.value = make_unknown(e.span);
+        obj->complete = false;
+        // Nor do the values parsed from the launch's --config and flags survive.
+        obj->from_parser = false;
+        obj->parser_reads_config = false;
+      }
       for (auto& kw : args.keywords) obj->members.push_back(kw);
       keep_last_of_each(obj->members);
-      if (args.unknown_spread) obj->complete = false;
       if (obj->cls && obj->cls->role == ClassRole::TrainerConfig) ev_.objects[obj->object_id] = obj;
       return obj;
     }
@@ -1213,12 +1322,21 @@ class Exec {
       // Keywords that are not our fields belong to the library base class.
       for (const auto& kw : args.keywords)
         if (!obj->member(kw.name)) obj->members.push_back(kw);
+      // What __post_init__ assigns replaces what the arguments set.
+      if (cls->cls)
+        for (const auto& f : post_init_writes(ev_.project, *cls)) {
+          std::erase_if(obj->members, [&](const Member& m) { return m.name == f; });
+          obj->members.push_back({f, make_unknown(e.span), e.span});
+        }
     } else if (const Member* init = cls->member("__init__"); init && init->value->kind == PyValue::Kind::Function) {
       ValueRef bound = bind_self(init->value, obj);
       ValueRef final_self;
       call_value(*bound, args, e.span, depth, &final_self);
       if (final_self && final_self->kind == PyValue::Kind::Object) {
         auto done = std::make_shared<PyValue>(*final_self);
+        // A user __init__ of a library config hands its arguments on (super().__init__(**kwargs))
+        // in ways not followed: the fields it did not assign itself are not known.
+        if (cls->cls) done->complete = false;
         return register_object(done);
       }
     } else {
@@ -1308,6 +1426,28 @@ class Exec {
       if (args.unknown_spread) d->complete = false;
       rebind(m_.expr(fn.a).name, d, scope);
       return make_const(Scalar::null(), e.span);
+    }
+    if (fn.name == "pop" && m_.expr(fn.a).kind == ExprKind::Name) {
+      // d.pop("k"[, default]): the key leaves the dict; an unknown key may be any of them.
+      const std::string& name = m_.expr(fn.a).name;
+      if (args.positional.empty() || args.positional[0]->kind != PyValue::Kind::Const ||
+          args.positional[0]->constant.kind != Scalar::Kind::Str) {
+        auto d = std::make_shared<PyValue>(*self);
+        for (auto& m : d->members) m.value = make_unknown(e.span);
+        d->complete = false;
+        rebind(name, d, scope);
+        return make_unknown(e.span);
+      }
+      const std::string& key = args.positional[0]->constant.s;
+      ValueRef out = args.positional.size() > 1 ? args.positional[1] : make_unknown(e.span);
+      if (const Member* m = self->member(key))
+        out = m->value;
+      else if (!self->complete)
+        out = make_unknown(e.span);
+      auto d = std::make_shared<PyValue>(*self);
+      std::erase_if(d->members, [&](const Member& m) { return m.name == key; });
+      rebind(name, d, scope);
+      return out;
     }
     if (fn.name == "copy") return self;
     return make_unknown(e.span);
@@ -1587,6 +1727,43 @@ ScriptSummary ProjectEvaluator::summarize(FileId file) {
   for (const auto& [id, env] : ev.imported) read.insert(id);
   read.erase(file);
   out.modules.assign(read.begin(), read.end());
+  return out;
+}
+
+namespace {
+
+// `self.X = ...` / `self.X += ...` anywhere in `body` (nested blocks included).
+void collect_self_writes(const py::Module& m, const std::vector<StmtId>& body, std::set<std::string>& out, int depth) {
+  if (depth > 64) return;
+  for (StmtId id : body) {
+    const py::Stmt& st = m.stmt(id);
+    if (st.kind == StmtKind::FunctionDef || st.kind == StmtKind::ClassDef) continue;
+    if (st.kind == StmtKind::Assign || st.kind == StmtKind::AugAssign)
+      for (ExprId t : st.targets) {
+        if (t == py::kNoExpr) continue;
+        const py::Expr& x = m.expr(t);
+        if (x.kind == ExprKind::Attribute && x.a != py::kNoExpr && m.expr(x.a).kind == ExprKind::Name &&
+            m.expr(x.a).name == "self")
+          out.insert(x.name);
+      }
+    collect_self_writes(m, st.body, out, depth + 1);
+    collect_self_writes(m, st.orelse, out, depth + 1);
+    for (const auto& h : st.handlers) collect_self_writes(m, h, out, depth + 1);
+  }
+}
+
+}  // namespace
+
+std::set<std::string> post_init_writes(const Project& project, const PyValue& cls) {
+  std::set<std::string> out;
+  const Member* post = cls.member("__post_init__");
+  if (!post || !post->value || post->value->kind != PyValue::Kind::Function) return out;
+  const FileId file = post->value->module_file;
+  if (file == kNoFile || file >= project.facts.size()) return out;
+  const py::Module& m = project.facts[file].python;
+  const StmtId fid = post->value->function;
+  if (fid >= m.stmts.size()) return out;
+  collect_self_writes(m, m.stmt(fid).body, out, 0);
   return out;
 }
 

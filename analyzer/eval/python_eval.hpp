@@ -7,6 +7,7 @@
 #pragma once
 
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -89,5 +90,9 @@ class ProjectEvaluator {
 
 // One module on its own (no imports resolved): for tests and quick checks.
 ScriptSummary evaluate_module(const py::Module& module, const Knowledge& knowledge);
+
+// The fields a user class's `__post_init__` assigns (`self.packing = False`, in any branch of
+// it), which the dataclass's __init__ sets after the arguments: `cls` is a user Class value.
+std::set<std::string> post_init_writes(const Project& project, const PyValue& cls);
 
 }  // namespace trl

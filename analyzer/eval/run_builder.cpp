@@ -485,7 +485,11 @@ class Builder {
         for (const auto& parser : summary.parsers)
           for (const auto& c : parser->parser_classes) {
             if (c->kind != PyValue::Kind::Class || !c->cls) continue;
-            if (c->member("__post_init__")) run.args_fully_known = false;
+            if (c->member("__post_init__")) {
+              run.args_fully_known = false;
+              // What it assigns replaces what --config and the command line set.
+              for (const auto& f : post_init_writes(p_, *c)) run.args[f] = Setting::unknown(c->span, "Python");
+            }
             for (const auto& f : c->dataclass_fields) {
               if (run.args.count(f) || !k_.field(*c->cls, f)) continue;
               const Member* m = c->member(f);
