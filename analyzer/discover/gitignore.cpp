@@ -1,5 +1,7 @@
 #include "analyzer/discover/gitignore.hpp"
 
+#include <vector>
+
 namespace trl {
 
 namespace {
@@ -27,53 +29,84 @@ bool match_class(std::string_view pat, std::size_t& pi, char c) {
   return matched != negate;
 }
 
-// Iterative matcher with backtracking for `*` and `**` (no recursion: bounded stack use).
-bool match(std::string_view p, std::string_view s) {
+// One path segment (no `/`) against one pattern segment: `*` any run of characters, `?` one,
+// `[...]` a class, `\x` a literal x. Iterative, one backtracking point: enough where `*` never
+// crosses anything.
+bool match_segment(std::string_view p, std::string_view s) {
   std::size_t pi = 0, si = 0;
   std::size_t star_p = std::string_view::npos, star_s = 0;
-  bool star_crosses = false;
   while (si < s.size()) {
     if (pi < p.size() && p[pi] == '*') {
-      bool dbl = pi + 1 < p.size() && p[pi + 1] == '*';
-      if (dbl) {
-        pi += 2;
-        if (pi < p.size() && p[pi] == '/') ++pi;  // `**/` also matches no folder
-        star_crosses = true;
-      } else {
-        ++pi;
-        star_crosses = false;
-      }
+      while (pi < p.size() && p[pi] == '*') ++pi;  // `a**b` inside a segment is a plain `*`
       star_p = pi;
       star_s = si;
       continue;
     }
     if (pi < p.size() && p[pi] == '[') {
-      std::size_t save = pi;
-      if (s[si] != '/' && match_class(p, pi, s[si])) {
+      std::size_t next = pi;
+      if (match_class(p, next, s[si])) {
+        pi = next;
         ++si;
         continue;
       }
-      pi = save;
-    } else if (pi < p.size() && (p[pi] == '?' ? s[si] != '/' : p[pi] == s[si])) {
+    } else if (pi < p.size() && p[pi] == '\\' && pi + 1 < p.size()) {
+      if (p[pi + 1] == s[si]) {
+        pi += 2;
+        ++si;
+        continue;
+      }
+    } else if (pi < p.size() && (p[pi] == '?' || p[pi] == s[si])) {
       ++pi;
       ++si;
       continue;
-    } else if (pi < p.size() && p[pi] == '\\' && pi + 1 < p.size() && p[pi + 1] == s[si]) {
-      pi += 2;
-      ++si;
-      continue;
     }
-    // Backtrack: let the last star take one more character.
-    if (star_p != std::string_view::npos && (star_crosses || s[star_s] != '/')) {
-      ++star_s;
-      si = star_s;
-      pi = star_p;
-      continue;
-    }
-    return false;
+    if (star_p == std::string_view::npos) return false;
+    pi = star_p;
+    si = ++star_s;
   }
   while (pi < p.size() && p[pi] == '*') ++pi;
   return pi == p.size();
+}
+
+std::vector<std::string_view> segments(std::string_view text) {
+  std::vector<std::string_view> out;
+  std::size_t start = 0;
+  for (std::size_t i = 0; i <= text.size(); ++i)
+    if (i == text.size() || text[i] == '/') {
+      out.push_back(text.substr(start, i - start));
+      start = i + 1;
+    }
+  return out;
+}
+
+// A pattern against a path, segment by segment (gitignore): a segment `**` matches any number of
+// whole folders (`**/x`, `a/**/b`), a trailing `/**` everything inside (at least one segment);
+// `*`, `?` and classes never cross a `/`. Dynamic programming over (pattern, path) segments:
+// linear in their product, whatever the number of `**` (a single backtracking point let the
+// `*` after a `**` undo it, so `**/*.yaml` matched no file in a subfolder).
+bool match(std::string_view pattern, std::string_view path) {
+  const std::vector<std::string_view> p = segments(pattern), s = segments(path);
+  const std::size_t n = p.size(), m = s.size();
+  // ok[j]: the pattern segments so far match the first j path segments.
+  std::vector<char> ok(m + 1, 0), next(m + 1, 0);
+  ok[0] = 1;
+  for (std::size_t i = 0; i < n; ++i) {
+    std::fill(next.begin(), next.end(), 0);
+    if (p[i] == "**") {
+      const bool last = i + 1 == n;
+      // Zero or more segments (one or more when it ends the pattern).
+      bool any = false;
+      for (std::size_t j = 0; j <= m; ++j) {
+        if (last ? j > 0 && (any || ok[j - 1]) : (any || ok[j])) next[j] = 1;
+        any = any || ok[j];
+      }
+    } else {
+      for (std::size_t j = 0; j < m; ++j)
+        if (ok[j] && match_segment(p[i], s[j])) next[j + 1] = 1;
+    }
+    ok.swap(next);
+  }
+  return ok[m] != 0;
 }
 
 }  // namespace

@@ -172,6 +172,33 @@ TEST_CASE("gitignore patterns: anchors, folders, negation, double star", "[disco
   CHECK(glob_match("a/**/c", "a/b/d/c"));
 }
 
+TEST_CASE("globs: `**` is whole folders, and a `*` after it still matches inside them", "[discover]") {
+  // A `*` after `**` used to replace the `**`'s backtracking point: no file in a subfolder matched.
+  CHECK(glob_match("**/*.yaml", "recipes/sft.yaml"));
+  CHECK(glob_match("**/*.yaml", "a/b/c/sft.yaml"));
+  CHECK(glob_match("**/*.yaml", "sft.yaml"));  // `**/` also matches no folder
+  CHECK(glob_match("recipes/**/*.yaml", "recipes/a/b/c.yaml"));
+  CHECK(glob_match("recipes/**/*.yaml", "recipes/c.yaml"));
+  CHECK_FALSE(glob_match("recipes/**/*.yaml", "other/recipes/c.yaml"));
+  CHECK(glob_match("tests/**/*.py", "tests/unit/test_a.py"));
+  CHECK(glob_match("**/x/**/*.py", "p/x/q/r.py"));
+  CHECK_FALSE(glob_match("**/x/**/*.py", "p/y/q/r.py"));
+  CHECK_FALSE(glob_match("*.yaml", "a/b.yaml"));  // `*` never crosses a folder
+  // A trailing `/**` is everything inside, not the folder itself (gitignore).
+  CHECK(glob_match("a/**", "a/b/c"));
+  CHECK_FALSE(glob_match("a/**", "a"));
+  // `**` inside a segment is a plain `*`.
+  CHECK(glob_match("a**b", "axyb"));
+  CHECK_FALSE(glob_match("a**b", "a/b"));
+  CHECK(glob_match("[st]ft.y?ml", "sft.yaml"));
+  CHECK(glob_match("\\*.yaml", "*.yaml"));
+  CHECK_FALSE(glob_match("\\*.yaml", "a.yaml"));
+  // Many `**` stay linear (no exponential backtracking).
+  std::string deep, pat;
+  for (int i = 0; i < 200; ++i) deep += "d/", pat += "**/";
+  CHECK_FALSE(glob_match(pat + "x", deep + "y"));
+}
+
 TEST_CASE("discovery skips VCS, environments, ignored files and symlinks out of the root", "[discover]") {
   TempDir t;
   t.write("train.py", "x = 1\n");
