@@ -59,7 +59,16 @@ std::size_t parse_codes(std::string_view text, std::size_t pos, const Span& comm
     d.codes.push_back({std::move(code), sub_span(comment, b, p)});
     end = p;
   }
-  if (d.codes.empty()) d.blanket = true;  // `# noqa:` with nothing after it
+  if (d.codes.empty()) {
+    // Not a bare `# noqa`: a colon promises codes. Reading it as "every code" would silence
+    // everything on the line for a typo; it suppresses nothing instead, and TRL910 reports it.
+    d.invalid = true;
+    std::size_t b = skip_blanks(text, end);
+    std::size_t e = b;
+    while (e < text.size() && text[e] != ' ' && text[e] != '\t' && text[e] != ',' && text[e] != '#') ++e;
+    d.invalid_word = std::string(text.substr(b, e - b));
+    if (e > end) end = e;
+  }
   return end;
 }
 
@@ -215,6 +224,25 @@ std::size_t apply_suppressions(const Project& project, std::vector<Diagnostic>& 
   for (const Entry& e : sup.entries) {
     const NoqaDirective& d = e.directive;
     if (d.blanket) continue;  // a bare `# noqa` may be meant for flake8 or ruff
+    if (d.invalid) {
+      Diagnostic diag;
+      diag.code = info->code;
+      diag.name = info->name;
+      diag.severity = info->severity;
+      diag.span = d.span;
+      diag.message = std::string("invalid ") + (d.file_level ? "file-level " : "") + "`noqa` directive: " +
+                     (d.invalid_word.empty() ? std::string("no rule code after `:`")
+                                             : "`" + d.invalid_word + "` is not a rule code") +
+                     "; it suppresses nothing";
+      diag.label = "suppresses nothing";
+      std::string code;
+      for (const auto& r : all_rules())
+        if (r->info().name == d.invalid_word) code = r->info().code;
+      diag.help = !code.empty() ? "write the rule's code: `# noqa: " + code + "`"
+                                : "list rule codes after the colon (`# noqa: TRL101`), or write `# noqa` alone";
+      unused.push_back(std::move(diag));
+      continue;
+    }
     std::vector<std::string> names, kept;
     for (std::size_t k = 0; k < d.codes.size(); ++k) {
       const std::string& code = d.codes[k].code;

@@ -27,6 +27,10 @@ struct NoqaDirective {
   Span span;                    // the directive, from its `#` to the end of its code list
   Span comment;                 // the whole comment it sits in
   std::vector<NoqaCode> codes;  // every code listed, trl-lint's and other tools'
+  // `# noqa:` followed by no code (`# noqa: packing-with-context-parallelism`, `# noqa:TRL101x`,
+  // `# noqa:` alone): the directive suppresses nothing (as ruff reads it) and TRL910 says why.
+  bool invalid = false;
+  std::string invalid_word;  // what stands where the first code should be (empty: nothing)
 };
 
 // The directives of one comment (`text` starts with `#`; `span` is the comment's).

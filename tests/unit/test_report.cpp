@@ -136,8 +136,22 @@ TEST_CASE("noqa: forms", "[report][noqa]") {
   CHECK(codes(noqa("# NOQA: TRL101 TRL102 because of reasons")[0]) == std::vector<std::string>{"TRL101", "TRL102"});
   CHECK(codes(noqa("# noqa: E501, trl101")[0]) == std::vector<std::string>{"E501", "TRL101"});
   CHECK(noqa("# noqa")[0].blanket);
-  CHECK(noqa("# noqa:")[0].blanket);
-  CHECK(noqa("# noqa E501")[0].blanket);  // as flake8 reads it
+  // A colon promises codes: without one the directive suppresses nothing (ruff: "missing codes"),
+  // where it used to silence every code on the line.
+  for (const char* bad : {"# noqa:", "# noqa: packing-with-context-parallelism", "# noqa:TRL101x", "# noqa: TRL-101",
+                          "# trl-lint: noqa: packing-with-context-parallelism"}) {
+    INFO(bad);
+    auto b = noqa(bad);
+    REQUIRE(b.size() == 1);
+    CHECK_FALSE(b[0].blanket);
+    CHECK(b[0].invalid);
+    CHECK(b[0].codes.empty());
+  }
+  CHECK(noqa("# noqa: packing-with-context-parallelism")[0].invalid_word == "packing-with-context-parallelism");
+  CHECK(noqa("# noqa:TRL101x")[0].invalid_word == "TRL101x");
+  CHECK(noqa("# noqa:")[0].invalid_word.empty());
+  CHECK_FALSE(noqa("# noqa: TRL101, packing")[0].invalid);  // a code first: the list ends at the word
+  CHECK(noqa("# noqa E501")[0].blanket);                    // as flake8 reads it
   CHECK(noqa("# type: ignore  # noqa: TRL101").size() == 1);
   CHECK(noqa("# noqanything").empty());
   CHECK(noqa("# see noqa docs").empty());
