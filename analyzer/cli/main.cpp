@@ -228,8 +228,21 @@ Analysis analyse(trl::LoadOptions options, trl::Configuration& config, const Foc
   return a;
 }
 
+// Files named on the command line (pre-commit: the staged files): fixes edit only them. A finding
+// reported because it touches a named file may have its fix in another one (TRL501's rename in a
+// script, reported through the requirements.txt pin); that fix is left out.
+void keep_fixes_in_focus(std::vector<trl::Diagnostic>& diags, const trl::Project& project, const Focus& focus) {
+  if (focus.files.empty()) return;
+  for (auto& d : diags)
+    std::erase_if(d.fixes, [&](const trl::Fix& f) {
+      return std::any_of(f.edits.begin(), f.edits.end(),
+                         [&](const trl::TextEdit& e) { return !focus.touches(project, e.span); });
+    });
+}
+
 // --diff: the fixes as a unified diff; nothing is written. Exit 1 when there would be changes.
-int print_fix_diff(const Analysis& a, const trl::FixOptions& options) {
+int print_fix_diff(Analysis& a, const trl::FixOptions& options, const Focus& focus) {
+  keep_fixes_in_focus(a.diags, a.project, focus);
   trl::FixPlan plan = trl::plan_fixes(a.diags, a.project, options);
   for (const auto& r : plan.refused) std::cerr << "trl-lint: " << r << '\n';
   std::size_t fixable = std::count(plan.fixed.begin(), plan.fixed.end(), true);
@@ -248,6 +261,7 @@ std::size_t apply_fixes(const trl::LoadOptions& options, trl::Configuration& con
   std::size_t fixed = 0;
   for (int pass = 0; pass < 10; ++pass) {
     Analysis a = analyse(options, config, focus);
+    keep_fixes_in_focus(a.diags, a.project, focus);
     trl::FixPlan plan = trl::plan_fixes(a.diags, a.project, fix_options);
     for (const auto& r : plan.refused) std::cerr << "trl-lint: " << r << '\n';
     std::set<std::size_t> done, failed;
@@ -381,15 +395,22 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(0u, 256u));
   app.add_option("--max-file-size", max_file_size_mb, "Skip files larger than this many MB (default 10)")
       ->check(CLI::Range(std::uint64_t{0}, std::uint64_t{4095}));
-  app.add_option("--select", select, "Only these rule codes or prefixes (comma-separated)")
+  app.add_option("--select", select, "Only these rule codes or prefixes (comma-separated; repeatable)")
       ->expected(1)
-      ->allow_extra_args(false);
-  app.add_option("--ignore", ignore, "Skip these rule codes or prefixes (comma-separated)")
+      ->allow_extra_args(false)
+      ->delimiter(',')
+      ->multi_option_policy(CLI::MultiOptionPolicy::Join);
+  app.add_option("--ignore", ignore, "Skip these rule codes or prefixes (comma-separated; repeatable)")
       ->expected(1)
-      ->allow_extra_args(false);
-  app.add_option("--extend-select", extend_select, "Also enable these rule codes or prefixes (comma-separated)")
+      ->allow_extra_args(false)
+      ->delimiter(',')
+      ->multi_option_policy(CLI::MultiOptionPolicy::Join);
+  app.add_option("--extend-select", extend_select,
+                 "Also enable these rule codes or prefixes (comma-separated; repeatable)")
       ->expected(1)
-      ->allow_extra_args(false);
+      ->allow_extra_args(false)
+      ->delimiter(',')
+      ->multi_option_policy(CLI::MultiOptionPolicy::Join);
   app.add_flag("--exit-zero", exit_zero, "Exit 0 even when there are findings");
   auto* config_opt =
       app.add_option("--config", config_file, "Use this configuration file for every file (ignore the others)");
@@ -586,9 +607,14 @@ int main(int argc, char** argv) {
       std::cerr << "trl-lint show-run: no run named `" << run_ref << "` (see `trl-lint runs`)\n";
       return 2;
     }
-    if (diff) return print_fix_diff(a, fix_options);
+    if (diff) {
+      const int changes = print_fix_diff(a, fix_options, focus);
+      return exit_zero ? 0 : changes;
+    }
     auto& diags = a.diags;
-    if (!baseline.empty()) trl::apply_baseline(baseline, diags, project);
+    // --write-baseline records every current finding, also with --baseline (updating a baseline
+    // in place keeps what it had accepted).
+    if (!baseline.empty() && write_baseline.empty()) trl::apply_baseline(baseline, diags, project);
     if (!write_baseline.empty()) {
       trl::write_baseline(write_baseline, diags, project);
       if (!quiet)

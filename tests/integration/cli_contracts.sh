@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# Command-line behaviour users of ruff rely on: fixes stay in the files named (pre-commit), --diff
+# obeys --exit-zero, --select/--ignore accumulate when repeated, and --write-baseline with
+# --baseline records every finding (updating a baseline in place).
+set -uo pipefail
+bin=$(realpath "$1")
+src=$(realpath "$2")
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail() { echo "FAIL: $1"; echo "--- output:"; cat "$tmp/out" 2>/dev/null; exit 1; }
+p=$tmp/p
+cp -a "$src/tests/integration/fix/trl501_rename_yaml/before" "$p"
+mkdir -p "$p/.git"
+cd "$p" || exit 2
+cp recipes/config.yaml "$tmp/config.orig"
+
+# 1. The TRL501 finding in recipes/config.yaml is reported for requirements.txt too (its pin is a
+#    related location), but `--fix requirements.txt` must not edit recipes/config.yaml.
+"$bin" -n --output-format concise requirements.txt > "$tmp/out" 2>&1
+grep -q '^recipes/config.yaml:4:1: TRL501 ' "$tmp/out" || fail "the finding is not reported for the pin file"
+"$bin" -n --fix requirements.txt > "$tmp/out" 2>&1
+cmp -s recipes/config.yaml "$tmp/config.orig" || fail "--fix requirements.txt edited recipes/config.yaml"
+"$bin" -n --diff requirements.txt > "$tmp/out" 2>&1; status=$?
+[ $status -eq 0 ] || fail "--diff requirements.txt: exit $status, want 0 (nothing to change in the named file)"
+[ -s "$tmp/out" ] && grep -q '^---' "$tmp/out" && fail "--diff requirements.txt shows another file's fix"
+"$bin" -n --fix recipes/config.yaml > "$tmp/out" 2>&1
+grep -q '^max_length: 4096$' recipes/config.yaml || fail "--fix recipes/config.yaml did not fix the named file"
+cp "$tmp/config.orig" recipes/config.yaml
+
+# 2. --diff exits 1 when there are changes, 0 with --exit-zero.
+"$bin" -n --diff . > "$tmp/out" 2>&1; status=$?
+[ $status -eq 1 ] || fail "--diff with changes: exit $status, want 1"
+"$bin" -n --diff --exit-zero . > "$tmp/out" 2>&1; status=$?
+[ $status -eq 0 ] || fail "--diff --exit-zero: exit $status, want 0"
+cmp -s recipes/config.yaml "$tmp/config.orig" || fail "--diff changed a file"
+
+# 3. Repeated selection options accumulate (a CLI11 usage error before).
+all=$("$bin" -n --output-format concise . 2>/dev/null | cut -d' ' -f2 | sort -u | tr '\n' ' ')
+[ "$(echo "$all" | wc -w)" -ge 1 ] || fail "no finding to select from"
+first=$(echo "$all" | cut -d' ' -f1)
+"$bin" -n --output-format concise --select TRL910 --select "$first" . > "$tmp/out" 2>&1; status=$?
+[ $status -eq 1 ] || fail "repeated --select: exit $status"
+grep -q " $first " "$tmp/out" || fail "repeated --select lost the second value"
+"$bin" -n --output-format concise --ignore TRL910 --ignore "$first" . > "$tmp/out" 2>&1
+grep -q " $first " "$tmp/out" && fail "repeated --ignore lost the second value"
+
+# 4. A baseline updated in place keeps what it had accepted.
+"$bin" -n -q --write-baseline "$tmp/b.json" . > "$tmp/out" 2>&1 || fail "writing the baseline"
+n=$(grep -c '"code"' "$tmp/b.json")
+[ "$n" -ge 1 ] || fail "the baseline records nothing"
+"$bin" -n -q --baseline "$tmp/b.json" --write-baseline "$tmp/b.json" . > "$tmp/out" 2>&1 || fail "updating the baseline"
+[ "$(grep -c '"code"' "$tmp/b.json")" -eq "$n" ] || fail "updating the baseline in place dropped accepted findings"
+"$bin" -n --output-format concise --baseline "$tmp/b.json" . > "$tmp/out" 2>&1; status=$?
+[ $status -eq 0 ] || fail "findings came back after updating the baseline in place"
+echo "cli contracts: all checks passed"
