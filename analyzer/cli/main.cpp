@@ -544,6 +544,14 @@ int main(int argc, char** argv) {
       }
     }
     if (!stdin_filename.empty()) {
+      // Without folders to analyse, the project is the one the file belongs to (its repository),
+      // not the working folder: an editor may run the tool from the buffer's folder, or from
+      // anywhere (ruff resolves the stdin file's settings from its path too).
+      if (paths.empty() && run_paths.empty()) {
+        namespace fs = std::filesystem;
+        std::error_code ec;
+        options.paths = {trl::project_root_of(fs::weakly_canonical(fs::absolute(stdin_filename, ec), ec).string())};
+      }
       std::string text((std::istreambuf_iterator<char>(std::cin)), std::istreambuf_iterator<char>());
       options.overlay = trl::Overlay{stdin_filename, std::move(text)};
     }

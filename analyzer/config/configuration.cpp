@@ -1,6 +1,7 @@
 #include "analyzer/config/configuration.hpp"
 
 #include <filesystem>
+#include <optional>
 #include <ostream>
 
 #include "analyzer/config/config_file.hpp"
@@ -126,11 +127,17 @@ std::string project_root_of(const std::string& abs_path) {
   std::error_code ec;
   fs::path p = fs::path(abs_path).lexically_normal();
   fs::path start = fs::is_directory(p, ec) ? p : p.parent_path();
+  // The repository the file is in, when there is one: a nested configuration tunes its folder,
+  // it does not make the folder a project of its own (the launch in the root's launch.sh would
+  // drop out of the runs of a recipe staged below it). Outside a repository, the nearest folder
+  // with a configuration.
+  std::optional<fs::path> configured;
   for (fs::path dir = start;; dir = dir.parent_path()) {
-    if (is_repository_root(dir) || config_in(dir)) return dir.string();
+    if (is_repository_root(dir)) return dir.string();
+    if (!configured && config_in(dir)) configured = dir;
     if (!dir.has_parent_path() || dir.parent_path() == dir) break;
   }
-  return start.string();
+  return configured ? configured->string() : start.string();
 }
 
 namespace {

@@ -81,4 +81,10 @@ grep -q '^recipes/sft_long.yaml:5:1: TRL101' "$tmp/out" || fail "the finding of 
 (cd recipes && [ "$("$bin" --output-format concise sft_long.yaml > "$tmp/out" 2>&1; echo $?)" = 1 ]) ||
   fail "explicit file from a subfolder"
 grep -q '^sft_long.yaml:5:1: TRL101' "$tmp/out" || fail "paths are shown relative to the current folder"
+# A configuration nested in the repository tunes its folder; it does not cut the project at it
+# (the launch at the root would drop out, and with it every finding of a staged recipe).
+printf 'severity:\n  TRL201: error\n' > recipes/.trl-lint.yaml
+[ "$(run --output-format concise recipes/sft_long.yaml)" = 1 ] || fail "a nested configuration cut the project"
+grep -q '^recipes/sft_long.yaml:5:1: TRL101' "$tmp/out" || fail "the finding with a nested configuration"
+rm recipes/.trl-lint.yaml
 echo ok

@@ -80,4 +80,12 @@ grep -q 'TRL501' err.txt && fail "fixed finding still reported: $(cat err.txt)"
 "$bin" --output-format concise -q --fix --stdin-filename recipes/config.yaml . < buffer.txt > fixed.txt 2> err.txt
 expect_eq "-q: nothing on stderr" "" "$(cat err.txt)"
 expect_eq "disk file still untouched" "$before" "$(cat recipes/config.yaml)"
+# 8. Without folder arguments, the project is the repository of the stdin file, wherever the tool
+#    runs from: from the file's own folder (editors often do), the launch and requirements.txt
+#    at the root still take part (the working folder alone had no run, so no finding).
+mkdir -p .git
+(cd recipes && "$bin" --output-format concise --stdin-filename config.yaml < config.yaml) > out.txt 2>&1
+grep -q '^config.yaml:4:1: TRL501 ' out.txt || fail "run from the file's folder: $(cat out.txt)"
+(cd / && "$bin" --output-format concise --stdin-filename "$fixdir/recipes/config.yaml" < "$fixdir/recipes/config.yaml") > out.txt 2>&1
+grep -q 'recipes/config.yaml:4:1: TRL501 ' out.txt || fail "run from /: $(cat out.txt)"
 echo "stdin-filename: all checks passed"
