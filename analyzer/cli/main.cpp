@@ -206,6 +206,9 @@ Analysis analyse(trl::LoadOptions options, trl::Configuration& config, const Foc
     a.diags = trl::collect_diagnostics(a.project, a.runs, selection, options.threads);
     trl::apply_settings(a.diags, a.project, config);
     trl::apply_suppressions(a.project, a.diags, selection);
+    // TRL910, made by the suppressions, obeys the configuration of its file like every code
+    // (per-file-ignores, a nested `ignore`, `severity`); the others are unchanged by a second pass.
+    trl::apply_settings(a.diags, a.project, config);
     // One writer in the cache folder at a time: the pack is done before the entry is written.
     // (What writing the pack threw, it throws here, and the entry is not written.)
     const bool facts_stored = !facts_written.valid() || facts_written.get();

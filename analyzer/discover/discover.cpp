@@ -293,9 +293,15 @@ class FolderWalk {
     const std::string& rel_dir = task.rel_dir;
     FolderRecord& out = *task.record;
     std::shared_ptr<const IgnoreRules> ignore = task.ignore;
-    if (std::string gi = read_head(dir + "/.gitignore", 1 << 20); !gi.empty()) {
+    // A repository's own exclude file (.git/info/exclude) holds patterns like a .gitignore at its
+    // top, below the .gitignore files in precedence (gitignore(5)): read first, so they win. Only
+    // at the folder analysed, as its .gitignore files are read only from there down.
+    std::string exclude = rel_dir.empty() ? read_head(dir + "/.git/info/exclude", 1 << 20) : std::string();
+    std::string gi = read_head(dir + "/.gitignore", 1 << 20);
+    if (!exclude.empty() || !gi.empty()) {
       auto mine = std::make_shared<IgnoreRules>(*ignore);
-      mine->add_file(rel_dir, gi);
+      if (!exclude.empty()) mine->add_file(rel_dir, exclude);
+      if (!gi.empty()) mine->add_file(rel_dir, gi);
       ignore = std::move(mine);
     }
     // The entries by name, with the type readdir gives (std::filesystem's iterator built a path

@@ -469,6 +469,7 @@ class Server {
     finish_diagnostics(*project_, selection_, diags_);
     apply_settings(diags_, *project_, *config_);
     apply_suppressions(*project_, diags_, selection_);
+    apply_settings(diags_, *project_, *config_);  // TRL910 obeys its file's configuration too
   }
 
   FileId file_of_path(const std::string& path) const {

@@ -221,6 +221,21 @@ TEST_CASE("discovery skips VCS, environments, ignored files and symlinks out of 
   CHECK(names == std::vector<std::string>{"run", "train.py"});
 }
 
+TEST_CASE("discovery: the repository's .git/info/exclude, below .gitignore in precedence", "[discover]") {
+  TempDir t;
+  t.write("train.py", "");
+  t.write("scratch/a.yaml", "a: 1\n");
+  t.write("logs/b.yaml", "a: 1\n");
+  t.write("logs/keep.yaml", "a: 1\n");
+  t.write(".git/info/exclude", "# git's own comment\nscratch/\nlogs/*.yaml\n");
+  t.write(".gitignore", "!logs/keep.yaml\n");  // a .gitignore overrides the exclude file
+  Discovery d = discover({t.path.string()});
+  std::vector<std::string> names;
+  for (const auto& f : d.files) names.push_back(fs::path(f.abs_path).filename().string());
+  std::sort(names.begin(), names.end());
+  CHECK(names == std::vector<std::string>{"keep.yaml", "train.py"});
+}
+
 TEST_CASE("discovery: marker files and nested .gitignore files", "[discover]") {
   TempDir t;
   t.write("keep.py", "");
