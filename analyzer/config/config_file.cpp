@@ -60,10 +60,17 @@ ConfigLocation at(const std::string& path, const YAML::Mark& m, std::size_t leng
   return w;
 }
 
-Value from_yaml(const YAML::Node& n, const std::string& path, int depth) {
+// `budget`: values left to build. Aliases share a node in yaml-cpp, but building values from
+// them expands each use: a chain of aliases (`b: [*a, *a, ...]`, `c: [*b, *b, ...]`) would take
+// gigabytes. A configuration holds a few hundred values.
+constexpr std::size_t kMaxConfigValues = 100000;
+
+Value from_yaml(const YAML::Node& n, const std::string& path, int depth, std::size_t& budget) {
   Value v;
   v.where = at(path, n.Mark(), n.IsScalar() ? n.Scalar().size() : 0);
   if (depth > 64) throw ConfigError(v.where, "configuration nested too deeply");
+  if (budget == 0) throw ConfigError(v.where, "configuration too large (aliases expand to more than 100,000 values)");
+  --budget;
   switch (n.Type()) {
     case YAML::NodeType::Null:
     case YAML::NodeType::Undefined: v.kind = Value::Kind::Null; break;
@@ -73,7 +80,7 @@ Value from_yaml(const YAML::Node& n, const std::string& path, int depth) {
       break;
     case YAML::NodeType::Sequence:
       v.kind = Value::Kind::List;
-      for (const auto& item : n) v.items.push_back(from_yaml(item, path, depth + 1));
+      for (const auto& item : n) v.items.push_back(from_yaml(item, path, depth + 1, budget));
       break;
     case YAML::NodeType::Map:
       v.kind = Value::Kind::Map;
@@ -81,7 +88,13 @@ Value from_yaml(const YAML::Node& n, const std::string& path, int depth) {
         Located<std::string> key{kv.first.IsScalar() ? kv.first.Scalar() : "",
                                  at(path, kv.first.Mark(), kv.first.IsScalar() ? kv.first.Scalar().size() : 0)};
         if (!kv.first.IsScalar()) throw ConfigError(key.where, "keys must be plain strings");
-        v.entries.emplace_back(std::move(key), from_yaml(kv.second, path, depth + 1));
+        // PyYAML and yaml-cpp keep the last of two equal keys; a configuration saying `ignore`
+        // twice most likely meant both, so it is an error (TOML rejects it too).
+        for (const auto& [other, value] : v.entries)
+          if (other.value == key.value)
+            throw ConfigError(key.where, "duplicate key `" + key.value + "` (first at line " +
+                                             std::to_string(other.where.start.line + 1) + ")");
+        v.entries.emplace_back(std::move(key), from_yaml(kv.second, path, depth + 1, budget));
       }
       break;
   }
@@ -92,7 +105,8 @@ Value parse_yaml(const std::string& path) {
   const std::string text = read_text(path);
   try {
     YAML::Node root = YAML::Load(text);
-    Value v = from_yaml(root, path, 0);
+    std::size_t budget = kMaxConfigValues;
+    Value v = from_yaml(root, path, 0, budget);
     if (v.kind == Value::Kind::Null) {  // an empty file: all defaults
       v.kind = Value::Kind::Map;
       return v;
@@ -154,8 +168,26 @@ std::optional<Value> parse_pyproject(const std::string& path) {
   }
 }
 
+// A TOML configuration of our own (`.trl-lint.toml`, `trl-lint.toml`, or any `--config X.toml`):
+// the keys at its top level, or under [tool.trl-lint] when it has that table.
+Value parse_toml_config(const std::string& path) {
+  const std::string text = read_text(path);
+  try {
+    const TomlDocument doc(text, path);
+    const toml::node* tool = doc.table().get("tool");
+    const toml::node* ours = tool && tool->is_table() ? tool->as_table()->get("trl-lint") : nullptr;
+    Value v = from_toml(doc, ours ? *ours : static_cast<const toml::node&>(doc.table()), path, 0);
+    if (v.kind != Value::Kind::Map) throw ConfigError(v.where, "a trl-lint configuration must be a table of keys");
+    return v;
+  } catch (const toml::parse_error& e) {
+    throw ConfigError(at(path, e.source()), std::string("invalid TOML: ") + std::string(e.description()));
+  }
+}
+
 std::optional<Value> parse_config(const std::string& path) {
-  if (fs::path(path).filename() == "pyproject.toml") return parse_pyproject(path);
+  const fs::path p(path);
+  if (p.filename() == "pyproject.toml") return parse_pyproject(path);
+  if (p.extension() == ".toml") return parse_toml_config(path);
   return parse_yaml(path);
 }
 
@@ -370,7 +402,8 @@ bool is_config_file(const std::string& abs_path) {
   const std::string name = fs::path(abs_path).filename().string();
   std::error_code ec;
   if (!fs::is_regular_file(abs_path, ec)) return false;
-  if (name == ".trl-lint.yaml" || name == ".trl-lint.yml") return true;
+  if (name == ".trl-lint.yaml" || name == ".trl-lint.yml" || name == ".trl-lint.toml" || name == "trl-lint.toml")
+    return true;
   if (name != "pyproject.toml") return false;
   // A cheap look first; a pyproject that mentions us is parsed (and must then be valid).
   std::ifstream in(abs_path, std::ios::binary);

@@ -9,7 +9,10 @@
 namespace trl {
 
 // The file names looked for in each folder, in order of preference.
-inline constexpr const char* kConfigFileNames[] = {".trl-lint.yaml", ".trl-lint.yml", "pyproject.toml"};
+// In one folder, the first of these that is a configuration governs it (`.trl-lint.toml` and
+// `trl-lint.toml` hold the keys at their top level, as ruff.toml does).
+inline constexpr const char* kConfigFileNames[] = {".trl-lint.yaml", ".trl-lint.yml", ".trl-lint.toml", "trl-lint.toml",
+                                                   "pyproject.toml"};
 
 // True when `abs_path` is a trl-lint configuration: a .trl-lint.yaml/.yml, or a pyproject.toml
 // with a [tool.trl-lint] table.

@@ -11,6 +11,7 @@
 #include <set>
 
 #include "analyzer/config/apply.hpp"
+#include "analyzer/config/config_file.hpp"
 #include "analyzer/eval/run_builder.hpp"
 #include "analyzer/eval/version_targets.hpp"
 #include "analyzer/fix/fixer.hpp"
@@ -722,7 +723,8 @@ class Server {
 
   static bool is_config_file(const std::string& path) {
     const std::string name = fs::path(path).filename().string();
-    return name == "pyproject.toml" || name == ".trl-lint.yaml" || name == ".trl-lint.yml";
+    return std::any_of(std::begin(kConfigFileNames), std::end(kConfigFileNames),
+                       [&](const char* n) { return name == n; });
   }
 
   void did_save(const json& params) {

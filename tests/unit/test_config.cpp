@@ -204,6 +204,70 @@ TEST_CASE("unknown keys are errors with a position and a suggestion", "[config]"
   }
 }
 
+TEST_CASE("a YAML configuration with a key twice, or aliases that expand without end, is refused", "[config]") {
+  ConfigDir d;
+  SECTION("a duplicate key: an error at the second one, naming the first (the last one used to win)") {
+    auto f = d.write(".trl-lint.yaml", "ignore: [TRL101]\nselect: [ALL]\nignore: [TRL201]\n");
+    CHECK_THAT(error_of([&] { load_config_file(f); }),
+               Catch::Contains(".trl-lint.yaml:3:1: duplicate key `ignore` (first at line 1)"));
+  }
+  SECTION("a duplicate key in a nested mapping") {
+    auto f = d.write(".trl-lint.yaml", "severity:\n  TRL101: info\n  TRL101: error\n");
+    CHECK_THAT(error_of([&] { load_config_file(f); }), Catch::Contains(":3:3: duplicate key `TRL101`"));
+  }
+  SECTION("an alias bomb: refused at once (10^10 values built took gigabytes)") {
+    std::string bomb = "x: &a [\"TRL101\", \"TRL101\", \"TRL101\", \"TRL101\", \"TRL101\", \"TRL101\"]\n";
+    char prev = 'a';
+    for (char c = 'b'; c <= 'k'; ++c) {
+      bomb += std::string(1, c) + ": &" + c + " [";
+      for (int k = 0; k < 10; ++k) bomb += std::string(k ? ", " : "") + "*" + prev;
+      bomb += "]\n";
+      prev = c;
+    }
+    bomb += "ignore: *k\n";
+    auto f = d.write(".trl-lint.yaml", bomb);
+    CHECK_THAT(error_of([&] { load_config_file(f); }), Catch::Contains("configuration too large"));
+  }
+  SECTION("a few aliases are fine") {
+    auto f = d.write(".trl-lint.yaml", "ignore: &ours [TRL101]\nextend-select: *ours\n");
+    Settings s = load_config_file(f);
+    CHECK_FALSE(s.enabled("TRL101"));
+  }
+}
+
+TEST_CASE("TOML configurations of our own: .trl-lint.toml, trl-lint.toml, --config X.toml", "[config]") {
+  ConfigDir d;
+  SECTION("keys at the top level, as in ruff.toml") {
+    for (const char* name : {".trl-lint.toml", "trl-lint.toml", "ci.toml"}) {
+      INFO(name);
+      auto f = d.write(name, "ignore = [\"TRL101\"]\n[severity]\nTRL901 = \"error\"\n");
+      CHECK(is_config_file(f) == (std::string(name) != "ci.toml"));  // only the two names are found
+      Settings s = load_config_file(f);
+      CHECK_FALSE(s.enabled("TRL101"));
+      CHECK(s.severity_of("TRL901", Severity::Warning) == Severity::Error);
+    }
+  }
+  SECTION("a [tool.trl-lint] table in another TOML file given to --config") {
+    auto f = d.write("ci.toml", "[tool.trl-lint]\nignore = [\"TRL201\"]\n");
+    Settings s = load_config_file(f);
+    CHECK_FALSE(s.enabled("TRL201"));
+  }
+  SECTION("errors keep their positions") {
+    auto f = d.write("trl-lint.toml", "ignroe = [\"TRL101\"]\n");
+    CHECK_THAT(error_of([&] { load_config_file(f); }), Catch::Contains("trl-lint.toml:1:1: unknown configuration key"));
+  }
+  SECTION("in one folder, .trl-lint.yaml comes first, then .trl-lint.toml, trl-lint.toml, pyproject.toml") {
+    d.write("pyproject.toml", "[tool.trl-lint]\nignore = [\"TRL103\"]\n");
+    d.write("trl-lint.toml", "ignore = [\"TRL102\"]\n");
+    Configuration c1(ConfigOptions{});
+    CHECK_FALSE(c1.for_path((d.path / "x.py").string()).enabled("TRL102"));
+    d.write(".trl-lint.toml", "ignore = [\"TRL104\"]\n");
+    Configuration c2(ConfigOptions{});
+    CHECK_FALSE(c2.for_path((d.path / "x.py").string()).enabled("TRL104"));
+    CHECK(c2.for_path((d.path / "x.py").string()).enabled("TRL102"));
+  }
+}
+
 TEST_CASE("[tool.trl-lint] in pyproject.toml", "[config]") {
   ConfigDir d;
   SECTION("is read with positions") {
@@ -399,8 +463,17 @@ TEST_CASE("the closest configuration wins, not above the repository root", "[con
   const Settings& sub = config.for_path((repo / "sub" / "deeper" / "x.py").string());
   CHECK(sub.enabled("TRL901"));  // no implicit merge with the parent configuration
   CHECK_FALSE(sub.enabled("TRL902"));
-  CHECK(project_root_of((repo / "sub" / "deeper" / "x.py").string()) == (repo / "sub").string());
+  // The project of a file is its repository: a nested configuration tunes its folder only.
+  CHECK(project_root_of((repo / "sub" / "deeper" / "x.py").string()) == repo.string());
   CHECK(project_root_of((repo / "plain" / "x.py").string()) == repo.string());
+  // Outside a repository: the nearest folder with a configuration, else the file's folder.
+  ConfigDir loose;
+  fs::remove_all(loose.path / ".git");  // (a test folder sits in /tmp, in no repository)
+  fs::create_directories(loose.path / "a" / "b");
+  std::ofstream(loose.path / "a" / ".trl-lint.yaml") << "ignore: [TRL901]\n";
+  CHECK(project_root_of((loose.path / "a" / "b" / "x.py").string()) == (loose.path / "a").string());
+  fs::create_directories(loose.path / "c");
+  CHECK(project_root_of((loose.path / "c" / "x.py").string()) == (loose.path / "c").string());
 
   SECTION("for_file gives what for_path gives, without asking whether the path is a folder") {
     fs::create_directories(repo / ".hidden");
