@@ -149,7 +149,7 @@ py::Module get_module(bin::Reader& r, FileId file) {
   m.has_syntax_error = r.u8() != 0;
   m.exprs.resize(r.count());
   for (py::Expr& e : m.exprs) {
-    e.kind = get_enum(r, py::ExprKind::Starred);
+    e.kind = get_enum(r, py::ExprKind::NamedExpr);
     e.span = get_span(r, file);
     e.name = r.str();
     e.constant = get_scalar(r);
@@ -169,7 +169,7 @@ py::Module get_module(bin::Reader& r, FileId file) {
   }
   m.stmts.resize(r.count());
   for (py::Stmt& s : m.stmts) {
-    s.kind = get_enum(r, py::StmtKind::Other);
+    s.kind = get_enum(r, py::StmtKind::Delete);
     s.span = get_span(r, file);
     s.targets = get_ids(r);
     s.value = r.u32();

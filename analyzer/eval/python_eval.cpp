@@ -31,6 +31,7 @@ constexpr int kMaxYamlDepth = 64;
 struct Scope {
   std::map<std::string, ValueRef, std::less<>> vars;
   Scope* parent = nullptr;
+  std::set<std::string, std::less<>> global_names;  // `global x` in this function: x lives in the module
 
   ValueRef lookup(std::string_view name) const {
     for (const Scope* s = this; s; s = s->parent) {
@@ -520,6 +521,60 @@ class Exec {
         frame.returned = true;
         break;
       case StmtKind::Other: break;
+      case StmtKind::Global:
+        if (scope.parent)  // at module level it changes nothing
+          for (const auto& a : s.names) scope.global_names.insert(a.name);
+        break;
+      case StmtKind::Delete:
+        for (ExprId t : s.targets) forget(t, scope, depth);
+        break;
+    }
+  }
+
+  // `del target`: a name is unbound, a dict key removed; an attribute deleted leaves the object's
+  // fields unknown (reading it would raise; what the code then does is not followed).
+  void forget(ExprId target, Scope& scope, int depth) {
+    const py::Expr& t = m_.expr(target);
+    switch (t.kind) {
+      case ExprKind::Name: {
+        Scope* where = &scope;
+        if (scope.global_names.count(t.name))
+          while (where->parent) where = where->parent;
+        where->vars.erase(t.name);
+        if (!where->parent) ++ev_.globals_epoch;
+        break;
+      }
+      case ExprKind::Tuple:
+      case ExprKind::List:
+        for (ExprId e : t.elts) forget(e, scope, depth);
+        break;
+      case ExprKind::Subscript: {
+        ValueRef key = eval(t.b, scope, depth);
+        update_at(
+            t.a,
+            [&](const ValueRef& cur) -> ValueRef {
+              if (cur->kind != PyValue::Kind::Dict) return nullptr;
+              auto d = std::make_shared<PyValue>(*cur);
+              if (key->kind == PyValue::Kind::Const && key->constant.kind == Scalar::Kind::Str) {
+                std::erase_if(d->members, [&](const Member& m) { return m.name == key->constant.s; });
+              } else {
+                for (auto& m : d->members) m.value = make_unknown(t.span);
+                d->complete = false;
+              }
+              return d;
+            },
+            scope, depth);
+        break;
+      }
+      case ExprKind::Attribute:
+        update_at(
+            t.a,
+            [&](const ValueRef& cur) -> ValueRef {
+              return cur->kind == PyValue::Kind::Object ? opaque_object(cur, t.span) : nullptr;
+            },
+            scope, depth);
+        break;
+      default: break;
     }
   }
 
@@ -684,10 +739,7 @@ class Exec {
   void assign(ExprId target, const ValueRef& v, Scope& scope, int depth) {
     const py::Expr& t = m_.expr(target);
     switch (t.kind) {
-      case ExprKind::Name:
-        scope.vars[t.name] = v;
-        if (!scope.parent) ++ev_.globals_epoch;
-        break;
+      case ExprKind::Name: bind_name(t.name, v, scope); break;
       case ExprKind::Tuple:
       case ExprKind::List: {
         const bool exact = v && (v->kind == PyValue::Kind::Tuple || v->kind == PyValue::Kind::List) &&
@@ -697,6 +749,17 @@ class Exec {
         break;
       }
       case ExprKind::Attribute: {
+        // module.NAME = value: the module's global, for everything that reads it afterwards.
+        if (const py::Expr& base = m_.expr(t.a); base.kind == ExprKind::Name) {
+          ValueRef mod = scope.lookup(base.name);
+          if (mod && mod->kind == PyValue::Kind::Module && mod->module_file != kNoFile) {
+            if (ModuleEnv* env = ev_.import_module(mod->module_file)) {
+              env->globals.vars[t.name] = v;
+              ++ev_.globals_epoch;
+            }
+            break;
+          }
+        }
         // obj.field = value: a new version of the object, seen through every name holding it;
         // `h.args.packing = v` and `cfg["training"]["packing"] = v` update the containers on the
         // way to the name.
@@ -775,6 +838,15 @@ class Exec {
           },
           scope, depth, level + 1);
     }
+  }
+
+  // `name = v`: a local of `scope`, or a module global where the function declared it `global`.
+  void bind_name(const std::string& name, const ValueRef& v, Scope& scope) {
+    Scope* target = &scope;
+    if (scope.global_names.count(name))
+      while (target->parent) target = target->parent;
+    target->vars[name] = v;
+    if (!target->parent) ++ev_.globals_epoch;
   }
 
   // Rebinds a name where it lives (a local, or a global read from a function).
@@ -964,6 +1036,12 @@ class Exec {
         if (op == ">") return make_const(Scalar::boolean(x > y), e.span);
         if (op == ">=") return make_const(Scalar::boolean(x >= y), e.span);
         return make_unknown(e.span);
+      }
+      case ExprKind::NamedExpr: {
+        // `(x := value)`: binds x in the enclosing function (PEP 572) and is the value.
+        ValueRef v = eval(e.a, scope, depth);
+        bind_name(e.name, v, scope);
+        return v;
       }
       case ExprKind::IfExp: {
         ValueRef test = eval(e.b, scope, depth);

@@ -34,6 +34,7 @@ enum class ExprKind : std::uint8_t {
   IfExp,      // a if b else c (a = body, b = test, c = orelse)
   Subscript,  // a[b]
   Starred,    // *a inside a list or call
+  NamedExpr,  // name := a (binds name, is a's value)
 };
 
 struct Argument {
@@ -70,7 +71,9 @@ enum class StmtKind : std::uint8_t {
   With,
   Try,
   Return,
-  Other
+  Other,
+  Global,  // global a, b (names)
+  Delete,  // del a, b["k"] (targets)
 };
 
 struct ImportAlias {

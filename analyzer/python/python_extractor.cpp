@@ -208,6 +208,17 @@ class Converter {
       }
       return add(std::move(e));
     }
+    if (t == "named_expression") {
+      TSNode name = ts::field(n, "name");
+      TSNode value = ts::field(n, "value");
+      if (ts_node_is_null(name) || ts_node_is_null(value)) return unknown(n);
+      Expr e;
+      e.kind = ExprKind::NamedExpr;
+      e.span = span(n);
+      e.name = text(name);
+      e.a = expr(value, depth + 1);
+      return add(std::move(e));
+    }
     if (t == "conditional_expression") {
       auto kids = ts::named_children(n);
       if (kids.size() < 3) return unknown(n);
@@ -433,6 +444,73 @@ class Converter {
     }
     if (t == "if_statement") {
       if_chain(n, depth, out);
+      return;
+    }
+    if (t == "match_statement") {
+      // One case runs, or none: an if/elif chain on tests that are not known (the patterns are
+      // not modelled; the names they capture stay unbound, so unknown).
+      std::vector<TSNode> cases;
+      TSNode body = ts::field(n, "body");
+      if (!ts_node_is_null(body))
+        for (TSNode c : ts::named_children(body))
+          if (ts::type(c) == "case_clause") cases.push_back(c);
+      for (TSNode subject : ts::named_children(n))
+        if (!ts_node_eq(subject, body) && ts::type(subject) != "comment") {
+          Stmt e;  // the subject is evaluated (a call in it runs)
+          e.kind = StmtKind::Expr;
+          e.span = span(subject);
+          e.value = expr(subject, depth + 1);
+          out.push_back(add(std::move(e)));
+        }
+      StmtId current = 0;
+      bool first = true;
+      int level = depth;
+      std::size_t count = 0;
+      for (TSNode c : cases) {
+        if (++count > kMaxElifChain) {
+          facts_.problems.push_back({"TRL904",
+                                     "match statement with more than " + std::to_string(kMaxElifChain) +
+                                         " cases; the rest of it is not analysed",
+                                     span(c)});
+          break;
+        }
+        if (count % 8 == 0 && too_deep(c, ++level)) break;
+        Stmt e;
+        e.kind = StmtKind::If;
+        e.span = span(c);
+        e.value = unknown(c);
+        e.body = block_of(ts::field(c, "consequence"), level);
+        StmtId id = add(std::move(e));
+        if (first)
+          out.push_back(id);
+        else
+          m().stmts[current].orelse.push_back(id);
+        current = id;
+        first = false;
+      }
+      return;
+    }
+    if (t == "global_statement") {
+      Stmt s;
+      s.kind = StmtKind::Global;
+      s.span = span(n);
+      for (TSNode c : ts::named_children(n))
+        if (ts::type(c) == "identifier") s.names.push_back(ImportAlias{text(c), {}, span(c)});
+      out.push_back(add(std::move(s)));
+      return;
+    }
+    if (t == "delete_statement") {
+      Stmt s;
+      s.kind = StmtKind::Delete;
+      s.span = span(n);
+      for (TSNode c : ts::named_children(n)) {
+        if (ts::type(c) == "expression_list") {
+          for (TSNode x : ts::named_children(c)) s.targets.push_back(expr(x, depth + 1));
+        } else if (ts::type(c) != "comment") {
+          s.targets.push_back(expr(c, depth + 1));
+        }
+      }
+      out.push_back(add(std::move(s)));
       return;
     }
     if (t == "for_statement" || t == "while_statement") {

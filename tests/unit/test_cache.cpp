@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <cstdio>
 #include <filesystem>
@@ -220,7 +221,9 @@ TEST_CASE("cache: file facts survive the facts pack's encoding, spans moved to t
         "    x: int = [1, 2.5, 'three', None, True, f\"{a}\"]\n    x += {1: 2, **d}\n    return a if b else -c\n\n"
         "class C(Base):\n    pass\n\nfor i in range(3):\n    pass\nelse:\n    pass\n"
         "try:\n    pass\nexcept E:\n    pass\nfinally:\n    pass\n"
-        "with open(p) as fh:\n    cfg = SFTConfig(packing=True, **kw)\nwhile not a and b or c < 1 <= 2:\n    break\n"},
+        "with open(p) as fh:\n    cfg = SFTConfig(packing=True, **kw)\nwhile not a and b or c < 1 <= 2:\n    break\n"
+        "def g():\n    global G\n    del G, kw['k']\n    if (y := 1):\n        pass\n"
+        "match a:\n    case 1:\n        pass\n    case _:\n        pass\n"},
        {"cfg.yaml",
         "base: &b {lr: 1.0e-5, packing: yes}\nrun:\n  <<: *b\n  name: \"q\\u0073\"\nlist: [*b, *b, 'x']\n"
         "text: |\n  line\n---\nsecond: 2019-01-01\n"},
@@ -252,6 +255,15 @@ TEST_CASE("cache: file facts survive the facts pack's encoding, spans moved to t
   }
   // The sample exercises what it should.
   CHECK(!p.facts[0].python.stmts.empty());
+  // ... global, del, := and match (kinds added after the others: the codec reads them back).
+  auto has_stmt = [&](py::StmtKind k) {
+    return std::any_of(p.facts[0].python.stmts.begin(), p.facts[0].python.stmts.end(),
+                       [&](const py::Stmt& st) { return st.kind == k; });
+  };
+  CHECK(has_stmt(py::StmtKind::Global));
+  CHECK(has_stmt(py::StmtKind::Delete));
+  CHECK(std::any_of(p.facts[0].python.exprs.begin(), p.facts[0].python.exprs.end(),
+                    [](const py::Expr& e) { return e.kind == py::ExprKind::NamedExpr; }));
   CHECK(!p.facts[0].comments.empty());
   CHECK(!p.facts[2].commands.empty());
   CHECK(!p.facts[2].created.empty());
