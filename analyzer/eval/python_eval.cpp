@@ -292,10 +292,37 @@ class Exec {
 
   // Runs functions nobody called from the top level but that are referenced (entry points
   // handed to fire/typer/hydra, decorated ones, or `main` itself), with unknown arguments.
+  // Byte ranges of module-level blocks a known test skipped.
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> dead_;
+  void mark_dead(const std::vector<StmtId>& block) {
+    if (block.empty()) return;
+    dead_.push_back({m_.stmt(block.front()).span.begin, m_.stmt(block.back()).span.end});
+  }
+  // After sort_dead(): the ranges sorted and merged, so a lookup is a binary search (a chain of
+  // 20,000 constant elifs leaves as many ranges).
+  void sort_dead() {
+    std::sort(dead_.begin(), dead_.end());
+    std::vector<std::pair<std::uint32_t, std::uint32_t>> merged;
+    for (const auto& r : dead_) {
+      if (!merged.empty() && r.first <= merged.back().second)
+        merged.back().second = std::max(merged.back().second, r.second);
+      else
+        merged.push_back(r);
+    }
+    dead_ = std::move(merged);
+  }
+  bool in_dead_block(const Span& at) const {
+    auto it = std::upper_bound(dead_.begin(), dead_.end(), std::make_pair(at.begin, std::uint32_t{0xffffffffu}));
+    if (it == dead_.begin()) return false;
+    --it;
+    return at.begin >= it->first && at.end <= it->second;
+  }
+
   void run_uncalled_entry_points() {
+    sort_dead();
     std::set<std::string> referenced;
     for (const auto& e : m_.exprs)
-      if (e.kind == ExprKind::Name) referenced.insert(e.name);
+      if (e.kind == ExprKind::Name && !in_dead_block(e.span)) referenced.insert(e.name);
     for (StmtId id : m_.body) {
       const auto& s = m_.stmt(id);
       if (s.kind != StmtKind::FunctionDef || ev_.executed.count({env_.file, id})) continue;
@@ -470,6 +497,9 @@ class Exec {
       case StmtKind::If: {
         ValueRef test = eval(s.value, scope, depth);
         int truth = truth_of(test, s.value);
+        // At module level each statement runs once: a branch skipped there never runs, and the
+        // functions only it names are not entry points (run_uncalled_entry_points).
+        if (truth != -1 && !scope.parent) mark_dead(truth == 1 ? s.orelse : s.body);
         if (truth == 1)
           exec_block(s.body, scope, frame, depth);
         else if (truth == 0)

@@ -196,11 +196,47 @@ class Builder {
   }
   // The runs of a script run on its own (none when it is not an entry script).
   std::vector<TrainingRun> runs_of_script(FileId id) {
-    if (!summary(id).is_entry) return {};
+    // pytest's test files (test_*.py, *_test.py, conftest.py) are collected by pytest, not run:
+    // a test that builds a bad configuration on purpose (inside pytest.raises) is no run.
+    const std::string name = fs::path(p_.sources.get(id).path).filename().string();
+    const bool pytest_file =
+        name == "conftest.py" ||
+        (name.rfind("test_", 0) == 0 && name.size() > 8 && name.compare(name.size() - 3, 3, ".py") == 0) ||
+        (name.size() > 8 && name.compare(name.size() - 8, 8, "_test.py") == 0);
+    if (pytest_file) return {};
+    const ScriptSummary& own = summary(id);
+    if (!own.is_entry) return {};
+    // A module that builds configs and no trainer, imported by another script of the project
+    // (`configs.py` with DEFAULT_ARGS), is where that script takes its settings from, not a
+    // run: the importing script's runs judge what it does with them.
+    if (own.trainers.empty() && imported_modules().count(id)) return {};
     return for_script(id, nullptr, kNoFile);
   }
   // The modules a script's evaluation read.
   std::vector<FileId> modules_of(FileId script) { return summary(script).modules; }
+
+  // The project's Python files that another one imports (import statements anywhere in it,
+  // resolved as the evaluator resolves them; `from pkg import mod` names pkg/mod.py too).
+  const std::set<FileId>& imported_modules() {
+    if (imported_) return *imported_;
+    imported_.emplace();
+    for (FileId from = 0; from < p_.sources.size(); ++from) {
+      if (p_.sources.get(from).kind != FileKind::Python || !p_.facts[from].loaded) continue;
+      for (const auto& st : p_.facts[from].python.stmts) {
+        auto add = [&](const std::string& dotted, int level) {
+          const FileId to = evaluator_.resolve_import(dotted, level, from);
+          if (to != kNoFile && to != from) imported_->insert(to);
+        };
+        if (st.kind == py::StmtKind::Import) {
+          for (const auto& a : st.names) add(a.name, 0);
+        } else if (st.kind == py::StmtKind::ImportFrom) {
+          if (!st.module.empty()) add(st.module, st.level);
+          for (const auto& a : st.names) add(st.module.empty() ? a.name : st.module + "." + a.name, st.level);
+        }
+      }
+    }
+    return *imported_;
+  }
 
  private:
   // The folders a launch's relative paths are tried against, in order. Each reference of a
@@ -940,6 +976,7 @@ class Builder {
   const Project& p_;
   const Knowledge& k_;
   ProjectEvaluator evaluator_;
+  std::optional<std::set<FileId>> imported_;  // imported_modules(), once computed
   std::mutex* cache_lock_ = nullptr;
   std::map<FileId, ScriptSummary> summaries_;
   std::vector<std::pair<std::uint32_t, std::uint32_t>> sections_;        // Markdown launch: its sections
