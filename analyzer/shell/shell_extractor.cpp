@@ -101,10 +101,12 @@ void restore(std::map<std::string, V>& live, std::map<std::string, std::optional
 
 class Walker {
  public:
-  Walker(std::string_view src, FileId file, ShellFacts& facts) : src_(src), file_(file), facts_(facts) {
+  Walker(std::string_view src, FileId file, ShellFacts& facts, std::string_view layout = {})
+      : src_(src), file_(file), facts_(facts) {
+    std::string_view lines = layout.empty() ? src : layout;
     line_starts_.push_back(0);
-    for (std::uint32_t i = 0; i < src.size(); ++i)
-      if (src[i] == '\n') line_starts_.push_back(i + 1);
+    for (std::uint32_t i = 0; i < lines.size(); ++i)
+      if (lines[i] == '\n') line_starts_.push_back(i + 1);
   }
 
   void run(TSNode root, int conditional = 0) {
@@ -190,6 +192,12 @@ class Walker {
     std::uint32_t line = static_cast<std::uint32_t>(it - line_starts_.begin()) - 1;
     return Point{line + base_line_, offset - line_starts_[line]};
   }
+
+ public:
+  // Offsets to a span in the text's own coordinates (no base offset or line).
+  Span plain_span(std::uint32_t b, std::uint32_t e) const { return Span{file_, b, e, point(b), point(e)}; }
+
+ private:
   Span span(std::uint32_t b, std::uint32_t e) const {
     if (fixed_) return *fixed_;
     return Span{file_, b + base_offset_, e + base_offset_, point(b), point(e)};
@@ -865,7 +873,8 @@ ShellFacts extract(std::string_view text, FileId file, const ExtractOptions& opt
     facts.problems.push_back({"TRL903", ts::parse_failure_message("shell script"), Span{file}});
     return facts;
   }
-  Walker walker(text, file, facts);
+  const bool layout = options.line_layout.size() == text.size() && !text.empty();
+  Walker walker(text, file, facts, layout ? options.line_layout : std::string_view());
   for (const auto& v : sbatch_variables(text)) walker.vars_[v.name] = Var{v.value, v.known, v.exported, v.fixed};
   for (const auto& v : options.vars) {
     std::string value = v.value;
@@ -878,6 +887,15 @@ ShellFacts extract(std::string_view text, FileId file, const ExtractOptions& opt
   walker.base_line_ = options.base_line;
   walker.run(ts_tree_root_node(tree.get()));
   facts.comments = ts::comments(ts_tree_root_node(tree.get()), text, file);
+  if (layout) {
+    // Lines and columns from the layout (the text's own breaks were partly joined).
+    Walker lines(options.line_layout, file, facts, options.line_layout);
+    for (Comment& c : facts.comments) {
+      const Span s = lines.plain_span(c.span.begin, c.span.end);
+      c.span.start = s.start;
+      c.span.stop = s.stop;
+    }
+  }
   for (Comment& c : facts.comments) {
     c.span.begin += options.base_offset;
     c.span.end += options.base_offset;

@@ -41,6 +41,10 @@ struct ExtractOptions {
   // the file's coordinates.
   std::uint32_t base_offset = 0;
   std::uint32_t base_line = 0;
+  // When not empty: a text of the same length as `text` whose line breaks give spans their lines
+  // and columns. A caller that joined lines in place (a folded YAML scalar: each folded line
+  // break replaced with a space) passes the unjoined text here, so spans stay in the file's lines.
+  std::string_view line_layout;
 };
 
 // Reads the script's #SBATCH header too (see sbatch_variables).

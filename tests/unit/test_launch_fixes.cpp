@@ -1,0 +1,91 @@
+// Launch extraction details found in review: YAML folding in workflow steps, Markdown blocks
+// apart, `cd` forms, the script's folder in paths, null words, Slurm gres lists, Makefiles.
+#include <catch2/catch.hpp>
+
+#include "analyzer/knowledge/knowledge.hpp"
+#include "analyzer/link/launch.hpp"
+#include "analyzer/shell/shell_extractor.hpp"
+#include "analyzer/yaml/workflow.hpp"
+#include "analyzer/yaml/yaml_extractor.hpp"
+
+using namespace trl;
+
+namespace {
+std::vector<std::string> words(const CommandFact& c) {
+  std::vector<std::string> out;
+  for (const auto& w : c.argv) out.push_back(w.known ? w.text : "?");
+  return out;
+}
+
+shell::ShellFacts workflow(const std::string& text) {
+  auto y = yaml::extract(text, 0);
+  REQUIRE(y.documents.size() == 1);
+  return yaml::workflow_commands(y.documents[0], text, 0);
+}
+}  // namespace
+
+TEST_CASE("workflow: a folded run: scalar is one command, as YAML folds it", "[workflow]") {
+  const std::string wf =
+      "on: push\n"
+      "jobs:\n"
+      "  train:\n"
+      "    steps:\n"
+      "      - run: >\n"
+      "          accelerate launch --config_file recipes/fsdp.yaml scripts/sft.py\n"
+      "          --config recipes/sft.yaml\n"
+      "\n"
+      "          torchrun t.py\n"
+      "      - run: accelerate launch --config_file a.yaml s.py\n"
+      "          --config b.yaml\n"
+      "      - run: |\n"
+      "          accelerate launch --config_file c.yaml t.py\n"
+      "          --config d.yaml\n"
+      "      - run: >\n"
+      "          accelerate launch --config_file e.yaml u.py\n"
+      "            --config f.yaml\n";
+  auto facts = workflow(wf);
+  std::vector<std::vector<std::string>> launches;
+  for (const auto& c : facts.commands)
+    if (!c.argv.empty() && c.argv[0].text == "accelerate") launches.push_back(words(c));
+  REQUIRE(launches.size() == 4);
+  CHECK(launches[0] == std::vector<std::string>{"accelerate", "launch", "--config_file", "recipes/fsdp.yaml",
+                                                "scripts/sft.py", "--config", "recipes/sft.yaml"});
+  CHECK(launches[1] ==
+        std::vector<std::string>{"accelerate", "launch", "--config_file", "a.yaml", "s.py", "--config", "b.yaml"});
+  // A literal block keeps its lines: two commands.
+  CHECK(launches[2] == std::vector<std::string>{"accelerate", "launch", "--config_file", "c.yaml", "t.py"});
+  // A more-indented line keeps its line break in a folded block.
+  CHECK(launches[3] == std::vector<std::string>{"accelerate", "launch", "--config_file", "e.yaml", "u.py"});
+  // Spans stay on the file's lines.
+  for (const auto& c : facts.commands)
+    if (!c.argv.empty() && c.argv[0].text == "accelerate" && c.argv.size() == 7 && c.argv[3].text == "a.yaml") {
+      CHECK(c.span.start.line == 9);
+      CHECK(c.argv.back().span.start.line == 10);
+      CHECK(c.argv.back().span.start.column == 19);
+    }
+  bool torchrun = false;
+  for (const auto& c : facts.commands) torchrun = torchrun || (!c.argv.empty() && c.argv[0].text == "torchrun");
+  CHECK(torchrun);  // the empty line keeps a line break: `torchrun t.py` is its own command
+}
+
+TEST_CASE("workflow: defaults.run.working-directory of the workflow applies to its jobs", "[workflow]") {
+  const std::string wf =
+      "on: push\n"
+      "defaults:\n"
+      "  run:\n"
+      "    working-directory: exp\n"
+      "jobs:\n"
+      "  a:\n"
+      "    steps:\n"
+      "      - run: accelerate launch --config_file c.yaml s.py\n"
+      "  b:\n"
+      "    defaults:\n"
+      "      run:\n"
+      "        working-directory: other\n"
+      "    steps:\n"
+      "      - run: accelerate launch --config_file c.yaml s.py\n";
+  auto facts = workflow(wf);
+  REQUIRE(facts.commands.size() == 2);
+  CHECK(facts.commands[0].cwd == "../../exp");
+  CHECK(facts.commands[1].cwd == "../../other");
+}
