@@ -1,6 +1,7 @@
 #include "analyzer/shell/shell_extractor.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <map>
 #include <optional>
 
@@ -196,6 +197,22 @@ class Walker {
  public:
   // Offsets to a span in the text's own coordinates (no base offset or line).
   Span plain_span(std::uint32_t b, std::uint32_t e) const { return Span{file_, b, e, point(b), point(e)}; }
+
+  // A piece of a session that did not parse: what it may have assigned is unknown to the pieces
+  // after it, and so is the folder when the piece names a command that changes it.
+  void lose_track() {
+    forget_all();
+    std::string word;
+    for (std::size_t i = 0; i <= src_.size(); ++i) {
+      const char c = i < src_.size() ? src_[i] : ' ';
+      if (std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-') {
+        word.push_back(c);
+        continue;
+      }
+      if (word == "cd" || word == "pushd" || word == "popd") cwd_known_ = false;
+      word.clear();
+    }
+  }
 
  private:
   Span span(std::uint32_t b, std::uint32_t e) const {
@@ -901,6 +918,58 @@ ShellFacts extract(std::string_view text, FileId file, const ExtractOptions& opt
     c.span.end += options.base_offset;
     c.span.start.line += options.base_line;
     c.span.stop.line += options.base_line;
+  }
+  return facts;
+}
+
+ShellFacts extract_session(std::string_view text, const std::vector<SessionPiece>& pieces, FileId file,
+                           const ExtractOptions& options) {
+  ShellFacts facts;
+  std::map<std::string, Var> vars;
+  for (const auto& v : options.vars) {
+    std::string value = v.value;
+    if (!v.known && value.find(kUnknownMark) == std::string::npos) value.push_back(kUnknownMark);
+    vars[v.name] = Var{value, v.known, v.exported, v.fixed};
+  }
+  std::string cwd = options.cwd;
+  bool cwd_known = options.cwd_known;
+  std::map<std::string, FunctionEffect> functions;
+  bool opaque = false;
+  for (const SessionPiece& piece : pieces) {
+    if (piece.begin >= piece.end || piece.end > text.size()) continue;
+    std::string_view src = text.substr(piece.begin, piece.end - piece.begin);
+    ts::Tree tree = ts::parse(tree_sitter_bash(), src);
+    ShellFacts piece_facts;
+    Walker walker(src, file, piece_facts);
+    walker.vars_ = std::move(vars);
+    walker.cwd_ = std::move(cwd);
+    walker.cwd_known_ = cwd_known;
+    walker.functions_ = std::move(functions);
+    walker.opaque_ = opaque;
+    walker.base_offset_ = options.base_offset + piece.begin;
+    walker.base_line_ = options.base_line + piece.line;
+    if (!tree) {
+      walker.lose_track();
+    } else {
+      TSNode root = ts_tree_root_node(tree.get());
+      walker.run(root);
+      if (ts_node_has_error(root)) walker.lose_track();
+      for (Comment c : ts::comments(root, src, file)) {
+        c.span.begin += walker.base_offset_;
+        c.span.end += walker.base_offset_;
+        c.span.start.line += walker.base_line_;
+        c.span.stop.line += walker.base_line_;
+        facts.comments.push_back(std::move(c));
+      }
+    }
+    vars = std::move(walker.vars_);
+    cwd = std::move(walker.cwd_);
+    cwd_known = walker.cwd_known_;
+    functions = std::move(walker.functions_);
+    opaque = walker.opaque_;
+    for (auto& c : piece_facts.commands) facts.commands.push_back(std::move(c));
+    for (auto& c : piece_facts.created) facts.created.push_back(std::move(c));
+    for (auto& c : piece_facts.problems) facts.problems.push_back(std::move(c));
   }
   return facts;
 }

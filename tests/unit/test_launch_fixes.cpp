@@ -4,6 +4,8 @@
 
 #include "analyzer/knowledge/knowledge.hpp"
 #include "analyzer/link/launch.hpp"
+#include "analyzer/make/makefile_extractor.hpp"
+#include "analyzer/markdown/markdown_extractor.hpp"
 #include "analyzer/shell/shell_extractor.hpp"
 #include "analyzer/yaml/workflow.hpp"
 #include "analyzer/yaml/yaml_extractor.hpp"
@@ -88,4 +90,64 @@ TEST_CASE("workflow: defaults.run.working-directory of the workflow applies to i
   REQUIRE(facts.commands.size() == 2);
   CHECK(facts.commands[0].cwd == "../../exp");
   CHECK(facts.commands[1].cwd == "../../other");
+}
+
+namespace {
+shell::ShellFacts markdown_session(const std::string& md) {
+  auto doc = markdown::scan(md);
+  std::vector<shell::SessionPiece> pieces;
+  for (const auto& b : doc.blocks)
+    if (b.lang == markdown::BlockLang::Shell && b.end > b.begin) pieces.push_back({b.begin, b.end, b.first_line});
+  return shell::extract_session(doc.shell_text, pieces, 0);
+}
+const CommandFact* find_launch(const shell::ShellFacts& f, std::size_t n = 0) {
+  for (const auto& c : f.commands)
+    if (!c.argv.empty() && c.argv[0].known && (c.argv[0].text == "accelerate" || c.argv[0].text == "torchrun") &&
+        n-- == 0)
+      return &c;
+  return nullptr;
+}
+}  // namespace
+
+TEST_CASE("Markdown: a syntax error in one block does not reach the next", "[markdown]") {
+  const std::string md =
+      "# Demo\n\n```bash\nexport HF_TOKEN=<your-token>\n```\n\n"
+      "```bash\naccelerate launch --config_file recipes/cp.yaml scripts/sft.py --config recipes/sft.yaml\n```\n\n"
+      "```bash\necho \"unclosed\n```\n\n"
+      "```bash\nCFG=recipes/a.yaml\n```\n\n"
+      "```bash\ntorchrun --nproc_per_node 2 t.py --config $CFG\n```\n";
+  auto facts = markdown_session(md);
+  const CommandFact* a = find_launch(facts, 0);
+  REQUIRE(a);
+  CHECK(words(*a) == std::vector<std::string>{"accelerate", "launch", "--config_file", "recipes/cp.yaml",
+                                              "scripts/sft.py", "--config", "recipes/sft.yaml"});
+  CHECK(a->span.start.line == 7);
+  CHECK(a->cwd_known);  // the broken block names no `cd`
+  const CommandFact* t = find_launch(facts, 1);
+  REQUIRE(t);
+  CHECK(t->span.start.line == 19);
+  CHECK(words(*t).back() == "recipes/a.yaml");  // variables carry over from an earlier block
+}
+
+TEST_CASE("Markdown: a variable a broken block may set is unknown after it", "[markdown]") {
+  const std::string md =
+      "```bash\nCFG=a.yaml\n```\n\n```bash\nCFG=b.yaml; echo \"$(\n```\n\n"
+      "```bash\naccelerate launch s.py --config $CFG\n```\n";
+  auto facts = markdown_session(md);
+  const CommandFact* a = find_launch(facts);
+  REQUIRE(a);
+  CHECK(words(*a).back() == "?");
+}
+
+TEST_CASE("Markdown: code blocks inside an HTML comment are not code", "[markdown]") {
+  const std::string md =
+      "# Demo\n\n<!-- Broken, kept for reference:\n```bash\naccelerate launch --config_file cp.yaml s.py\n```\n-->\n\n"
+      "<!-- one line --> text\n\n"
+      "```bash\naccelerate launch --config_file ddp.yaml s.py\n```\n";
+  auto doc = markdown::scan(md);
+  REQUIRE(doc.blocks.size() == 1);
+  CHECK(doc.blocks[0].first_line == 11);
+  auto facts = markdown_session(md);
+  REQUIRE(facts.commands.size() == 1);
+  CHECK(words(facts.commands[0])[3] == "ddp.yaml");
 }
