@@ -36,6 +36,13 @@ struct FunctionEffect {
   bool changes_dir = false;
 };
 
+// A folder pushd left on its stack.
+struct DirEntry {
+  std::string cwd;
+  bool known = true;
+  bool operator==(const DirEntry&) const = default;
+};
+
 // A subshell, a command of a pipeline or a function body, walked in place: what it changes is
 // undone at its end (a subshell's changes are its own; a function's happen when it is called).
 struct ShellScope {
@@ -44,6 +51,7 @@ struct ShellScope {
   std::map<std::string, std::optional<Var>> saved;  // each variable changed inside, as it was
   std::string cwd;
   bool cwd_known = true;
+  std::vector<DirEntry> dir_stack;
   bool opaque = false;
   bool ran_opaque = false;                                               // something inside may have set any variable
   bool changed_dir = false;                                              // a `cd` inside
@@ -160,6 +168,7 @@ class Walker {
         scope.function = t == "function_definition";
         scope.cwd = cwd_;
         scope.cwd_known = cwd_known_;
+        scope.dir_stack = dir_stack_;
         scope.opaque = opaque_;
         int cond = it.conditional;
         std::vector<TSNode> kids;
@@ -277,6 +286,7 @@ class Walker {
     inner.opaque_ = opaque_;
     inner.cwd_ = cwd_;
     inner.cwd_known_ = cwd_known_;
+    inner.dir_stack_ = dir_stack_;
     inner.fixed_ = at;
     inner.command_span_ = command_span;
     inner.depth_ = depth_ + 1;
@@ -296,9 +306,10 @@ class Walker {
       for (const auto& name : gone) erase_var(name);
       for (auto& [name, f] : inner.functions_) set_function(name, std::move(f));
       if (inner.opaque_) become_opaque();
-      if (inner.cwd_ != cwd_ || inner.cwd_known_ != cwd_known_) {
+      if (inner.cwd_ != cwd_ || inner.cwd_known_ != cwd_known_ || inner.dir_stack_ != dir_stack_) {
         cwd_ = std::move(inner.cwd_);
         cwd_known_ = inner.cwd_known_;
+        dir_stack_ = std::move(inner.dir_stack_);
         dir_changed();
       }
     }
@@ -343,6 +354,7 @@ class Walker {
     }
     cwd_ = std::move(scope.cwd);
     cwd_known_ = scope.cwd_known;
+    dir_stack_ = std::move(scope.dir_stack);
     opaque_ = scope.opaque;
   }
 
@@ -494,6 +506,7 @@ class Walker {
     if (effect.opaque) forget_all();
     if (effect.changes_dir) {
       cwd_known_ = false;
+      dir_stack_.clear();
       dir_changed();
     }
   }
@@ -688,7 +701,7 @@ class Walker {
            argv[1].known && !argv[1].text.starts_with("-"))
       argv.erase(argv.begin());
     std::string_view prog = argv[0].known ? program_basename(argv[0].text) : std::string_view();
-    if (prog == "cd") {
+    if (prog == "cd" || prog == "pushd" || prog == "popd") {
       change_dir(argv, conditional);
       return;
     }
@@ -776,13 +789,55 @@ class Walker {
     facts_.commands.push_back(std::move(fact));
   }
 
+  // `cd [-L|-P|-e|-@]... [--] [DIR]`, `pushd DIR`, `popd`. Without a folder (or with `~...`,
+  // `-`), the shell goes to $HOME or $OLDPWD: unknown.
   void change_dir(const std::vector<RawWord>& argv, bool conditional) {
-    if (argv.size() >= 2) dir_changed();
-    if (argv.size() < 2 || !argv[1].known || conditional) {
-      if (argv.size() >= 2) cwd_known_ = false;
+    const std::string_view prog = program_basename(argv[0].text);
+    std::vector<const RawWord*> operands;
+    bool options = true, bad_option = false;
+    for (std::size_t k = 1; k < argv.size(); ++k) {
+      const RawWord& w = argv[k];
+      if (options && w.known && w.text == "--") {
+        options = false;
+        continue;
+      }
+      if (options && w.known && w.text.size() > 1 && w.text[0] == '-') {
+        // cd's options; pushd/popd take `-n` and `+N`/`-N` stack positions (not followed).
+        bad_option = bad_option || prog != "cd" || w.text.find_first_not_of("LPe@", 1) != std::string::npos;
+        continue;
+      }
+      if (options && w.known && prog != "cd" && w.text.size() > 1 && w.text[0] == '+') {
+        bad_option = true;
+        continue;
+      }
+      options = false;
+      operands.push_back(&w);
+    }
+    dir_changed();
+    if (prog == "popd") {
+      if (bad_option || !operands.empty() || dir_stack_.empty() || conditional) {
+        cwd_known_ = false;
+        dir_stack_.clear();
+        return;
+      }
+      cwd_ = std::move(dir_stack_.back().cwd);
+      cwd_known_ = dir_stack_.back().known;
+      dir_stack_.pop_back();
       return;
     }
-    std::string dir = argv[1].text;
+    if (prog == "pushd") {
+      if (bad_option || operands.size() != 1 || conditional) {
+        cwd_known_ = false;
+        dir_stack_.clear();
+        return;
+      }
+      dir_stack_.push_back({cwd_, cwd_known_});
+    }
+    if (bad_option || operands.size() != 1 || conditional || !operands[0]->known) {
+      cwd_known_ = false;
+      return;
+    }
+    std::string dir = operands[0]->text;
     const std::string marker = "$SCRIPT_DIR$";
     if (dir.rfind(marker, 0) == 0) {
       cwd_.clear();
@@ -791,8 +846,8 @@ class Walker {
       while (!dir.empty() && dir[0] == '/') dir.erase(0, 1);
       if (dir.empty()) return;
     }
-    if (!dir.empty() && dir[0] == '/') {
-      cwd_known_ = false;  // an absolute path on the user's machine
+    if (dir.empty() || dir[0] == '/' || dir[0] == '~' || dir == "-") {
+      cwd_known_ = false;  // an absolute path on the user's machine, $HOME, $OLDPWD
       return;
     }
     cwd_ = cwd_.empty() ? dir : cwd_ + "/" + dir;
@@ -806,7 +861,8 @@ class Walker {
   std::map<std::string, Var> vars_;
   std::string cwd_;
   bool cwd_known_ = true;
-  std::uint32_t base_offset_ = 0;  // see ExtractOptions::base_offset
+  std::vector<DirEntry> dir_stack_;  // pushd's
+  std::uint32_t base_offset_ = 0;    // see ExtractOptions::base_offset
   std::uint32_t base_line_ = 0;
   std::optional<Span> fixed_;         // nested text: every word points at the string it came from
   std::optional<Span> command_span_;  // nested text: the command that ran it

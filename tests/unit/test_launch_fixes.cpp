@@ -151,3 +151,28 @@ TEST_CASE("Markdown: code blocks inside an HTML comment are not code", "[markdow
   REQUIRE(facts.commands.size() == 1);
   CHECK(words(facts.commands[0])[3] == "ddp.yaml");
 }
+
+TEST_CASE("shell: cd options, cd to $HOME, pushd and popd", "[shell]") {
+  auto cwd_of = [](const std::string& script) {
+    auto facts = shell::extract(script + "\naccelerate launch s.py\n", 0);
+    REQUIRE(facts.commands.size() == 1);
+    const auto& c = facts.commands[0];
+    return c.cwd_known ? c.cwd : std::string("?");
+  };
+  CHECK(cwd_of("cd -P exp") == "exp");
+  CHECK(cwd_of("cd -L exp") == "exp");
+  CHECK(cwd_of("cd -- exp") == "exp");
+  CHECK(cwd_of("cd -Pe exp") == "exp");
+  CHECK(cwd_of("cd") == "?");
+  CHECK(cwd_of("cd ~") == "?");
+  CHECK(cwd_of("cd ~/exp") == "?");
+  CHECK(cwd_of("cd -") == "?");
+  CHECK(cwd_of("cd -x exp") == "?");
+  CHECK(cwd_of("pushd exp") == "exp");
+  CHECK(cwd_of("pushd exp\npopd") == "");
+  CHECK(cwd_of("cd a\npushd b\npushd c\npopd") == "a/b");
+  CHECK(cwd_of("popd") == "?");
+  CHECK(cwd_of("pushd exp\n(popd)") == "exp");  // a subshell's popd is its own
+  CHECK(cwd_of("pushd -n exp") == "?");
+  CHECK(cwd_of("if x; then pushd exp; fi\npopd") == "?");
+}
