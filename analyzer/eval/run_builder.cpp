@@ -208,8 +208,10 @@ class Builder {
   // depend on; launches are copied, so not per LaunchCommand object) and kept for the
   // builder's life (the project does not change under a builder).
   const std::vector<std::string>& bases(const LaunchCommand* launch, FileId launch_file) const {
-    const bool cwd = launch && launch->cwd_known && !launch->cwd.empty();
-    auto [at, fresh] = bases_.try_emplace({launch_file, cwd ? launch->cwd : std::string()});
+    const bool cwd = launch && launch->cwd_known && (!launch->cwd.empty() || launch->cwd_script_dir);
+    // A folder known relative to the script's own (`cd "$(dirname "$0")"`) is keyed apart.
+    auto [at, fresh] =
+        bases_.try_emplace({launch_file, cwd ? (launch->cwd_script_dir ? "\x01" : "") + launch->cwd : std::string()});
     if (fresh) at->second = compute_bases(launch, launch_file);
     return at->second;
   }
@@ -220,6 +222,12 @@ class Builder {
     std::vector<std::string> out;
     if (launch_file != kNoFile) {
       fs::path dir = fs::path(p_.sources.get(launch_file).abs_path).parent_path();
+      if (launch && launch->cwd_known && launch->cwd_script_dir) {
+        // The script went to a folder relative to its own: its relative paths mean that
+        // folder, wherever it was started from.
+        out.push_back((dir / launch->cwd).lexically_normal().string());
+        return out;
+      }
       if (launch && launch->cwd_known && !launch->cwd.empty())
         out.push_back((dir / launch->cwd).lexically_normal().string());
       out.push_back(p_.root);
@@ -237,10 +245,26 @@ class Builder {
     return out;
   }
 
+  // A path a launch names: `$(dirname "$0")/..`-style paths (the `$SCRIPT_DIR$` marker of the
+  // shell extractor) are the launch file's own folder; others are tried against bases().
+  FileId resolve_path(const std::string& text, const LaunchCommand& l, FileId launch_file) const {
+    static const std::string marker = "$SCRIPT_DIR$";
+    if (text.rfind(marker, 0) == 0) {
+      if (launch_file == kNoFile) return kNoFile;
+      std::string rest = text.substr(marker.size());
+      while (!rest.empty() && rest[0] == '/') rest.erase(0, 1);
+      if (rest.find('$') != std::string::npos) return kNoFile;
+      const fs::path dir = fs::path(p_.sources.get(launch_file).abs_path).parent_path();
+      return p_.resolve((dir / rest).lexically_normal().string(), {});
+    }
+    if (text.find("$SCRIPT_DIR$") != std::string::npos) return kNoFile;
+    return p_.resolve(text, bases(&l, launch_file));
+  }
+
   FileId resolve_script(const LaunchCommand& l, FileId launch_file) const {
     if (!l.script || !l.script->known) return kNoFile;
     const auto& b = bases(&l, launch_file);
-    if (!l.module) return p_.resolve(l.script->text, b);
+    if (!l.module) return resolve_path(l.script->text, l, launch_file);
     std::string path = l.script->text;
     std::replace(path.begin(), path.end(), '.', '/');
     for (const std::string& candidate : {path + ".py", path + "/__main__.py", "src/" + path + ".py"}) {
@@ -590,7 +614,7 @@ class Builder {
       if (!config->known) {
         run.args_fully_known = false;
       } else {
-        run.trainer_yaml = p_.resolve(config->text, bases(&l, run.launch_file));
+        run.trainer_yaml = resolve_path(config->text, l, run.launch_file);
         FileReference ref =
             make_reference(FileReference::Kind::TrainerConfig, *config, l, run.launch_file, run.trainer_yaml);
         if (!ref.exists && !sections_.empty())
@@ -778,7 +802,7 @@ class Builder {
         return;
       }
       const std::string& name = file->value->text;
-      run.accelerate_yaml = p_.resolve(name, bases(&l, run.launch_file));
+      run.accelerate_yaml = resolve_path(name, l, run.launch_file);
       FileReference ref =
           make_reference(FileReference::Kind::AccelerateConfig, *file->value, l, run.launch_file, run.accelerate_yaml);
       if (!ref.exists && l.launcher == Launcher::Trl && k_.accelerate_profile(name)) {

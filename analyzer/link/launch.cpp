@@ -163,6 +163,7 @@ std::optional<LaunchCommand> parse_launch(const CommandFact& command, const Know
   out.env = command.env;
   out.cwd = command.cwd;
   out.cwd_known = command.cwd_known;
+  out.cwd_script_dir = command.cwd_script_dir;
   std::string_view prog = shell::program_basename(argv[0].text);
   std::size_t i = 1;
   auto accelerate_takes_value = [&](const std::string& name) {

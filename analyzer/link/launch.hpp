@@ -33,6 +33,7 @@ struct LaunchCommand {
   std::vector<Word> args;   // the script's arguments
   std::string cwd;
   bool cwd_known = true;
+  bool cwd_script_dir = false;  // see CommandFact::cwd_script_dir
 
   const LaunchOption* option(std::string_view name) const;  // last occurrence
   const EnvAssignment* env_var(std::string_view name) const;

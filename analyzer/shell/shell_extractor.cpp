@@ -40,6 +40,7 @@ struct FunctionEffect {
 struct DirEntry {
   std::string cwd;
   bool known = true;
+  bool script_dir = false;
   bool operator==(const DirEntry&) const = default;
 };
 
@@ -52,6 +53,7 @@ struct ShellScope {
   std::string cwd;
   bool cwd_known = true;
   std::vector<DirEntry> dir_stack;
+  bool script_dir = false;
   bool opaque = false;
   bool ran_opaque = false;                                               // something inside may have set any variable
   bool changed_dir = false;                                              // a `cd` inside
@@ -169,6 +171,7 @@ class Walker {
         scope.cwd = cwd_;
         scope.cwd_known = cwd_known_;
         scope.dir_stack = dir_stack_;
+        scope.script_dir = script_dir_;
         scope.opaque = opaque_;
         int cond = it.conditional;
         std::vector<TSNode> kids;
@@ -251,7 +254,7 @@ class Walker {
 
   void created(const RawWord& path, Span at) {
     if (!path.known || path.text.empty() || path.text.find(kUnknownMark) != std::string::npos) return;
-    facts_.created.push_back({path.text, cwd_, cwd_known_, at});
+    facts_.created.push_back({path.text, cwd_, cwd_known_, at, script_dir_});
   }
 
   // Commands that write a file named in their arguments.
@@ -287,6 +290,7 @@ class Walker {
     inner.cwd_ = cwd_;
     inner.cwd_known_ = cwd_known_;
     inner.dir_stack_ = dir_stack_;
+    inner.script_dir_ = script_dir_;
     inner.fixed_ = at;
     inner.command_span_ = command_span;
     inner.depth_ = depth_ + 1;
@@ -306,10 +310,12 @@ class Walker {
       for (const auto& name : gone) erase_var(name);
       for (auto& [name, f] : inner.functions_) set_function(name, std::move(f));
       if (inner.opaque_) become_opaque();
-      if (inner.cwd_ != cwd_ || inner.cwd_known_ != cwd_known_ || inner.dir_stack_ != dir_stack_) {
+      if (inner.cwd_ != cwd_ || inner.cwd_known_ != cwd_known_ || inner.dir_stack_ != dir_stack_ ||
+          inner.script_dir_ != script_dir_) {
         cwd_ = std::move(inner.cwd_);
         cwd_known_ = inner.cwd_known_;
         dir_stack_ = std::move(inner.dir_stack_);
+        script_dir_ = inner.script_dir_;
         dir_changed();
       }
     }
@@ -355,6 +361,7 @@ class Walker {
     cwd_ = std::move(scope.cwd);
     cwd_known_ = scope.cwd_known;
     dir_stack_ = std::move(scope.dir_stack);
+    script_dir_ = scope.script_dir;
     opaque_ = scope.opaque;
   }
 
@@ -785,6 +792,7 @@ class Walker {
     }
     fact.cwd = cwd_;
     fact.cwd_known = cwd_known_;
+    fact.cwd_script_dir = script_dir_;
     (void)conditional;
     facts_.commands.push_back(std::move(fact));
   }
@@ -822,6 +830,7 @@ class Walker {
       }
       cwd_ = std::move(dir_stack_.back().cwd);
       cwd_known_ = dir_stack_.back().known;
+      script_dir_ = dir_stack_.back().script_dir;
       dir_stack_.pop_back();
       return;
     }
@@ -831,7 +840,7 @@ class Walker {
         dir_stack_.clear();
         return;
       }
-      dir_stack_.push_back({cwd_, cwd_known_});
+      dir_stack_.push_back({cwd_, cwd_known_, script_dir_});
     }
     if (bad_option || operands.size() != 1 || conditional || !operands[0]->known) {
       cwd_known_ = false;
@@ -842,6 +851,7 @@ class Walker {
     if (dir.rfind(marker, 0) == 0) {
       cwd_.clear();
       cwd_known_ = true;
+      script_dir_ = true;
       dir = dir.substr(marker.size());
       while (!dir.empty() && dir[0] == '/') dir.erase(0, 1);
       if (dir.empty()) return;
@@ -862,6 +872,7 @@ class Walker {
   std::string cwd_;
   bool cwd_known_ = true;
   std::vector<DirEntry> dir_stack_;  // pushd's
+  bool script_dir_ = false;          // see CommandFact::cwd_script_dir
   std::uint32_t base_offset_ = 0;    // see ExtractOptions::base_offset
   std::uint32_t base_line_ = 0;
   std::optional<Span> fixed_;         // nested text: every word points at the string it came from

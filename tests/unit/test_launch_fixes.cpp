@@ -176,3 +176,21 @@ TEST_CASE("shell: cd options, cd to $HOME, pushd and popd", "[shell]") {
   CHECK(cwd_of("pushd -n exp") == "?");
   CHECK(cwd_of("if x; then pushd exp; fi\npopd") == "?");
 }
+
+TEST_CASE("shell: $(dirname \"$0\") in a path and cd to it", "[shell]") {
+  auto facts = shell::extract(
+      "ROOT=\"$(dirname \"$0\")/..\"\n"
+      "accelerate launch --config_file \"$ROOT/recipes/cp.yaml\" s.py\n"
+      "cd \"$(dirname \"$0\")\"\n"
+      "accelerate launch t.py\n"
+      "cd sub\n"
+      "accelerate launch u.py\n",
+      0);
+  REQUIRE(facts.commands.size() == 3);
+  CHECK(facts.commands[0].argv[3].text == "$SCRIPT_DIR$/../recipes/cp.yaml");
+  CHECK_FALSE(facts.commands[0].cwd_script_dir);
+  CHECK(facts.commands[1].cwd_script_dir);
+  CHECK(facts.commands[1].cwd.empty());
+  CHECK(facts.commands[2].cwd_script_dir);
+  CHECK(facts.commands[2].cwd == "sub");
+}
