@@ -194,3 +194,21 @@ TEST_CASE("shell: $(dirname \"$0\") in a path and cd to it", "[shell]") {
   CHECK(facts.commands[2].cwd_script_dir);
   CHECK(facts.commands[2].cwd == "sub");
 }
+
+TEST_CASE("shell: an unquoted expansion that is empty is no word", "[shell]") {
+  auto facts = shell::extract(
+      "EXTRA_ARGS=\"\"\n"
+      "accelerate launch $EXTRA_ARGS --config_file cp.yaml s.py --config x.yaml\n"
+      "accelerate launch --config_file \"$EXTRA_ARGS\" s.py\n"
+      "accelerate launch --config_file $EXTRA_ARGS$EXTRA_ARGS \"\" s.py\n",
+      0);
+  REQUIRE(facts.commands.size() == 3);
+  CHECK(words(facts.commands[0]) ==
+        std::vector<std::string>{"accelerate", "launch", "--config_file", "cp.yaml", "s.py", "--config", "x.yaml"});
+  CHECK(words(facts.commands[1]) == std::vector<std::string>{"accelerate", "launch", "--config_file", "", "s.py"});
+  CHECK(words(facts.commands[2]) == std::vector<std::string>{"accelerate", "launch", "--config_file", "", "s.py"});
+  auto l = parse_launch(facts.commands[0], Knowledge::get());
+  REQUIRE(l);
+  REQUIRE(l->script);
+  CHECK(l->script->text == "s.py");
+}
