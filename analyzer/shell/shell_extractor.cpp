@@ -903,6 +903,36 @@ bool is_launcher_program(std::string_view p) {
   return p == "accelerate" || p == "torchrun" || p == "deepspeed" || p == "trl" || is_python_interpreter(p);
 }
 
+namespace {
+
+// `--gres=gpu:8,lscratch:100`: the count of the one `gpu[:type]:count` entry of the list; empty
+// (unknown) for anything else (no gpu entry, several, a count left to its default, flags).
+std::string gres_gpu_count(const std::string& list) {
+  std::string count;
+  int gpu_entries = 0;
+  std::size_t pos = 0;
+  while (pos <= list.size()) {
+    std::size_t comma = list.find(',', pos);
+    if (comma == std::string::npos) comma = list.size();
+    const std::string entry = list.substr(pos, comma - pos);
+    pos = comma + 1;
+    std::vector<std::string> parts;
+    for (std::size_t b = 0;;) {
+      std::size_t colon = entry.find(':', b);
+      parts.push_back(entry.substr(b, colon == std::string::npos ? std::string::npos : colon - b));
+      if (colon == std::string::npos) break;
+      b = colon + 1;
+    }
+    if (parts[0] != "gpu") continue;
+    ++gpu_entries;
+    count.clear();
+    if (parts.size() == 2 || parts.size() == 3) count = parts.back();
+  }
+  return gpu_entries == 1 ? count : std::string();
+}
+
+}  // namespace
+
 std::vector<PredefinedVar> sbatch_variables(std::string_view text) {
   std::vector<PredefinedVar> out;
   std::string nodes, gpus_per_node, tasks_per_node, gres_gpus;
@@ -934,9 +964,10 @@ std::vector<PredefinedVar> sbatch_variables(std::string_view text) {
         value = words[++k].text;
       }
       if (name == "--nodes" || name == "-N") nodes = value;
-      if (name == "--gpus-per-node") gpus_per_node = value.substr(value.rfind(':') + 1);
+      if (name == "--gpus-per-node")
+        gpus_per_node = value.find(',') == std::string::npos ? value.substr(value.rfind(':') + 1) : std::string();
       if (name == "--ntasks-per-node") tasks_per_node = value;
-      if (name == "--gres" && value.rfind("gpu:", 0) == 0) gres_gpus = value.substr(value.rfind(':') + 1);
+      if (name == "--gres") gres_gpus = gres_gpu_count(value);
     }
   }
   auto add = [&](const char* var, const std::string& v) {

@@ -212,3 +212,18 @@ TEST_CASE("shell: an unquoted expansion that is empty is no word", "[shell]") {
   REQUIRE(l->script);
   CHECK(l->script->text == "s.py");
 }
+
+TEST_CASE("Slurm: --gres takes the count of its gpu entry", "[shell][slurm]") {
+  auto gpus = [](const std::string& header) {
+    for (const auto& v : shell::sbatch_variables("#!/bin/bash\n" + header + "\n"))
+      if (v.name == "SLURM_GPUS_ON_NODE") return v.value;
+    return std::string("?");
+  };
+  CHECK(gpus("#SBATCH --gres=gpu:8,lscratch:100") == "8");
+  CHECK(gpus("#SBATCH --gres=lscratch:100,gpu:a100:4") == "4");
+  CHECK(gpus("#SBATCH --gres=gpu:8") == "8");
+  CHECK(gpus("#SBATCH --gres=gpu") == "?");
+  CHECK(gpus("#SBATCH --gres=gpu:a100") == "?");
+  CHECK(gpus("#SBATCH --gres=gpu:a100:2,gpu:v100:2") == "?");
+  CHECK(gpus("#SBATCH --gres=lscratch:100") == "?");
+}
