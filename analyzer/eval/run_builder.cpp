@@ -230,6 +230,9 @@ class Builder {
       }
       if (launch && launch->cwd_known && !launch->cwd.empty())
         out.push_back((dir / launch->cwd).lexically_normal().string());
+      // Make runs recipes in its working folder, the Makefile's unless `make -f`/`-C` says
+      // otherwise: that folder first.
+      if (p_.sources.get(launch_file).kind == FileKind::Makefile) out.push_back(dir.string());
       out.push_back(p_.root);
       out.push_back(dir.string());
       // A script in `scripts/` or `slurm/` is usually run from a folder above it (the root of a

@@ -229,6 +229,10 @@ class Walker {
  private:
   Span span(std::uint32_t b, std::uint32_t e) const {
     if (fixed_) return *fixed_;
+    if (offsets_ && !offsets_->empty()) {
+      b = (*offsets_)[std::min<std::size_t>(b, offsets_->size() - 1)];
+      e = std::max(b, (*offsets_)[std::min<std::size_t>(e, offsets_->size() - 1)]);
+    }
     return Span{file_, b + base_offset_, e + base_offset_, point(b), point(e)};
   }
 
@@ -875,8 +879,9 @@ class Walker {
   bool script_dir_ = false;          // see CommandFact::cwd_script_dir
   std::uint32_t base_offset_ = 0;    // see ExtractOptions::base_offset
   std::uint32_t base_line_ = 0;
-  std::optional<Span> fixed_;         // nested text: every word points at the string it came from
-  std::optional<Span> command_span_;  // nested text: the command that ran it
+  const std::vector<std::uint32_t>* offsets_ = nullptr;  // see ExtractOptions::offsets
+  std::optional<Span> fixed_;                            // nested text: every word points at the string it came from
+  std::optional<Span> command_span_;                     // nested text: the command that ran it
   int depth_ = 0;
   std::vector<ShellScope> scopes_;  // the subshells, pipeline commands and function bodies being read
   std::string_view command_text_;   // the command being read (raw_word)
@@ -988,8 +993,10 @@ ShellFacts extract(std::string_view text, FileId file, const ExtractOptions& opt
     facts.problems.push_back({"TRL903", ts::parse_failure_message("shell script"), Span{file}});
     return facts;
   }
-  const bool layout = options.line_layout.size() == text.size() && !text.empty();
+  const bool mapped = !options.offsets.empty() && options.offsets.size() == text.size() + 1;
+  const bool layout = mapped || (options.line_layout.size() == text.size() && !text.empty());
   Walker walker(text, file, facts, layout ? options.line_layout : std::string_view());
+  if (mapped) walker.offsets_ = &options.offsets;
   for (const auto& v : sbatch_variables(text)) walker.vars_[v.name] = Var{v.value, v.known, v.exported, v.fixed};
   for (const auto& v : options.vars) {
     std::string value = v.value;
@@ -1003,9 +1010,14 @@ ShellFacts extract(std::string_view text, FileId file, const ExtractOptions& opt
   walker.run(ts_tree_root_node(tree.get()));
   facts.comments = ts::comments(ts_tree_root_node(tree.get()), text, file);
   if (layout) {
-    // Lines and columns from the layout (the text's own breaks were partly joined).
+    // Lines and columns from the layout (the text's own breaks were partly joined, or the text
+    // is an expansion of it).
     Walker lines(options.line_layout, file, facts, options.line_layout);
     for (Comment& c : facts.comments) {
+      if (mapped) {
+        c.span.begin = options.offsets[std::min<std::size_t>(c.span.begin, text.size())];
+        c.span.end = std::max(c.span.begin, options.offsets[std::min<std::size_t>(c.span.end, text.size())]);
+      }
       const Span s = lines.plain_span(c.span.begin, c.span.end);
       c.span.start = s.start;
       c.span.stop = s.stop;

@@ -45,6 +45,10 @@ struct ExtractOptions {
   // and columns. A caller that joined lines in place (a folded YAML scalar: each folded line
   // break replaced with a space) passes the unjoined text here, so spans stay in the file's lines.
   std::string_view line_layout;
+  // When not empty (text.size() + 1 entries): `text` is an expansion of `line_layout` (a Makefile
+  // recipe after make expanded its variables), and offsets[k] is the offset in `line_layout` that
+  // byte k of `text` came from; spans point there.
+  std::vector<std::uint32_t> offsets;
 };
 
 // Reads the script's #SBATCH header too (see sbatch_variables).

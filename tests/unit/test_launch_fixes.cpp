@@ -227,3 +227,77 @@ TEST_CASE("Slurm: --gres takes the count of its gpu entry", "[shell][slurm]") {
   CHECK(gpus("#SBATCH --gres=gpu:a100:2,gpu:v100:2") == "?");
   CHECK(gpus("#SBATCH --gres=lscratch:100") == "?");
 }
+
+TEST_CASE("Makefile: expansion work is bounded", "[make]") {
+  std::string mk;
+  for (int k = 0; k < 24; ++k)
+    mk += "V" + std::to_string(k) + " = $(V" + std::to_string(k + 1) + ") $(V" + std::to_string(k + 1) + ") $(V" +
+          std::to_string(k + 1) + ") $(V" + std::to_string(k + 1) + ")\n";
+  mk +=
+      "V24 = x\ntrain:\n\taccelerate launch --config_file $(V0) s.py\n\taccelerate launch --config_file $(V23) s.py\n";
+  auto facts = make::extract(mk, 0);  // returns (V0 alone would be 4^24 bytes)
+  REQUIRE(facts.commands.size() == 2);
+  CHECK(words(facts.commands[0])[3] == "?");
+  CHECK(words(facts.commands[1]) ==
+        std::vector<std::string>{"accelerate", "launch", "--config_file", "x", "x", "x", "x", "s.py"});
+  bool v0_unknown = false;
+  for (const auto& v : make::variables(mk)) v0_unknown = v0_unknown || (v.name == "V0" && !v.known);
+  CHECK(v0_unknown);
+}
+
+TEST_CASE("Makefile: variables expand as make expands them", "[make]") {
+  const std::string mk =
+      "ACCEL-CONFIG = recipes/cp.yaml\n"
+      "ACC = recipes/cp.yaml\n"
+      "NPROC = 4\n"
+      "export EXPORTED = 2\n"
+      "train:\n"
+      "\taccelerate launch --config_file $(ACCEL-CONFIG) s.py\n"
+      "\taccelerate launch --config_file '$(ACC)' --num_processes $$NPROC s.py\n"
+      "\taccelerate launch --num_processes $$EXPORTED --config_file ${ACC} s.py\n";
+  auto facts = make::extract(mk, 0);
+  REQUIRE(facts.commands.size() == 3);
+  CHECK(words(facts.commands[0])[3] == "recipes/cp.yaml");
+  CHECK(words(facts.commands[1]) == std::vector<std::string>{"accelerate", "launch", "--config_file", "recipes/cp.yaml",
+                                                             "--num_processes", "?", "s.py"});
+  CHECK(words(facts.commands[2])[3] == "2");
+  CHECK(words(facts.commands[2])[5] == "recipes/cp.yaml");
+  // The words of a reference point at the reference.
+  const Word& w = facts.commands[0].argv[3];
+  CHECK(w.span.start.line == 5);
+  CHECK(mk.substr(w.span.begin, w.span.end - w.span.begin) == "$(ACCEL-CONFIG)");
+}
+
+TEST_CASE("Makefile: target-specific variables", "[make]") {
+  const std::string mk =
+      "ACC = recipes/cp.yaml\n"
+      "train: ACC = recipes/ddp.yaml\n"
+      "train:\n"
+      "\taccelerate launch --config_file $(ACC) s.py\n"
+      "other:\n"
+      "\taccelerate launch --config_file $(ACC) s.py\n"
+      "all: prep\n"
+      "all: ACC = recipes/fsdp.yaml\n"
+      "prep:\n"
+      "\taccelerate launch --config_file $(ACC) s.py\n";
+  auto facts = make::extract(mk, 0);
+  REQUIRE(facts.commands.size() == 3);
+  CHECK(words(facts.commands[0])[3] == "recipes/ddp.yaml");
+  CHECK(words(facts.commands[1])[3] == "recipes/cp.yaml");
+  CHECK(words(facts.commands[2])[3] == "?");  // prep may run as all's prerequisite
+}
+
+TEST_CASE("Makefile: .ONESHELL makes a recipe one shell", "[make]") {
+  const std::string one =
+      ".ONESHELL:\n"
+      "train:\n"
+      "\tcd exp\n"
+      "\t@accelerate launch --config_file recipes/cp.yaml s.py\n";
+  auto facts = make::extract(one, 0);
+  REQUIRE(facts.commands.size() == 1);
+  CHECK(facts.commands[0].cwd == "exp");
+  CHECK(facts.commands[0].span.start.line == 3);
+  auto apart = make::extract(one.substr(11), 0);
+  REQUIRE(apart.commands.size() == 1);
+  CHECK(apart.commands[0].cwd.empty());
+}
