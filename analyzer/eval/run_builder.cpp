@@ -243,8 +243,7 @@ class Builder {
     } else {
       out.push_back(p_.root);
     }
-    std::error_code ec;
-    out.push_back(fs::current_path(ec).string());
+    // Not trl-lint's own working folder: findings must not depend on where it was started.
     return out;
   }
 
