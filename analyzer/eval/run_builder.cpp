@@ -441,10 +441,12 @@ class Builder {
       base.script_display = launch->script->text + " (docs: " + p_.sources.get(script).path + ":" +
                             std::to_string(config_lines_->first + 1) + ")";
 
-    if (launch && launch->launcher == Launcher::Trl) {
-      // `trl sft` runs TRL's own script: TrlParser over its dataclasses (Knowledge::trl_cli_classes).
+    if (launch && !launch->trl_command.empty()) {
+      // `trl sft` (or `-m trl.scripts.sft`) runs TRL's own script: TrlParser over its dataclasses
+      // (Knowledge::trl_cli_classes).
       TrainingRun run = base;
-      run.script_display = "trl " + launch->trl_command;
+      run.script_display =
+          launch->launcher == Launcher::Trl || !launch->script ? "trl " + launch->trl_command : launch->script->text;
       run.config_class = k_.trl_cli_config(launch->trl_command);
       run.trainer = launch->trl_command;
       run.args_from_parser = true;

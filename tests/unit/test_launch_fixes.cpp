@@ -301,3 +301,22 @@ TEST_CASE("Makefile: .ONESHELL makes a recipe one shell", "[make]") {
   REQUIRE(apart.commands.size() == 1);
   CHECK(apart.commands[0].cwd.empty());
 }
+
+TEST_CASE("accelerate launch -m trl.scripts.sft is the trl sft command", "[launch]") {
+  auto facts = shell::extract(
+      "accelerate launch --config_file cp.yaml -m trl.scripts.sft --config x.yaml\n"
+      "python -m trl.scripts.dpo --config y.yaml\n"
+      "accelerate launch -m trl.scripts.nothing --config z.yaml\n",
+      0);
+  REQUIRE(facts.commands.size() == 3);
+  auto a = parse_launch(facts.commands[0], Knowledge::get());
+  REQUIRE(a);
+  CHECK(a->launcher == Launcher::Accelerate);
+  CHECK(a->trl_command == "sft");
+  auto b = parse_launch(facts.commands[1], Knowledge::get());
+  REQUIRE(b);
+  CHECK(b->trl_command == "dpo");
+  auto c = parse_launch(facts.commands[2], Knowledge::get());
+  REQUIRE(c);
+  CHECK(c->trl_command.empty());
+}
