@@ -330,7 +330,9 @@ Reader read(std::string_view text) {
 // The target-specific values a recipe of `targets` sees: its own, and unknown for a variable
 // another target sets when this one may be built as that target's prerequisite (make hands
 // target-specific values down to prerequisites).
-std::map<std::string, RawVar> recipe_locals(const Reader& r, const std::vector<std::string>& targets) {
+// `reach`: for each target setting a variable, the targets it may build (and whether too many).
+using Reach = std::map<std::string, std::pair<std::set<std::string>, bool>>;
+std::map<std::string, RawVar> recipe_locals(const Reader& r, const std::vector<std::string>& targets, Reach& reach) {
   std::map<std::string, RawVar> out;
   const RawVar unknown{"", false, false, false};
   for (const auto& name : r.anywhere_vars) out[name] = unknown;
@@ -341,19 +343,22 @@ std::map<std::string, RawVar> recipe_locals(const Reader& r, const std::vector<s
   // The targets that may have this recipe's targets among their prerequisites.
   auto builds = [&](const std::string& from, const std::string& to) {
     if (r.prerequisites_unknown) return true;
-    std::set<std::string> seen{from};
-    std::vector<std::string> todo{from};
-    while (!todo.empty() && seen.size() < 10000) {
-      std::string t = todo.back();
-      todo.pop_back();
-      auto it = r.prerequisites.find(t);
-      if (it == r.prerequisites.end()) continue;
-      for (const auto& p : it->second) {
-        if (p == to) return true;
-        if (seen.insert(p).second) todo.push_back(p);
+    auto [at, fresh] = reach.try_emplace(from);
+    if (fresh) {
+      // Every target `from` may build; past 10,000 of them: any (unknown).
+      std::set<std::string>& seen = at->second.first;
+      std::vector<std::string> todo{from};
+      while (!todo.empty() && !at->second.second) {
+        std::string t = todo.back();
+        todo.pop_back();
+        auto it = r.prerequisites.find(t);
+        if (it == r.prerequisites.end()) continue;
+        for (const auto& p : it->second)
+          if (seen.insert(p).second) todo.push_back(p);
+        at->second.second = seen.size() > 10000;
       }
     }
-    return false;
+    return at->second.second || at->second.first.count(to) > 0;
   };
   for (const auto& name : names) {
     if (out.count(name)) continue;
@@ -450,8 +455,9 @@ shell::ShellFacts extract(std::string_view text, FileId file) {
     for (auto& c : facts.commands) out.commands.push_back(std::move(c));
     for (auto& c : facts.created) out.created.push_back(std::move(c));
   };
+  Reach reach;
   for (const Recipe& recipe : reader.recipes) {
-    std::map<std::string, RawVar> locals = recipe_locals(reader, recipe.targets);
+    std::map<std::string, RawVar> locals = recipe_locals(reader, recipe.targets, reach);
     Expander own(reader, &locals);
     Expander& ex = locals.empty() ? global : own;
     if (reader.oneshell) {

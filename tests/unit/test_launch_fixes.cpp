@@ -287,6 +287,15 @@ TEST_CASE("Makefile: target-specific variables", "[make]") {
   CHECK(words(facts.commands[2])[3] == "?");  // prep may run as all's prerequisite
 }
 
+TEST_CASE("Makefile: a target-specific value reaches prerequisites past 10,000 targets", "[make]") {
+  std::string mk = "ACC = recipes/cp.yaml\nall: t0\nall: ACC = recipes/ddp.yaml\n";
+  for (int k = 0; k < 10005; ++k) mk += "t" + std::to_string(k) + ": t" + std::to_string(k + 1) + "\n";
+  mk += "t10005: prep\nprep:\n\taccelerate launch --config_file $(ACC) s.py\n";
+  auto facts = make::extract(mk, 0);
+  REQUIRE(facts.commands.size() == 1);
+  CHECK(words(facts.commands[0])[3] == "?");  // too many to follow: unknown, not the global value
+}
+
 TEST_CASE("Makefile: .ONESHELL makes a recipe one shell", "[make]") {
   const std::string one =
       ".ONESHELL:\n"
