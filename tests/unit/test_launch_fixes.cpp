@@ -169,7 +169,7 @@ TEST_CASE("shell: cd options, cd to $HOME, pushd and popd", "[shell]") {
   CHECK(cwd_of("cd -") == "?");
   CHECK(cwd_of("cd -x exp") == "?");
   CHECK(cwd_of("pushd exp") == "exp");
-  CHECK(cwd_of("pushd exp\npopd") == "");
+  CHECK(cwd_of("pushd exp\npopd").empty());
   CHECK(cwd_of("cd a\npushd b\npushd c\npopd") == "a/b");
   CHECK(cwd_of("popd") == "?");
   CHECK(cwd_of("pushd exp\n(popd)") == "exp");  // a subshell's popd is its own
