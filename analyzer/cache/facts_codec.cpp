@@ -354,14 +354,14 @@ std::string encode_facts(const FileFacts& f) {
       put(w, e.value);
     }
     w.str(c.cwd);
-    w.u8(c.cwd_known ? 1 : 0);
+    w.u8((c.cwd_known ? 1 : 0) | (c.cwd_script_dir ? 2 : 0));
     put(w, c.span);
   }
   w.u32(static_cast<std::uint32_t>(f.created.size()));
   for (const CreatedPath& c : f.created) {
     w.str(c.path);
     w.str(c.cwd);
-    w.u8(c.cwd_known ? 1 : 0);
+    w.u8((c.cwd_known ? 1 : 0) | (c.cwd_script_dir ? 2 : 0));
     put(w, c.span);
   }
   w.u32(static_cast<std::uint32_t>(f.blocks.size()));
@@ -413,14 +413,18 @@ bool decode_facts(std::string_view data, FileId file, FileFacts& out) {
         e.value = get_word(r, file);
       }
       c.cwd = r.str();
-      c.cwd_known = r.u8() != 0;
+      const std::uint8_t cwd_flags = r.u8();
+      c.cwd_known = (cwd_flags & 1) != 0;
+      c.cwd_script_dir = (cwd_flags & 2) != 0;
       c.span = get_span(r, file);
     }
     f.created.resize(r.count());
     for (CreatedPath& c : f.created) {
       c.path = r.str();
       c.cwd = r.str();
-      c.cwd_known = r.u8() != 0;
+      const std::uint8_t cwd_flags = r.u8();
+      c.cwd_known = (cwd_flags & 1) != 0;
+      c.cwd_script_dir = (cwd_flags & 2) != 0;
       c.span = get_span(r, file);
     }
     f.blocks.resize(r.count());

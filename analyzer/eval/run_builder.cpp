@@ -244,8 +244,10 @@ class Builder {
   // depend on; launches are copied, so not per LaunchCommand object) and kept for the
   // builder's life (the project does not change under a builder).
   const std::vector<std::string>& bases(const LaunchCommand* launch, FileId launch_file) const {
-    const bool cwd = launch && launch->cwd_known && !launch->cwd.empty();
-    auto [at, fresh] = bases_.try_emplace({launch_file, cwd ? launch->cwd : std::string()});
+    const bool cwd = launch && launch->cwd_known && (!launch->cwd.empty() || launch->cwd_script_dir);
+    // A folder known relative to the script's own (`cd "$(dirname "$0")"`) is keyed apart.
+    auto [at, fresh] =
+        bases_.try_emplace({launch_file, cwd ? (launch->cwd_script_dir ? "\x01" : "") + launch->cwd : std::string()});
     if (fresh) at->second = compute_bases(launch, launch_file);
     return at->second;
   }
@@ -256,8 +258,17 @@ class Builder {
     std::vector<std::string> out;
     if (launch_file != kNoFile) {
       fs::path dir = fs::path(p_.sources.get(launch_file).abs_path).parent_path();
+      if (launch && launch->cwd_known && launch->cwd_script_dir) {
+        // The script went to a folder relative to its own: its relative paths mean that
+        // folder, wherever it was started from.
+        out.push_back((dir / launch->cwd).lexically_normal().string());
+        return out;
+      }
       if (launch && launch->cwd_known && !launch->cwd.empty())
         out.push_back((dir / launch->cwd).lexically_normal().string());
+      // Make runs recipes in its working folder, the Makefile's unless `make -f`/`-C` says
+      // otherwise: that folder first.
+      if (p_.sources.get(launch_file).kind == FileKind::Makefile) out.push_back(dir.string());
       out.push_back(p_.root);
       out.push_back(dir.string());
       // A script in `scripts/` or `slurm/` is usually run from a folder above it (the root of a
@@ -268,15 +279,30 @@ class Builder {
     } else {
       out.push_back(p_.root);
     }
-    std::error_code ec;
-    out.push_back(fs::current_path(ec).string());
+    // Not trl-lint's own working folder: findings must not depend on where it was started.
     return out;
+  }
+
+  // A path a launch names: `$(dirname "$0")/..`-style paths (the `$SCRIPT_DIR$` marker of the
+  // shell extractor) are the launch file's own folder; others are tried against bases().
+  FileId resolve_path(const std::string& text, const LaunchCommand& l, FileId launch_file) const {
+    static const std::string marker = "$SCRIPT_DIR$";
+    if (text.rfind(marker, 0) == 0) {
+      if (launch_file == kNoFile) return kNoFile;
+      std::string rest = text.substr(marker.size());
+      while (!rest.empty() && rest[0] == '/') rest.erase(0, 1);
+      if (rest.find('$') != std::string::npos) return kNoFile;
+      const fs::path dir = fs::path(p_.sources.get(launch_file).abs_path).parent_path();
+      return p_.resolve((dir / rest).lexically_normal().string(), {});
+    }
+    if (text.find("$SCRIPT_DIR$") != std::string::npos) return kNoFile;
+    return p_.resolve(text, bases(&l, launch_file));
   }
 
   FileId resolve_script(const LaunchCommand& l, FileId launch_file) const {
     if (!l.script || !l.script->known) return kNoFile;
     const auto& b = bases(&l, launch_file);
-    if (!l.module) return p_.resolve(l.script->text, b);
+    if (!l.module) return resolve_path(l.script->text, l, launch_file);
     std::string path = l.script->text;
     std::replace(path.begin(), path.end(), '.', '/');
     for (const std::string& candidate : {path + ".py", path + "/__main__.py", "src/" + path + ".py"}) {
@@ -451,10 +477,12 @@ class Builder {
       base.script_display = launch->script->text + " (docs: " + p_.sources.get(script).path + ":" +
                             std::to_string(config_lines_->first + 1) + ")";
 
-    if (launch && launch->launcher == Launcher::Trl) {
-      // `trl sft` runs TRL's own script: TrlParser over its dataclasses (Knowledge::trl_cli_classes).
+    if (launch && !launch->trl_command.empty()) {
+      // `trl sft` (or `-m trl.scripts.sft`) runs TRL's own script: TrlParser over its dataclasses
+      // (Knowledge::trl_cli_classes).
       TrainingRun run = base;
-      run.script_display = "trl " + launch->trl_command;
+      run.script_display =
+          launch->launcher == Launcher::Trl || !launch->script ? "trl " + launch->trl_command : launch->script->text;
       run.config_class = k_.trl_cli_config(launch->trl_command);
       run.trainer = launch->trl_command;
       run.args_from_parser = true;
@@ -636,7 +664,7 @@ class Builder {
       if (!config->known) {
         run.args_fully_known = false;
       } else {
-        run.trainer_yaml = p_.resolve(config->text, bases(&l, run.launch_file));
+        run.trainer_yaml = resolve_path(config->text, l, run.launch_file);
         FileReference ref =
             make_reference(FileReference::Kind::TrainerConfig, *config, l, run.launch_file, run.trainer_yaml);
         if (!ref.exists && !sections_.empty())
@@ -824,7 +852,7 @@ class Builder {
         return;
       }
       const std::string& name = file->value->text;
-      run.accelerate_yaml = p_.resolve(name, bases(&l, run.launch_file));
+      run.accelerate_yaml = resolve_path(name, l, run.launch_file);
       FileReference ref =
           make_reference(FileReference::Kind::AccelerateConfig, *file->value, l, run.launch_file, run.accelerate_yaml);
       if (!ref.exists && l.launcher == Launcher::Trl && k_.accelerate_profile(name)) {

@@ -28,6 +28,9 @@ struct CommandFact {
   std::string cwd;                 // directory from an earlier `cd`, relative to the script's folder
   bool cwd_known = true;
   Span span;  // the whole command
+  // `cwd` is relative to the script's own folder for certain: the script went there
+  // (`cd "$(dirname "$0")"`), so its relative paths do not depend on where it was started.
+  bool cwd_script_dir = false;
 };
 
 // A file a script creates before it could be read (so a reference to it is not dangling).
@@ -36,6 +39,7 @@ struct CreatedPath {
   std::string cwd;  // like CommandFact::cwd
   bool cwd_known = true;
   Span span;
+  bool cwd_script_dir = false;  // like CommandFact::cwd_script_dir
 };
 
 }  // namespace trl

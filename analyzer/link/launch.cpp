@@ -163,6 +163,7 @@ std::optional<LaunchCommand> parse_launch(const CommandFact& command, const Know
   out.env = command.env;
   out.cwd = command.cwd;
   out.cwd_known = command.cwd_known;
+  out.cwd_script_dir = command.cwd_script_dir;
   std::string_view prog = shell::program_basename(argv[0].text);
   std::size_t i = 1;
   auto accelerate_takes_value = [&](const std::string& name) {
@@ -218,6 +219,12 @@ std::optional<LaunchCommand> parse_launch(const CommandFact& command, const Know
   if (i >= argv.size()) return std::nullopt;  // `accelerate launch` with no script
   out.script = argv[i];
   out.args.assign(argv.begin() + static_cast<std::ptrdiff_t>(i) + 1, argv.end());
+  // `accelerate launch -m trl.scripts.sft`: the script `trl sft` runs, with the same parser
+  // (trl/cli/commands/training.py launches trl/scripts/<command>.py, v1.9.0).
+  if (out.module && out.script->known && out.script->text.rfind("trl.scripts.", 0) == 0) {
+    const std::string command = out.script->text.substr(12);
+    if (!knowledge.trl_cli_classes(command).empty()) out.trl_command = command;
+  }
   return out;
 }
 

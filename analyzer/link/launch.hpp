@@ -29,10 +29,12 @@ struct LaunchCommand {
   std::vector<LaunchOption> options;
   std::optional<Word> script;  // path, or module name when `module` is set
   bool module = false;
-  std::string trl_command;  // sft, dpo, grpo, ... for the trl CLI
-  std::vector<Word> args;   // the script's arguments
+  // sft, dpo, grpo, ... for the trl CLI, and for a launch of TRL's script module (`-m trl.scripts.sft`)
+  std::string trl_command;
+  std::vector<Word> args;  // the script's arguments
   std::string cwd;
   bool cwd_known = true;
+  bool cwd_script_dir = false;  // see CommandFact::cwd_script_dir
 
   const LaunchOption* option(std::string_view name) const;  // last occurrence
   const EnvAssignment* env_var(std::string_view name) const;

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cstdint>
 #include <map>
+#include <optional>
+#include <set>
 
 #include "analyzer/shell/shell_words.hpp"
 
@@ -11,61 +13,129 @@ namespace trl::make {
 namespace {
 
 struct RawVar {
-  std::string value;      // as written
+  std::string value;      // as written (`=`), or expanded (`:=`)
   bool recursive = true;  // `=`: expanded on use
   bool known = true;
   bool exported = false;
 };
 
+// Logical lines: a backslash-newline joins the next line (make replaces it with a space).
+struct LogicalLine {
+  std::size_t begin, end;  // byte range in the text, continuation lines included
+  std::string joined;
+  bool recipe;  // starts with a TAB
+};
+
+struct Recipe {
+  std::vector<std::string> targets;  // empty when a target name is not known
+  std::vector<LogicalLine> lines;
+};
+
+// A value longer than this (after expansion) is unknown: `V0 = $(V1) $(V1)` nested twenty deep
+// would otherwise take make's own exponential time and memory.
+constexpr std::size_t kMaxValue = 1 << 16;
+
 struct Reader {
   std::map<std::string, RawVar> vars;
   bool export_all = false;
+  bool oneshell = false;
+  std::map<std::string, std::map<std::string, RawVar>> target_vars;  // `train: ACC = x`
+  std::set<std::string> anywhere_vars;  // target-specific for a pattern or an unknown target
+  std::map<std::string, std::vector<std::string>> prerequisites;
+  bool prerequisites_unknown = false;
+  std::vector<Recipe> recipes;
+};
 
-  // Expands make references in `s`; unknown when a reference is undefined or a function.
-  std::pair<std::string, bool> expand(std::string_view s, int depth = 0) const {
+// One expansion context: the global variables, the recipe's target-specific ones, and the
+// values already expanded (each variable once).
+class Expander {
+ public:
+  Expander(const Reader& r, const std::map<std::string, RawVar>* local = nullptr) : r_(r), local_(local) {}
+
+  // Expands make references in `s`. With `offsets`, records for each output byte the offset in
+  // `s` it came from (a reference's value: the reference's start).
+  std::pair<std::string, bool> expand(std::string_view s, std::vector<std::uint32_t>* offsets = nullptr,
+                                      int depth = 0) {
     std::string out;
     bool known = true;
+    const std::size_t offsets_before = offsets ? offsets->size() : 0;
+    auto put = [&](char c, std::size_t at) {
+      out.push_back(c);
+      if (offsets) offsets->push_back(static_cast<std::uint32_t>(at));
+    };
     for (std::size_t i = 0; i < s.size(); ++i) {
+      if (out.size() > kMaxValue) {
+        if (offsets) {
+          offsets->resize(offsets_before);
+          offsets->push_back(0);
+        }
+        return {std::string(1, shell::kUnknownMark), false};
+      }
       if (s[i] != '$' || i + 1 >= s.size()) {
-        out.push_back(s[i]);
+        put(s[i], i);
         continue;
       }
+      const std::size_t at = i;
       char n = s[i + 1];
       if (n == '$') {
-        out.push_back('$');
+        put('$', at);
         ++i;
         continue;
       }
       std::string name;
-      std::size_t next;
+      bool plain = true;
       if (n == '(' || n == '{') {
-        char close = n == '(' ? ')' : '}';
-        std::size_t j = s.find(close, i + 2);
-        if (j == std::string_view::npos) return {out, false};
+        const char open = n, close = n == '(' ? ')' : '}';
+        int level = 0;
+        std::size_t j = i + 1;
+        for (; j < s.size(); ++j) {
+          if (s[j] == open) ++level;
+          if (s[j] == close && --level == 0) break;
+        }
+        if (j >= s.size()) {
+          put(shell::kUnknownMark, at);
+          return {out, false};
+        }
         name = std::string(s.substr(i + 2, j - i - 2));
-        next = j;
+        // A function (`$(shell nproc)`), a substitution reference (`$(V:.c=.o)`) or a computed
+        // name (`$($(X))`).
+        plain = !name.empty() && name.find_first_of(" \t$,:=") == std::string::npos;
+        i = j;
       } else {
         name = std::string(1, n);
-        next = i + 1;
+        i = i + 1;
       }
-      i = next;
-      auto it = vars.find(name);
-      if (it == vars.end() || depth > 16 || name.find_first_of(" \t$") != std::string::npos) {
-        known = false;  // undefined (may come from the command line), a function, or too deep
-        out.push_back(shell::kUnknownMark);
-        continue;
-      }
-      if (!it->second.known) known = false;
-      if (it->second.recursive) {
-        auto [v, k] = expand(it->second.value, depth + 1);
-        out += v;
-        known = known && k;
-      } else {
-        out += it->second.value;
-      }
+      auto [value, k] = plain ? lookup(name, depth) : std::pair<std::string, bool>{"", false};
+      if (!k && value.find(shell::kUnknownMark) == std::string::npos) value.push_back(shell::kUnknownMark);
+      for (char c : value) put(c, at);
+      known = known && k;
     }
     return {out, known};
   }
+
+ private:
+  std::pair<std::string, bool> lookup(const std::string& name, int depth) {
+    if (auto m = memo_.find(name); m != memo_.end()) return m->second;
+    const RawVar* v = nullptr;
+    if (local_)
+      if (auto it = local_->find(name); it != local_->end()) v = &it->second;
+    if (!v)
+      if (auto it = r_.vars.find(name); it != r_.vars.end()) v = &it->second;
+    // Undefined (the command line or the environment may set it), or too deep.
+    if (!v || depth > 16 || !v->known) return {"", false};
+    if (!v->recursive) return {v->value, v->value.find(shell::kUnknownMark) == std::string::npos};
+    if (!in_progress_.insert(name).second) return {"", false};  // `X = $(X)`: make refuses it
+    auto result = expand(v->value, nullptr, depth + 1);
+    in_progress_.erase(name);
+    if (result.first.size() > kMaxValue) result = {"", false};
+    memo_[name] = result;
+    return result;
+  }
+
+  const Reader& r_;
+  const std::map<std::string, RawVar>* local_;
+  std::map<std::string, std::pair<std::string, bool>> memo_;
+  std::set<std::string> in_progress_;
 };
 
 std::string trim(std::string_view s) {
@@ -75,12 +145,18 @@ std::string trim(std::string_view s) {
   return std::string(s.substr(b, e - b));
 }
 
-// Logical lines: a backslash-newline joins the next line (make replaces it with a space).
-struct LogicalLine {
-  std::size_t begin, end;  // byte range in the text, continuation lines included
-  std::string joined;
-  bool recipe;  // starts with a TAB
-};
+std::vector<std::string> split_blanks(std::string_view s) {
+  std::vector<std::string> out;
+  std::size_t i = 0;
+  while (i < s.size()) {
+    while (i < s.size() && (s[i] == ' ' || s[i] == '\t')) ++i;
+    std::size_t j = i;
+    while (j < s.size() && s[j] != ' ' && s[j] != '\t') ++j;
+    if (j > i) out.emplace_back(s.substr(i, j - i));
+    i = j;
+  }
+  return out;
+}
 
 std::vector<LogicalLine> logical_lines(std::string_view t) {
   std::vector<LogicalLine> out;
@@ -104,16 +180,71 @@ std::vector<LogicalLine> logical_lines(std::string_view t) {
   return out;
 }
 
-// Reads assignments; calls `recipe(line)` for each recipe line.
-template <typename OnRecipe>
-Reader read(std::string_view text, OnRecipe recipe) {
+// `NAME op value` (after `export`/`override`): the name, the operator (= := ::= :::= ?= += !=)
+// and the value; nullopt when `s` is not an assignment.
+struct Assignment {
+  std::string name, op, value;
+  bool exported = false;
+};
+std::optional<Assignment> assignment(std::string s) {
+  Assignment a;
+  while (true) {
+    if (s.rfind("export ", 0) == 0) {
+      a.exported = true;
+      s = trim(s.substr(7));
+    } else if (s.rfind("override ", 0) == 0) {
+      s = trim(s.substr(9));
+    } else {
+      break;
+    }
+  }
+  std::size_t eq = s.find('=');
+  if (eq == std::string::npos) return std::nullopt;
+  std::size_t op_begin = eq;
+  while (op_begin > 0 &&
+         (s[op_begin - 1] == ':' || s[op_begin - 1] == '?' || s[op_begin - 1] == '+' || s[op_begin - 1] == '!'))
+    --op_begin;
+  a.name = trim(s.substr(0, op_begin));
+  a.op = s.substr(op_begin, eq - op_begin + 1);
+  a.value = trim(s.substr(eq + 1));
+  if (a.name.empty() || a.name.find_first_of(" \t:") != std::string::npos) return std::nullopt;
+  return a;
+}
+
+void assign(Reader& r, std::map<std::string, RawVar>& vars, const Assignment& a, bool certain) {
+  RawVar& v = vars[a.name];
+  const bool existed = !v.value.empty() || !v.known;
+  if (a.op == "?=") {
+    if (existed) return;
+    v = RawVar{a.value, true, certain, a.exported || v.exported};
+  } else if (a.op == "+=") {
+    v.value = existed ? v.value + " " + a.value : a.value;
+    v.known = v.known && certain;
+    v.exported = v.exported || a.exported;
+    if (!v.recursive) {  // appending to a simple variable expands the new text now
+      auto [x, k] = Expander(r).expand(v.value);
+      v.value = x;
+      v.known = v.known && k;
+    }
+  } else if (a.op == "!=") {
+    v = RawVar{"", false, false, a.exported};  // shell assignment: runs code
+  } else if (a.op == "=") {
+    v = RawVar{a.value, true, certain, a.exported || v.exported};
+  } else {  // := ::= :::=
+    auto [x, k] = Expander(r).expand(a.value);
+    v = RawVar{x, false, k && certain, a.exported || v.exported};
+  }
+}
+
+// Reads assignments, rules and their recipes.
+Reader read(std::string_view text) {
   Reader r;
   int cond = 0;
   bool in_define = false;
-  bool in_rule = false;
+  std::size_t rule = std::string::npos;  // the rule whose recipe lines follow (in r.recipes), or npos
   for (const auto& l : logical_lines(text)) {
-    if (l.recipe && in_rule) {
-      recipe(l, r);
+    if (l.recipe && rule != std::string::npos) {
+      r.recipes[rule].lines.push_back(l);
       continue;
     }
     std::string s = trim(l.joined);
@@ -137,74 +268,133 @@ Reader read(std::string_view text, OnRecipe recipe) {
       continue;
     }
     if (word == "include" || word == "-include" || word == "sinclude" || word == "unexport") continue;
-    bool exported = false;
-    while (true) {
-      if (s.rfind("export ", 0) == 0) {
-        exported = true;
-        s = trim(s.substr(7));
-      } else if (s.rfind("override ", 0) == 0) {
-        s = trim(s.substr(9));
-      } else {
-        break;
-      }
-    }
     if (s == "export") {
       r.export_all = true;
       continue;
     }
-    // NAME op value, op one of = := ::= ?= += !=
+    // A rule's colon: the first `:` that is not part of an assignment operator (`:=`, `::=`).
     std::size_t eq = s.find('=');
     std::size_t colon = s.find(':');
-    if (eq != std::string::npos && (colon == std::string::npos || colon + 1 >= eq)) {
-      std::size_t op_begin = eq;
-      while (op_begin > 0 &&
-             (s[op_begin - 1] == ':' || s[op_begin - 1] == '?' || s[op_begin - 1] == '+' || s[op_begin - 1] == '!'))
-        --op_begin;
-      std::string name = trim(s.substr(0, op_begin));
-      std::string op = s.substr(op_begin, eq - op_begin + 1);
-      std::string value = trim(s.substr(eq + 1));
-      if (name.empty() || name.find_first_of(" \t") != std::string::npos) {
-        in_rule = false;
+    std::size_t op_begin = eq;
+    while (op_begin != std::string::npos && op_begin > 0 &&
+           (s[op_begin - 1] == ':' || s[op_begin - 1] == '?' || s[op_begin - 1] == '+' || s[op_begin - 1] == '!'))
+      --op_begin;
+    if (eq != std::string::npos && (colon == std::string::npos || colon > eq || colon >= op_begin)) {
+      rule = std::string::npos;
+      if (auto a = assignment(s)) assign(r, r.vars, *a, cond == 0);
+      continue;
+    }
+    if (colon == std::string::npos) {
+      if (s.rfind("export ", 0) == 0) {  // export NAME
+        std::string name = trim(s.substr(7));
+        if (auto it = r.vars.find(name); it != r.vars.end()) it->second.exported = true;
+      }
+      continue;
+    }
+    // A rule line: `targets: prerequisites [; recipe]`, or `targets: NAME = value` (target-specific).
+    auto [targets_text, targets_known] = Expander(r).expand(s.substr(0, colon));
+    std::vector<std::string> targets = split_blanks(targets_text);
+    for (const auto& t : targets)
+      if (t.find('%') != std::string::npos) targets_known = false;
+    std::string rest = s.substr(colon + 1);
+    if (!rest.empty() && rest[0] == ':') rest.erase(0, 1);  // `::` rules
+    if (auto a = assignment(trim(rest))) {
+      rule = std::string::npos;
+      // `=` and `:=` are followed; any other operator makes the variable unknown in recipes.
+      const bool followed = (a->op == "=" || a->op == ":=" || a->op == "::=") && cond == 0 && targets_known;
+      if (!targets_known) {
+        r.anywhere_vars.insert(a->name);
         continue;
       }
-      in_rule = false;
-      RawVar& v = r.vars[name];
-      const bool existed = !v.value.empty() || !v.known;
-      if (op == "?=") {
-        if (existed) continue;
-        v = RawVar{value, true, cond == 0, exported || v.exported};
-      } else if (op == "+=") {
-        v.value = existed ? v.value + " " + value : value;
-        v.known = v.known && cond == 0;
-        v.exported = v.exported || exported;
-      } else if (op == "!=") {
-        v = RawVar{"", false, false, exported};  // shell assignment: runs code
-      } else if (op == "=") {
-        v = RawVar{value, true, cond == 0, exported || v.exported};
-      } else {  // := ::= :::=
-        auto [x, k] = r.expand(value);
-        v = RawVar{x, false, k && cond == 0, exported || v.exported};
+      for (const auto& t : targets) {
+        if (followed)
+          assign(r, r.target_vars[t], *a, true);
+        else
+          r.target_vars[t][a->name] = RawVar{"", false, false, false};
       }
       continue;
     }
-    if (exported) {  // export NAME
-      std::string name = trim(s);
-      if (auto it = r.vars.find(name); it != r.vars.end()) it->second.exported = true;
-      continue;
-    }
-    // A rule line: `targets: prerequisites [; recipe]`.
-    in_rule = colon != std::string::npos;
+    if (targets_known && targets.size() == 1 && targets[0] == ".ONESHELL") r.oneshell = true;
+    std::string prereq_text = rest.substr(0, rest.find(';'));
+    auto [prereqs, prereqs_known] = Expander(r).expand(prereq_text);
+    if (!prereqs_known || !targets_known) r.prerequisites_unknown = true;
+    for (const auto& t : targets)
+      for (const auto& p : split_blanks(prereqs))
+        if (p != "|") r.prerequisites[t].push_back(p);
+    r.recipes.push_back(Recipe{targets_known ? targets : std::vector<std::string>{}, {}});
+    rule = r.recipes.size() - 1;
   }
   return r;
+}
+
+// The target-specific values a recipe of `targets` sees: its own, and unknown for a variable
+// another target sets when this one may be built as that target's prerequisite (make hands
+// target-specific values down to prerequisites).
+// `reach`: for each target setting a variable, the targets it may build (and whether too many).
+using Reach = std::map<std::string, std::pair<std::set<std::string>, bool>>;
+std::map<std::string, RawVar> recipe_locals(const Reader& r, const std::vector<std::string>& targets, Reach& reach) {
+  std::map<std::string, RawVar> out;
+  const RawVar unknown{"", false, false, false};
+  for (const auto& name : r.anywhere_vars) out[name] = unknown;
+  if (r.target_vars.empty()) return out;
+  std::set<std::string> names;
+  for (const auto& [t, vars] : r.target_vars)
+    for (const auto& [name, v] : vars) names.insert(name);
+  // The targets that may have this recipe's targets among their prerequisites.
+  auto builds = [&](const std::string& from, const std::string& to) {
+    if (r.prerequisites_unknown) return true;
+    auto [at, fresh] = reach.try_emplace(from);
+    if (fresh) {
+      // Every target `from` may build; past 10,000 of them: any (unknown).
+      std::set<std::string>& seen = at->second.first;
+      std::vector<std::string> todo{from};
+      while (!todo.empty() && !at->second.second) {
+        std::string t = todo.back();
+        todo.pop_back();
+        auto it = r.prerequisites.find(t);
+        if (it == r.prerequisites.end()) continue;
+        for (const auto& p : it->second)
+          if (seen.insert(p).second) todo.push_back(p);
+        at->second.second = seen.size() > 10000;
+      }
+    }
+    return at->second.second || at->second.first.count(to) > 0;
+  };
+  for (const auto& name : names) {
+    if (out.count(name)) continue;
+    std::optional<RawVar> value;
+    bool differs = targets.empty(), global = false;
+    for (const auto& t : targets) {
+      const RawVar* own = nullptr;
+      if (auto it = r.target_vars.find(t); it != r.target_vars.end())
+        if (auto v = it->second.find(name); v != it->second.end()) own = &v->second;
+      if (!own) {
+        global = true;
+        continue;
+      }
+      if (value && (value->value != own->value || value->recursive != own->recursive)) differs = true;
+      value = *own;
+    }
+    if (value && global) differs = true;
+    for (const auto& [u, vars] : r.target_vars)
+      if (vars.count(name) && std::find(targets.begin(), targets.end(), u) == targets.end())
+        for (const auto& t : targets) differs = differs || builds(u, t);
+    if (differs)
+      out[name] = unknown;
+    else if (value)
+      out[name] = *value;
+  }
+  return out;
 }
 
 }  // namespace
 
 std::vector<MakeVariable> variables(std::string_view text) {
-  Reader r = read(text, [](const LogicalLine&, const Reader&) {});
+  Reader r = read(text);
+  Expander ex(r);
   std::vector<MakeVariable> out;
   for (const auto& [name, v] : r.vars) {
-    auto [value, known] = v.recursive ? r.expand(v.value) : std::pair<std::string, bool>{v.value, true};
+    auto [value, known] = v.recursive ? ex.expand(v.value) : std::pair<std::string, bool>{v.value, true};
     known = known && v.known && value.find(shell::kUnknownMark) == std::string::npos;
     std::erase(value, shell::kUnknownMark);
     out.push_back({name, value, known, v.exported || r.export_all});
@@ -213,83 +403,71 @@ std::vector<MakeVariable> variables(std::string_view text) {
 }
 
 shell::ShellFacts extract(std::string_view text, FileId file) {
-  // Recipes see the variables as they stand after the whole file is read (make expands
-  // recipes when it runs them).
-  const auto vars = variables(text);
-  std::vector<shell::PredefinedVar> predefined;
-  for (const auto& v : vars) {
-    // Make pastes the value into the recipe; the shell then removes its quotes.
-    auto words = shell::split_words(v.value, [](std::string_view) { return std::optional<shell::VarValue>(); });
-    std::string value;
-    bool known = v.known;
-    for (std::size_t k = 0; k < words.size(); ++k) {
-      value += (k ? " " : "") + words[k].text;
-      known = known && words[k].known;
-    }
-    predefined.push_back({v.name, value, known, v.exported, true});
-  }
+  const Reader reader = read(text);
+  // Recipes are expanded when make runs them, with the variables as they stand after the whole
+  // file is read. Make pastes a variable's value into the recipe text; the shell sees only the
+  // exported variables (and the environment's) as its own.
+  std::vector<shell::PredefinedVar> exported;
+  for (const auto& v : variables(text))
+    if (v.exported) exported.push_back({v.name, v.value, v.known, true, false});
   shell::ShellFacts out;
   std::uint32_t line_no = 0;  // the line of byte `counted_to`
   std::size_t counted_to = 0;
-  read(text, [&](const LogicalLine& l, const Reader& reader) {
-    // Cheap filter first: only lines that (after make expansion) may start something.
-    const std::string body = reader.expand(text.substr(l.begin, l.end - l.begin)).first;
+  Expander global(reader);
+  // One shell per recipe line, or per recipe with .ONESHELL.
+  auto run = [&](const std::vector<const LogicalLine*>& lines, Expander& ex) {
+    if (lines.empty()) return;
+    const std::size_t base = lines.front()->begin, last = lines.back()->end;
+    std::string shell_text;
+    std::vector<std::uint32_t> offsets;
+    for (const LogicalLine* l : lines) {
+      if (!shell_text.empty()) {
+        shell_text.push_back('\n');
+        offsets.push_back(static_cast<std::uint32_t>(l->begin - 1 - base));
+      }
+      // The leading TAB, then the recipe prefixes @ - +.
+      std::size_t i = l->begin + 1;
+      while (i < l->end && (text[i] == '@' || text[i] == '-' || text[i] == '+' || text[i] == ' ' || text[i] == '\t'))
+        ++i;
+      std::vector<std::uint32_t> at;
+      auto [expanded, known] = ex.expand(text.substr(i, l->end - i), &at);
+      (void)known;  // unknown parts are marked in the text
+      for (std::size_t k = 0; k < expanded.size(); ++k) {
+        shell_text.push_back(expanded[k]);
+        offsets.push_back(static_cast<std::uint32_t>(i + at[k] - base));
+      }
+    }
+    offsets.push_back(static_cast<std::uint32_t>(last - base));
+    // Cheap filter first: only text that may start something.
     static constexpr std::string_view words[] = {"accelerate", "torchrun", "deepspeed", "python", "trl",
                                                  "bash",       "sh ",      "eval",      "srun"};
     bool interesting = false;
-    for (auto w : words) interesting = interesting || body.find(w) != std::string::npos;
+    for (auto w : words) interesting = interesting || shell_text.find(w) != std::string::npos;
     if (!interesting) return;
-    // The recipe line alone (it starts a line): the shell extractor adds its offset and line
-    // number to the spans it gives.
-    line_no += static_cast<std::uint32_t>(std::count(text.begin() + counted_to, text.begin() + l.begin, '\n'));
-    counted_to = l.begin;
-    std::string virt(l.end - l.begin, ' ');
-    std::size_t i = l.begin;
-    std::size_t out_i = i;
-    auto put = [&](char ch) { virt[out_i++ - l.begin] = ch; };
-    // Leading TAB, then the recipe prefixes @ - +.
-    put('\t');
-    ++i;
-    while (i < l.end && (text[i] == '@' || text[i] == '-' || text[i] == '+' || text[i] == ' ')) ++i;
-    std::size_t pad_at = std::string::npos;  // where a `$$` shortened the line
-    out_i = i;
-    for (; i < l.end; ++i) {
-      char c = text[i];
-      if (c == '\n') {
-        while (out_i < i) put(' ');
-        put('\n');
-        continue;
-      }
-      if (c == '$' && i + 1 < l.end && text[i + 1] == '$') {
-        put('$');
-        ++i;
-        pad_at = i;
-        continue;
-      }
-      if (c == '$' && i + 1 < l.end && text[i + 1] == '(') {
-        // $(NAME) -> ${NAME}; $(function args) stays a command substitution (unknown).
-        std::size_t close = text.find(')', i);
-        std::string_view inner =
-            close == std::string_view::npos || close > l.end ? std::string_view() : text.substr(i + 2, close - i - 2);
-        if (!inner.empty() && inner.find_first_of(" \t$,") == std::string_view::npos) {
-          put('$');
-          put('{');
-          for (char ch : inner) put(ch);
-          put('}');
-          i = close;
-          continue;
-        }
-      }
-      put(c);
-    }
-    (void)pad_at;
-    shell::ExtractOptions options{predefined, "", true};
-    options.base_offset = static_cast<std::uint32_t>(l.begin);
+    line_no += static_cast<std::uint32_t>(std::count(text.begin() + counted_to, text.begin() + base, '\n'));
+    counted_to = base;
+    shell::ExtractOptions options{exported, "", true};
+    options.base_offset = static_cast<std::uint32_t>(base);
     options.base_line = line_no;
-    auto facts = shell::extract(virt, file, options);
+    options.line_layout = text.substr(base, last - base);
+    options.offsets = std::move(offsets);
+    auto facts = shell::extract(shell_text, file, options);
     for (auto& c : facts.commands) out.commands.push_back(std::move(c));
     for (auto& c : facts.created) out.created.push_back(std::move(c));
-  });
+  };
+  Reach reach;
+  for (const Recipe& recipe : reader.recipes) {
+    std::map<std::string, RawVar> locals = recipe_locals(reader, recipe.targets, reach);
+    Expander own(reader, &locals);
+    Expander& ex = locals.empty() ? global : own;
+    if (reader.oneshell) {
+      std::vector<const LogicalLine*> all;
+      for (const auto& l : recipe.lines) all.push_back(&l);
+      run(all, ex);
+    } else {
+      for (const auto& l : recipe.lines) run({&l}, ex);
+    }
+  }
   return out;
 }
 

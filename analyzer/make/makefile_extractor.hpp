@@ -1,8 +1,11 @@
 // Finds launch commands in Makefile recipes. A hand-written line reader (there is no
 // tree-sitter make grammar in our pins): variable assignments (`=`, `:=`, `::=`, `?=`, `+=`,
 // `export`, `override`), conditionals, rules and their recipe lines (`@`/`-`/`+` prefixes,
-// backslash continuations). Each recipe line runs in a shell of its own, so it is handed to the
-// shell extractor alone, with `$(VAR)` rewritten to `${VAR}` and the make variables predefined.
+// backslash continuations), target-specific variables (`train: ACC = x`). Each recipe line runs
+// in a shell of its own (the whole recipe with `.ONESHELL:`): make expands its variables first,
+// as make does (inside quotes too; an undefined variable or a function is unknown; a value past
+// 64 KiB is unknown), and the shell extractor reads the result, with spans mapped back to the
+// Makefile. The shell sees only the exported make variables.
 #pragma once
 
 #include <string>

@@ -162,6 +162,10 @@ Document scan(std::string_view text) {
         b.last_line = close == l + 1 ? l + 1 : close - 1;
         const bool empty = close == l + 1;
         if (!empty) {
+          b.begin = lines[b.first_line].begin;
+          b.end = lines[std::min<std::size_t>(b.last_line, lines.size() - 1)].end;
+        }
+        if (!empty) {
           if (b.lang == BlockLang::Shell) place_shell(doc.shell_text, text, lines, b.first_line, b.last_line);
           if (b.lang == BlockLang::Python) place_python(doc.python_text, text, lines, b.first_line, b.last_line, ind);
           if (b.lang == BlockLang::Yaml) {
@@ -177,6 +181,20 @@ Document scan(std::string_view text) {
       }
     }
   not_fence:
+    // An HTML comment (CommonMark HTML block type 2) runs to the line holding `-->`: what it
+    // holds, fences included, is not code.
+    if (ind < 4 && body.rfind("<!--", 0) == 0) {
+      std::uint32_t close = l;
+      std::size_t from = 4;
+      for (; close < lines.size(); ++close) {
+        std::string_view c = close == l ? body : line(close);
+        if (c.find("-->", close == l ? from : 0) != std::string_view::npos) break;
+      }
+      l = std::min<std::uint32_t>(close, static_cast<std::uint32_t>(lines.size()));
+      prev_blank = false;
+      in_list = false;
+      continue;
+    }
     if (!body.empty() && body[0] == '#' && ind < 4) {
       std::size_t h = 0;
       while (h < body.size() && body[h] == '#') ++h;
@@ -201,6 +219,8 @@ Document scan(std::string_view text) {
       b.first_line = l;
       b.last_line = last;
       b.indented = true;
+      b.begin = lines[l].begin;
+      b.end = lines[last].end;
       place_shell(doc.shell_text, text, lines, l, last);
       doc.blocks.push_back(b);
       l = last;

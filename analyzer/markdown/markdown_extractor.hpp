@@ -18,7 +18,9 @@ struct Block {
   BlockLang lang = BlockLang::Other;
   std::uint32_t first_line = 0;  // first and last content line (0-based)
   std::uint32_t last_line = 0;
-  bool indented = false;  // an indented code block (read as shell)
+  bool indented = false;    // an indented code block (read as shell)
+  std::uint32_t begin = 0;  // bytes of the content lines: [begin, end)
+  std::uint32_t end = 0;
 };
 
 struct Heading {
@@ -29,7 +31,9 @@ struct Heading {
 struct Document {
   std::vector<Block> blocks;
   std::vector<Heading> headings;
-  std::string shell_text;   // shell blocks, `$ ` prompts and console output blanked
+  // shell blocks, `$ ` prompts and console output blanked. Each block is a script of its own
+  // (shell::extract_session over the Shell blocks' [begin, end)).
+  std::string shell_text;
   std::string python_text;  // python blocks, dedented (`>>> ` prompts stripped)
   std::string yaml_text;    // yaml blocks, dedented; each opening fence becomes `---`
 };

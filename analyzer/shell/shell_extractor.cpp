@@ -1,6 +1,7 @@
 #include "analyzer/shell/shell_extractor.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <map>
 #include <optional>
 
@@ -35,6 +36,14 @@ struct FunctionEffect {
   bool changes_dir = false;
 };
 
+// A folder pushd left on its stack.
+struct DirEntry {
+  std::string cwd;
+  bool known = true;
+  bool script_dir = false;
+  bool operator==(const DirEntry&) const = default;
+};
+
 // A subshell, a command of a pipeline or a function body, walked in place: what it changes is
 // undone at its end (a subshell's changes are its own; a function's happen when it is called).
 struct ShellScope {
@@ -43,6 +52,8 @@ struct ShellScope {
   std::map<std::string, std::optional<Var>> saved;  // each variable changed inside, as it was
   std::string cwd;
   bool cwd_known = true;
+  std::vector<DirEntry> dir_stack;
+  bool script_dir = false;
   bool opaque = false;
   bool ran_opaque = false;                                               // something inside may have set any variable
   bool changed_dir = false;                                              // a `cd` inside
@@ -101,10 +112,12 @@ void restore(std::map<std::string, V>& live, std::map<std::string, std::optional
 
 class Walker {
  public:
-  Walker(std::string_view src, FileId file, ShellFacts& facts) : src_(src), file_(file), facts_(facts) {
+  Walker(std::string_view src, FileId file, ShellFacts& facts, std::string_view layout = {})
+      : src_(src), file_(file), facts_(facts) {
+    std::string_view lines = layout.empty() ? src : layout;
     line_starts_.push_back(0);
-    for (std::uint32_t i = 0; i < src.size(); ++i)
-      if (src[i] == '\n') line_starts_.push_back(i + 1);
+    for (std::uint32_t i = 0; i < lines.size(); ++i)
+      if (lines[i] == '\n') line_starts_.push_back(i + 1);
   }
 
   void run(TSNode root, int conditional = 0) {
@@ -157,6 +170,8 @@ class Walker {
         scope.function = t == "function_definition";
         scope.cwd = cwd_;
         scope.cwd_known = cwd_known_;
+        scope.dir_stack = dir_stack_;
+        scope.script_dir = script_dir_;
         scope.opaque = opaque_;
         int cond = it.conditional;
         std::vector<TSNode> kids;
@@ -190,8 +205,34 @@ class Walker {
     std::uint32_t line = static_cast<std::uint32_t>(it - line_starts_.begin()) - 1;
     return Point{line + base_line_, offset - line_starts_[line]};
   }
+
+ public:
+  // Offsets to a span in the text's own coordinates (no base offset or line).
+  Span plain_span(std::uint32_t b, std::uint32_t e) const { return Span{file_, b, e, point(b), point(e)}; }
+
+  // A piece of a session that did not parse: what it may have assigned is unknown to the pieces
+  // after it, and so is the folder when the piece names a command that changes it.
+  void lose_track() {
+    forget_all();
+    std::string word;
+    for (std::size_t i = 0; i <= src_.size(); ++i) {
+      const char c = i < src_.size() ? src_[i] : ' ';
+      if (std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-') {
+        word.push_back(c);
+        continue;
+      }
+      if (word == "cd" || word == "pushd" || word == "popd") cwd_known_ = false;
+      word.clear();
+    }
+  }
+
+ private:
   Span span(std::uint32_t b, std::uint32_t e) const {
     if (fixed_) return *fixed_;
+    if (offsets_ && !offsets_->empty()) {
+      b = (*offsets_)[std::min<std::size_t>(b, offsets_->size() - 1)];
+      e = std::max(b, (*offsets_)[std::min<std::size_t>(e, offsets_->size() - 1)]);
+    }
     return Span{file_, b + base_offset_, e + base_offset_, point(b), point(e)};
   }
 
@@ -217,7 +258,7 @@ class Walker {
 
   void created(const RawWord& path, Span at) {
     if (!path.known || path.text.empty() || path.text.find(kUnknownMark) != std::string::npos) return;
-    facts_.created.push_back({path.text, cwd_, cwd_known_, at});
+    facts_.created.push_back({path.text, cwd_, cwd_known_, at, script_dir_});
   }
 
   // Commands that write a file named in their arguments.
@@ -252,6 +293,8 @@ class Walker {
     inner.opaque_ = opaque_;
     inner.cwd_ = cwd_;
     inner.cwd_known_ = cwd_known_;
+    inner.dir_stack_ = dir_stack_;
+    inner.script_dir_ = script_dir_;
     inner.fixed_ = at;
     inner.command_span_ = command_span;
     inner.depth_ = depth_ + 1;
@@ -271,9 +314,12 @@ class Walker {
       for (const auto& name : gone) erase_var(name);
       for (auto& [name, f] : inner.functions_) set_function(name, std::move(f));
       if (inner.opaque_) become_opaque();
-      if (inner.cwd_ != cwd_ || inner.cwd_known_ != cwd_known_) {
+      if (inner.cwd_ != cwd_ || inner.cwd_known_ != cwd_known_ || inner.dir_stack_ != dir_stack_ ||
+          inner.script_dir_ != script_dir_) {
         cwd_ = std::move(inner.cwd_);
         cwd_known_ = inner.cwd_known_;
+        dir_stack_ = std::move(inner.dir_stack_);
+        script_dir_ = inner.script_dir_;
         dir_changed();
       }
     }
@@ -318,6 +364,8 @@ class Walker {
     }
     cwd_ = std::move(scope.cwd);
     cwd_known_ = scope.cwd_known;
+    dir_stack_ = std::move(scope.dir_stack);
+    script_dir_ = scope.script_dir;
     opaque_ = scope.opaque;
   }
 
@@ -469,6 +517,7 @@ class Walker {
     if (effect.opaque) forget_all();
     if (effect.changes_dir) {
       cwd_known_ = false;
+      dir_stack_.clear();
       dir_changed();
     }
   }
@@ -663,7 +712,7 @@ class Walker {
            argv[1].known && !argv[1].text.starts_with("-"))
       argv.erase(argv.begin());
     std::string_view prog = argv[0].known ? program_basename(argv[0].text) : std::string_view();
-    if (prog == "cd") {
+    if (prog == "cd" || prog == "pushd" || prog == "popd") {
       change_dir(argv, conditional);
       return;
     }
@@ -747,27 +796,72 @@ class Walker {
     }
     fact.cwd = cwd_;
     fact.cwd_known = cwd_known_;
+    fact.cwd_script_dir = script_dir_;
     (void)conditional;
     facts_.commands.push_back(std::move(fact));
   }
 
+  // `cd [-L|-P|-e|-@]... [--] [DIR]`, `pushd DIR`, `popd`. Without a folder (or with `~...`,
+  // `-`), the shell goes to $HOME or $OLDPWD: unknown.
   void change_dir(const std::vector<RawWord>& argv, bool conditional) {
-    if (argv.size() >= 2) dir_changed();
-    if (argv.size() < 2 || !argv[1].known || conditional) {
-      if (argv.size() >= 2) cwd_known_ = false;
+    const std::string_view prog = program_basename(argv[0].text);
+    std::vector<const RawWord*> operands;
+    bool options = true, bad_option = false;
+    for (std::size_t k = 1; k < argv.size(); ++k) {
+      const RawWord& w = argv[k];
+      if (options && w.known && w.text == "--") {
+        options = false;
+        continue;
+      }
+      if (options && w.known && w.text.size() > 1 && w.text[0] == '-') {
+        // cd's options; pushd/popd take `-n` and `+N`/`-N` stack positions (not followed).
+        bad_option = bad_option || prog != "cd" || w.text.find_first_not_of("LPe@", 1) != std::string::npos;
+        continue;
+      }
+      if (options && w.known && prog != "cd" && w.text.size() > 1 && w.text[0] == '+') {
+        bad_option = true;
+        continue;
+      }
+      options = false;
+      operands.push_back(&w);
+    }
+    dir_changed();
+    if (prog == "popd") {
+      if (bad_option || !operands.empty() || dir_stack_.empty() || conditional) {
+        cwd_known_ = false;
+        dir_stack_.clear();
+        return;
+      }
+      cwd_ = std::move(dir_stack_.back().cwd);
+      cwd_known_ = dir_stack_.back().known;
+      script_dir_ = dir_stack_.back().script_dir;
+      dir_stack_.pop_back();
       return;
     }
-    std::string dir = argv[1].text;
+    if (prog == "pushd") {
+      if (bad_option || operands.size() != 1 || conditional) {
+        cwd_known_ = false;
+        dir_stack_.clear();
+        return;
+      }
+      dir_stack_.push_back({cwd_, cwd_known_, script_dir_});
+    }
+    if (bad_option || operands.size() != 1 || conditional || !operands[0]->known) {
+      cwd_known_ = false;
+      return;
+    }
+    std::string dir = operands[0]->text;
     const std::string marker = "$SCRIPT_DIR$";
     if (dir.rfind(marker, 0) == 0) {
       cwd_.clear();
       cwd_known_ = true;
+      script_dir_ = true;
       dir = dir.substr(marker.size());
       while (!dir.empty() && dir[0] == '/') dir.erase(0, 1);
       if (dir.empty()) return;
     }
-    if (!dir.empty() && dir[0] == '/') {
-      cwd_known_ = false;  // an absolute path on the user's machine
+    if (dir.empty() || dir[0] == '/' || dir[0] == '~' || dir == "-") {
+      cwd_known_ = false;  // an absolute path on the user's machine, $HOME, $OLDPWD
       return;
     }
     cwd_ = cwd_.empty() ? dir : cwd_ + "/" + dir;
@@ -781,10 +875,13 @@ class Walker {
   std::map<std::string, Var> vars_;
   std::string cwd_;
   bool cwd_known_ = true;
-  std::uint32_t base_offset_ = 0;  // see ExtractOptions::base_offset
+  std::vector<DirEntry> dir_stack_;  // pushd's
+  bool script_dir_ = false;          // see CommandFact::cwd_script_dir
+  std::uint32_t base_offset_ = 0;    // see ExtractOptions::base_offset
   std::uint32_t base_line_ = 0;
-  std::optional<Span> fixed_;         // nested text: every word points at the string it came from
-  std::optional<Span> command_span_;  // nested text: the command that ran it
+  const std::vector<std::uint32_t>* offsets_ = nullptr;  // see ExtractOptions::offsets
+  std::optional<Span> fixed_;                            // nested text: every word points at the string it came from
+  std::optional<Span> command_span_;                     // nested text: the command that ran it
   int depth_ = 0;
   std::vector<ShellScope> scopes_;  // the subshells, pipeline commands and function bodies being read
   std::string_view command_text_;   // the command being read (raw_word)
@@ -810,6 +907,36 @@ bool is_python_interpreter(std::string_view name) {
 bool is_launcher_program(std::string_view p) {
   return p == "accelerate" || p == "torchrun" || p == "deepspeed" || p == "trl" || is_python_interpreter(p);
 }
+
+namespace {
+
+// `--gres=gpu:8,lscratch:100`: the count of the one `gpu[:type]:count` entry of the list; empty
+// (unknown) for anything else (no gpu entry, several, a count left to its default, flags).
+std::string gres_gpu_count(const std::string& list) {
+  std::string count;
+  int gpu_entries = 0;
+  std::size_t pos = 0;
+  while (pos <= list.size()) {
+    std::size_t comma = list.find(',', pos);
+    if (comma == std::string::npos) comma = list.size();
+    const std::string entry = list.substr(pos, comma - pos);
+    pos = comma + 1;
+    std::vector<std::string> parts;
+    for (std::size_t b = 0;;) {
+      std::size_t colon = entry.find(':', b);
+      parts.push_back(entry.substr(b, colon == std::string::npos ? std::string::npos : colon - b));
+      if (colon == std::string::npos) break;
+      b = colon + 1;
+    }
+    if (parts[0] != "gpu") continue;
+    ++gpu_entries;
+    count.clear();
+    if (parts.size() == 2 || parts.size() == 3) count = parts.back();
+  }
+  return gpu_entries == 1 ? count : std::string();
+}
+
+}  // namespace
 
 std::vector<PredefinedVar> sbatch_variables(std::string_view text) {
   std::vector<PredefinedVar> out;
@@ -842,9 +969,10 @@ std::vector<PredefinedVar> sbatch_variables(std::string_view text) {
         value = words[++k].text;
       }
       if (name == "--nodes" || name == "-N") nodes = value;
-      if (name == "--gpus-per-node") gpus_per_node = value.substr(value.rfind(':') + 1);
+      if (name == "--gpus-per-node")
+        gpus_per_node = value.find(',') == std::string::npos ? value.substr(value.rfind(':') + 1) : std::string();
       if (name == "--ntasks-per-node") tasks_per_node = value;
-      if (name == "--gres" && value.rfind("gpu:", 0) == 0) gres_gpus = value.substr(value.rfind(':') + 1);
+      if (name == "--gres") gres_gpus = gres_gpu_count(value);
     }
   }
   auto add = [&](const char* var, const std::string& v) {
@@ -865,7 +993,10 @@ ShellFacts extract(std::string_view text, FileId file, const ExtractOptions& opt
     facts.problems.push_back({"TRL903", ts::parse_failure_message("shell script"), Span{file}});
     return facts;
   }
-  Walker walker(text, file, facts);
+  const bool mapped = !options.offsets.empty() && options.offsets.size() == text.size() + 1;
+  const bool layout = mapped || (options.line_layout.size() == text.size() && !text.empty());
+  Walker walker(text, file, facts, layout ? options.line_layout : std::string_view());
+  if (mapped) walker.offsets_ = &options.offsets;
   for (const auto& v : sbatch_variables(text)) walker.vars_[v.name] = Var{v.value, v.known, v.exported, v.fixed};
   for (const auto& v : options.vars) {
     std::string value = v.value;
@@ -878,11 +1009,77 @@ ShellFacts extract(std::string_view text, FileId file, const ExtractOptions& opt
   walker.base_line_ = options.base_line;
   walker.run(ts_tree_root_node(tree.get()));
   facts.comments = ts::comments(ts_tree_root_node(tree.get()), text, file);
+  if (layout) {
+    // Lines and columns from the layout (the text's own breaks were partly joined, or the text
+    // is an expansion of it).
+    Walker lines(options.line_layout, file, facts, options.line_layout);
+    for (Comment& c : facts.comments) {
+      if (mapped) {
+        c.span.begin = options.offsets[std::min<std::size_t>(c.span.begin, text.size())];
+        c.span.end = std::max(c.span.begin, options.offsets[std::min<std::size_t>(c.span.end, text.size())]);
+      }
+      const Span s = lines.plain_span(c.span.begin, c.span.end);
+      c.span.start = s.start;
+      c.span.stop = s.stop;
+    }
+  }
   for (Comment& c : facts.comments) {
     c.span.begin += options.base_offset;
     c.span.end += options.base_offset;
     c.span.start.line += options.base_line;
     c.span.stop.line += options.base_line;
+  }
+  return facts;
+}
+
+ShellFacts extract_session(std::string_view text, const std::vector<SessionPiece>& pieces, FileId file,
+                           const ExtractOptions& options) {
+  ShellFacts facts;
+  std::map<std::string, Var> vars;
+  for (const auto& v : options.vars) {
+    std::string value = v.value;
+    if (!v.known && value.find(kUnknownMark) == std::string::npos) value.push_back(kUnknownMark);
+    vars[v.name] = Var{value, v.known, v.exported, v.fixed};
+  }
+  std::string cwd = options.cwd;
+  bool cwd_known = options.cwd_known;
+  std::map<std::string, FunctionEffect> functions;
+  bool opaque = false;
+  for (const SessionPiece& piece : pieces) {
+    if (piece.begin >= piece.end || piece.end > text.size()) continue;
+    std::string_view src = text.substr(piece.begin, piece.end - piece.begin);
+    ts::Tree tree = ts::parse(tree_sitter_bash(), src);
+    ShellFacts piece_facts;
+    Walker walker(src, file, piece_facts);
+    walker.vars_ = std::move(vars);
+    walker.cwd_ = std::move(cwd);
+    walker.cwd_known_ = cwd_known;
+    walker.functions_ = std::move(functions);
+    walker.opaque_ = opaque;
+    walker.base_offset_ = options.base_offset + piece.begin;
+    walker.base_line_ = options.base_line + piece.line;
+    if (!tree) {
+      walker.lose_track();
+    } else {
+      TSNode root = ts_tree_root_node(tree.get());
+      walker.run(root);
+      if (ts_node_has_error(root)) walker.lose_track();
+      for (Comment c : ts::comments(root, src, file)) {
+        c.span.begin += walker.base_offset_;
+        c.span.end += walker.base_offset_;
+        c.span.start.line += walker.base_line_;
+        c.span.stop.line += walker.base_line_;
+        facts.comments.push_back(std::move(c));
+      }
+    }
+    vars = std::move(walker.vars_);
+    cwd = std::move(walker.cwd_);
+    cwd_known = walker.cwd_known_;
+    functions = std::move(walker.functions_);
+    opaque = walker.opaque_;
+    for (auto& c : piece_facts.commands) facts.commands.push_back(std::move(c));
+    for (auto& c : piece_facts.created) facts.created.push_back(std::move(c));
+    for (auto& c : piece_facts.problems) facts.problems.push_back(std::move(c));
   }
   return facts;
 }

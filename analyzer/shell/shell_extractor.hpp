@@ -41,10 +41,33 @@ struct ExtractOptions {
   // the file's coordinates.
   std::uint32_t base_offset = 0;
   std::uint32_t base_line = 0;
+  // When not empty: a text of the same length as `text` whose line breaks give spans their lines
+  // and columns. A caller that joined lines in place (a folded YAML scalar: each folded line
+  // break replaced with a space) passes the unjoined text here, so spans stay in the file's lines.
+  std::string_view line_layout;
+  // When not empty (text.size() + 1 entries): `text` is an expansion of `line_layout` (a Makefile
+  // recipe after make expanded its variables), and offsets[k] is the offset in `line_layout` that
+  // byte k of `text` came from; spans point there.
+  std::vector<std::uint32_t> offsets;
 };
 
 // Reads the script's #SBATCH header too (see sbatch_variables).
 ShellFacts extract(std::string_view text, FileId file, const ExtractOptions& options = {});
+
+// A piece of a text read as its own script: bytes [begin, end), starting a line (`line`, 0-based).
+struct SessionPiece {
+  std::uint32_t begin = 0;
+  std::uint32_t end = 0;
+  std::uint32_t line = 0;
+};
+
+// Pieces of one text run in order in one terminal session (the shell blocks of a Markdown
+// file): each is parsed on its own, so a syntax error in one (`export TOKEN=<your-token>`, an
+// unclosed quote) cannot swallow the commands of the next; the variables, functions and folder
+// a piece leaves carry over to the next, except that after a piece that does not parse what it
+// may have assigned and the folder are unknown. No #SBATCH header is read.
+ShellFacts extract_session(std::string_view text, const std::vector<SessionPiece>& pieces, FileId file,
+                           const ExtractOptions& options = {});
 
 // The Slurm allocation an #SBATCH header asks for, as the SLURM_* variables the job then sees
 // (SLURM_NNODES, SLURM_JOB_NUM_NODES, SLURM_GPUS_PER_NODE, SLURM_NTASKS_PER_NODE, SLURM_GPUS_ON_NODE).

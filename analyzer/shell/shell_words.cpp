@@ -175,9 +175,11 @@ std::vector<RawWord> split_words(std::string_view s, const VarLookup& lookup) {
     RawWord w;
     w.begin = static_cast<std::uint32_t>(i);
     bool first = true;
+    bool only_expansions = true;  // no quote, escape or literal character: an empty result is no word
     while (i < s.size()) {
       c = s[i];
       if (c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == ';' || c == '&' || c == '|') break;
+      if (c != '$') only_expansions = false;
       if (c == '\\') {
         if (i + 1 < s.size() && s[i + 1] == '\n') {
           i += 2;
@@ -230,6 +232,9 @@ std::vector<RawWord> split_words(std::string_view s, const VarLookup& lookup) {
     }
     w.end = static_cast<std::uint32_t>(std::min(i, s.size()));
     if (w.text.find(kUnknownMark) != std::string::npos) w.known = false;  // re-split text of an earlier expansion
+    // Bash removes a word that was only unquoted expansions and expanded to nothing
+    // (`EXTRA=""; accelerate launch $EXTRA --config_file ...`); `""` and `"$EXTRA"` stay.
+    if (only_expansions && w.known && w.text.empty()) continue;
     words.push_back(std::move(w));
   }
   return words;

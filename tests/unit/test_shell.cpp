@@ -161,7 +161,8 @@ TEST_CASE("what the script runs in this shell makes its variables unknown", "[sh
   SECTION("${N:=x} assigns N when it is unset") {
     CHECK(value_after(": \"${N:=8}\"\n" + defaulted).text == "8");
     CHECK(value_after("N=\n: ${N:=8}\n" + launch).text == "8");
-    CHECK(value_after("N=\n: ${N=8}\n" + launch).text.empty());  // set, though empty: no colon, no default
+    // set, though empty: no colon, no default (quoted: an unquoted empty expansion is no word)
+    CHECK(value_after("N=\n: ${N=8}\npython train.py --n \"$N\"\n").text.empty());
     CHECK(value_after("N=5\n: ${N:=8}\n" + launch).text == "5");
     CHECK(value_after("echo '${N:=8}'\n" + defaulted).text == "7");  // single quotes: no expansion
     CHECK(value_after("M=${N:=8}\n" + launch).text == "8");
