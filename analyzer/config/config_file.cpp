@@ -7,6 +7,7 @@
 #include <memory>
 #include <set>
 #include <sstream>
+#include <unordered_map>
 
 #include "analyzer/config/toml_input.hpp"
 
@@ -84,16 +85,16 @@ Value from_yaml(const YAML::Node& n, const std::string& path, int depth, std::si
       break;
     case YAML::NodeType::Map:
       v.kind = Value::Kind::Map;
+      std::unordered_map<std::string, std::uint32_t> seen;  // key -> its line
       for (const auto& kv : n) {
         Located<std::string> key{kv.first.IsScalar() ? kv.first.Scalar() : "",
                                  at(path, kv.first.Mark(), kv.first.IsScalar() ? kv.first.Scalar().size() : 0)};
         if (!kv.first.IsScalar()) throw ConfigError(key.where, "keys must be plain strings");
         // PyYAML and yaml-cpp keep the last of two equal keys; a configuration saying `ignore`
         // twice most likely meant both, so it is an error (TOML rejects it too).
-        for (const auto& [other, value] : v.entries)
-          if (other.value == key.value)
-            throw ConfigError(key.where, "duplicate key `" + key.value + "` (first at line " +
-                                             std::to_string(other.where.start.line + 1) + ")");
+        if (auto [at, fresh] = seen.try_emplace(key.value, key.where.start.line); !fresh)
+          throw ConfigError(key.where,
+                            "duplicate key `" + key.value + "` (first at line " + std::to_string(at->second + 1) + ")");
         v.entries.emplace_back(std::move(key), from_yaml(kv.second, path, depth + 1, budget));
       }
       break;

@@ -29,80 +29,108 @@ bool match_class(std::string_view pat, std::size_t& pi, char c) {
   return matched != negate;
 }
 
-// One path segment (no `/`) against one pattern segment: `*` any run of characters, `?` one,
-// `[...]` a class, `\x` a literal x. Iterative, one backtracking point: enough where `*` never
-// crosses anything.
-bool match_segment(std::string_view p, std::string_view s) {
-  std::size_t pi = 0, si = 0;
-  std::size_t star_p = std::string_view::npos, star_s = 0;
-  while (si < s.size()) {
-    if (pi < p.size() && p[pi] == '*') {
-      while (pi < p.size() && p[pi] == '*') ++pi;  // `a**b` inside a segment is a plain `*`
-      star_p = pi;
-      star_s = si;
-      continue;
-    }
-    if (pi < p.size() && p[pi] == '[') {
-      std::size_t next = pi;
-      if (match_class(p, next, s[si])) {
-        pi = next;
-        ++si;
-        continue;
-      }
-    } else if (pi < p.size() && p[pi] == '\\' && pi + 1 < p.size()) {
-      if (p[pi + 1] == s[si]) {
-        pi += 2;
-        ++si;
-        continue;
-      }
-    } else if (pi < p.size() && (p[pi] == '?' || p[pi] == s[si])) {
-      ++pi;
-      ++si;
-      continue;
-    }
-    if (star_p == std::string_view::npos) return false;
-    pi = star_p;
-    si = ++star_s;
-  }
-  while (pi < p.size() && p[pi] == '*') ++pi;
-  return pi == p.size();
-}
+// A pattern as tokens: a literal character, `?`, a class, `*` (never crosses `/`), `**` that
+// crosses `/` (one written after other characters of a name, `s**/x`), `**/` at the start of a
+// segment (no folder or any folders) and a trailing `/**` (at least one character: what is
+// inside, not the folder itself). Each reading checked against `git check-ignore` (git 2.39).
+struct Token {
+  enum Kind { Literal, Any, Class, Star, Cross, Folders, Inside } kind;
+  char c = 0;
+  std::size_t at = 0;  // Class: where its `[` is in the pattern
+};
 
-std::vector<std::string_view> segments(std::string_view text) {
-  std::vector<std::string_view> out;
-  std::size_t start = 0;
-  for (std::size_t i = 0; i <= text.size(); ++i)
-    if (i == text.size() || text[i] == '/') {
-      out.push_back(text.substr(start, i - start));
-      start = i + 1;
+std::vector<Token> tokenize(std::string_view p) {
+  std::vector<Token> out;
+  for (std::size_t i = 0; i < p.size();) {
+    const char c = p[i];
+    if (c == '\\' && i + 1 < p.size()) {
+      out.push_back({Token::Literal, p[i + 1]});
+      i += 2;
+    } else if (c == '*') {
+      std::size_t n = 0;
+      while (i + n < p.size() && p[i + n] == '*') ++n;
+      const bool segment_start = i == 0 || p[i - 1] == '/';
+      if (n >= 2 && segment_start && i + n < p.size() && p[i + n] == '/') {
+        out.push_back({Token::Folders});
+        i += n + 1;
+      } else if (n >= 2 && segment_start && i + n == p.size() && i > 0) {
+        out.push_back({Token::Inside});
+        i += n;
+      } else {
+        // Elsewhere at the start of a segment (`x/**z`, `sub/**.yaml`) git reads a plain `*`;
+        // after other characters of a name (`s**/a.yaml`) one that crosses folders.
+        out.push_back({n >= 2 && !segment_start ? Token::Cross : Token::Star});
+        i += n;
+      }
+    } else if (c == '?') {
+      out.push_back({Token::Any});
+      ++i;
+    } else if (c == '[') {
+      // Where the class closes (a `]` right after `[`, `[!` or `[^` is one of its characters);
+      // a class that does not close is a literal `[`.
+      std::size_t end = i + 1;
+      if (end < p.size() && (p[end] == '!' || p[end] == '^')) ++end;
+      if (end < p.size()) ++end;  // the first character, even `]`
+      while (end < p.size() && p[end] != ']') ++end;
+      if (end < p.size()) {
+        out.push_back({Token::Class, 0, i});
+        i = end + 1;
+      } else {
+        out.push_back({Token::Literal, '['});
+        ++i;
+      }
+    } else {
+      out.push_back({Token::Literal, c});
+      ++i;
     }
+  }
   return out;
 }
 
-// A pattern against a path, segment by segment (gitignore): a segment `**` matches any number of
-// whole folders (`**/x`, `a/**/b`), a trailing `/**` everything inside (at least one segment);
-// `*`, `?` and classes never cross a `/`. Dynamic programming over (pattern, path) segments:
-// linear in their product, whatever the number of `**` (a single backtracking point let the
-// `*` after a `**` undo it, so `**/*.yaml` matched no file in a subfolder).
+// Whether `pattern` matches all of `path`: dynamic programming over (token, position), linear in
+// their product whatever the stars (a single backtracking point let the `*` after a `**` undo
+// it, so `**/*.yaml` matched no file in a subfolder).
 bool match(std::string_view pattern, std::string_view path) {
-  const std::vector<std::string_view> p = segments(pattern), s = segments(path);
-  const std::size_t n = p.size(), m = s.size();
-  // ok[j]: the pattern segments so far match the first j path segments.
+  const std::vector<Token> tokens = tokenize(pattern);
+  const std::size_t m = path.size();
   std::vector<char> ok(m + 1, 0), next(m + 1, 0);
   ok[0] = 1;
-  for (std::size_t i = 0; i < n; ++i) {
+  for (const Token& t : tokens) {
     std::fill(next.begin(), next.end(), 0);
-    if (p[i] == "**") {
-      const bool last = i + 1 == n;
-      // Zero or more segments (one or more when it ends the pattern).
-      bool any = false;
-      for (std::size_t j = 0; j <= m; ++j) {
-        if (last ? j > 0 && (any || ok[j - 1]) : (any || ok[j])) next[j] = 1;
-        any = any || ok[j];
+    switch (t.kind) {
+      case Token::Literal:
+        for (std::size_t j = 0; j < m; ++j)
+          if (ok[j] && path[j] == t.c) next[j + 1] = 1;
+        break;
+      case Token::Any:
+        for (std::size_t j = 0; j < m; ++j)
+          if (ok[j] && path[j] != '/') next[j + 1] = 1;
+        break;
+      case Token::Class:
+        for (std::size_t j = 0; j < m; ++j) {
+          std::size_t at = t.at;
+          if (ok[j] && path[j] != '/' && match_class(pattern, at, path[j])) next[j + 1] = 1;
+        }
+        break;
+      case Token::Star:
+      case Token::Cross:
+        for (std::size_t j = 0; j <= m; ++j)
+          if (ok[j] || (j > 0 && next[j - 1] && (t.kind == Token::Cross || path[j - 1] != '/'))) next[j] = 1;
+        break;
+      case Token::Folders: {
+        // Nothing, or anything that ends with `/`.
+        bool reach = false;
+        for (std::size_t j = 0; j <= m; ++j) {
+          reach = reach || ok[j];
+          if (ok[j]) next[j] = 1;
+          if (j < m && path[j] == '/' && reach) next[j + 1] = 1;
+        }
+        break;
       }
-    } else {
-      for (std::size_t j = 0; j < m; ++j)
-        if (ok[j] && match_segment(p[i], s[j])) next[j + 1] = 1;
+      case Token::Inside:
+        for (std::size_t j = 1; j <= m; ++j)
+          if (ok[j - 1] || next[j - 1]) next[j] = 1;
+        break;
     }
     ok.swap(next);
   }

@@ -32,6 +32,11 @@ struct Scope {
   std::map<std::string, ValueRef, std::less<>> vars;
   Scope* parent = nullptr;
   std::set<std::string, std::less<>> global_names;  // `global x` in this function: x lives in the module
+  // How many branches whose outcome is not known were open when this scope was made (a branch
+  // copies the scope it runs in; a call makes its own). A write to a scope made outside the
+  // open branches happens on one path only: it is merged with what the scope held
+  // (Exec::write_var), as the branch's own copy is merged when the branch ends.
+  int born = 0;
 
   ValueRef lookup(std::string_view name) const {
     for (const Scope* s = this; s; s = s->parent) {
@@ -124,9 +129,14 @@ struct ProjectEvaluator::Impl {
   // The objects passed to the call that just returned and changed by it (CallSummary::changed),
   // for the caller to see through every name that holds them.
   std::vector<ValueRef> changed_by_call;
-  // Bumped at every assignment to a module-level name: a call's summary holds for the module
-  // state it ran in (a function reading a global that changed since gives another result).
-  std::size_t globals_epoch = 0;
+  // A call's summary holds for the module state it ran in: its key names the values of the
+  // module globals the function's body mentions (fn_names), and the count of `module.NAME = v`
+  // writes (a module's global read through an attribute).
+  std::map<std::pair<FileId, StmtId>, std::vector<std::string>> fn_names;
+  std::map<FileId, std::vector<std::pair<std::uint32_t, ExprId>>> name_exprs;  // per module, by offset
+  std::size_t module_writes = 0;
+  // Branches with an unknown outcome open right now, across modules and calls (Scope::born).
+  int branch_depth = 0;
   // Memo keys name argument values by address: keep those values alive while the memo is, so
   // that no later value can reuse an address and hit an entry that is not its own (which
   // would make results depend on the allocator, and so on the thread count).
@@ -174,7 +184,8 @@ struct ProjectEvaluator::Impl {
     memo.clear();
     memo_args.clear();
     changed_by_call.clear();
-    globals_epoch = 0;
+    module_writes = 0;
+    branch_depth = 0;
     data_files.clear();
     imported.clear();  // import-time effects belong to the script that imports the module
   }
@@ -331,6 +342,57 @@ class Exec {
     }
   }
 
+  // `v` with every object made after `made_after` (inside containers too, 8 levels) copied under a
+  // new id; `ids` maps old ids to new, so that one object held twice stays one.
+  ValueRef fresh_objects(const ValueRef& v, int made_after, std::map<int, int>& ids, int depth) {
+    if (!v || depth > 8) return v;
+    if (v->kind == PyValue::Kind::Object) {
+      if (v->object_id <= made_after) return v;
+      auto copy = std::make_shared<PyValue>(*v);
+      auto [at, added] = ids.try_emplace(v->object_id, 0);
+      if (added) at->second = ++ev_.next_object;
+      copy->object_id = at->second;
+      for (auto& m : copy->members) m.value = fresh_objects(m.value, made_after, ids, depth + 1);
+      return register_object(copy);
+    }
+    if (v->kind == PyValue::Kind::Dict || v->kind == PyValue::Kind::Tuple || v->kind == PyValue::Kind::List) {
+      std::shared_ptr<PyValue> copy;
+      auto own = [&]() -> PyValue& {
+        if (!copy) copy = std::make_shared<PyValue>(*v);
+        return *copy;
+      };
+      for (std::size_t i = 0; i < v->items.size(); ++i)
+        if (ValueRef f = fresh_objects(v->items[i], made_after, ids, depth + 1); f != v->items[i]) own().items[i] = f;
+      for (std::size_t i = 0; i < v->members.size(); ++i)
+        if (ValueRef f = fresh_objects(v->members[i].value, made_after, ids, depth + 1); f != v->members[i].value)
+          own().members[i].value = f;
+      if (copy) return copy;
+    }
+    return v;
+  }
+
+  // The names a function's body mentions (once per function): what of the module's globals a
+  // call's summary depends on.
+  const std::vector<std::string>& names_in(StmtId fid) {
+    auto [it, fresh] = ev_.fn_names.try_emplace({env_.file, fid});
+    if (fresh) {
+      auto [index, built] = ev_.name_exprs.try_emplace(env_.file);
+      if (built) {
+        for (ExprId i = 0; i < m_.exprs.size(); ++i)
+          if (m_.exprs[i].kind == ExprKind::Name) index->second.emplace_back(m_.exprs[i].span.begin, i);
+        std::sort(index->second.begin(), index->second.end());
+      }
+      const Span& span = m_.stmt(fid).span;
+      std::set<std::string> names;
+      for (auto at =
+               std::lower_bound(index->second.begin(), index->second.end(), std::make_pair(span.begin, ExprId{0}));
+           at != index->second.end() && at->first < span.end; ++at)
+        names.insert(m_.exprs[at->second].name);
+      it->second.assign(names.begin(), names.end());
+    }
+    return it->second;
+  }
+
   // Calls a function of this module. `final_self` receives `self` as it ended (methods).
   // `unknown_rest`: *args/**kwargs we could not expand were passed, so parameters not bound
   // explicitly may hold anything (not their defaults).
@@ -347,24 +409,25 @@ class Exec {
     const py::Stmt& f = m_.stmt(fid);
     // Summaries per call: the same function with the same argument values runs once.
     std::string key = std::to_string(env_.file) + ":" + std::to_string(fid) + (unknown_rest ? "*" : "") + "@" +
-                      std::to_string(ev_.globals_epoch);
+                      std::to_string(ev_.module_writes);
+    for (const auto& name : names_in(fid))
+      if (auto g = env_.globals.vars.find(name); g != env_.globals.vars.end())
+        key += "|" + name + ":" + fingerprint(g->second);
     for (const auto& p : positional) key += "|" + fingerprint(p);
     for (const auto& kw : keywords) key += "|" + kw.name + "=" + fingerprint(kw.value);
     if (auto it = ev_.memo.find(key); it != ev_.memo.end()) {
       const auto& memo = it->second;
       if (final_self) *final_self = memo.self;
       ev_.changed_by_call = memo.changed;
-      if (memo.result->kind == PyValue::Kind::Object && memo.result->object_id > memo.made_after) {
-        // Made by the call: another call makes another object.
-        auto fresh = std::make_shared<PyValue>(*memo.result);
-        fresh->object_id = ++ev_.next_object;
-        return register_object(fresh);
-      }
-      return memo.result;
+      // Objects the call made, in what it returns (a config, a dict or tuple holding one): another
+      // call makes other objects.
+      std::map<int, int> ids;
+      return fresh_objects(memo.result, memo.made_after, ids, 0);
     }
     const int made_after = ev_.next_object;
     Scope local;
     local.parent = &env_.globals;
+    local.born = ev_.branch_depth;
     std::size_t pi = 0;
     for (const auto& p : f.params) {
       if (p.kind == py::Param::Kind::Star) {
@@ -571,7 +634,6 @@ class Exec {
         if (scope.global_names.count(t.name))
           while (where->parent) where = where->parent;
         where->vars.erase(t.name);
-        if (!where->parent) ++ev_.globals_epoch;
         break;
       }
       case ExprKind::Tuple:
@@ -696,6 +758,7 @@ class Exec {
     }
     Scope body;
     body.parent = &env_.globals;
+    body.born = ev_.branch_depth;
     Frame frame;
     exec_block(s.body, body, frame, depth);
     for (StmtId sid : s.body) {
@@ -722,8 +785,11 @@ class Exec {
     }
     Scope left = scope, right = scope;
     Frame fa, fb;
+    ++ev_.branch_depth;
+    left.born = right.born = ev_.branch_depth;
     exec_block(a, left, fa, depth);
     exec_block(b, right, fb, depth);
+    --ev_.branch_depth;
     for (auto& r : fa.returns) frame.returns.push_back(r);
     for (auto& r : fb.returns) frame.returns.push_back(r);
     if (fa.returned && fb.returned) frame.returned = true;
@@ -784,8 +850,8 @@ class Exec {
           ValueRef mod = scope.lookup(base.name);
           if (mod && mod->kind == PyValue::Kind::Module && mod->module_file != kNoFile) {
             if (ModuleEnv* env = ev_.import_module(mod->module_file)) {
-              env->globals.vars[t.name] = v;
-              ++ev_.globals_epoch;
+              write_var(env->globals, t.name, v);
+              ++ev_.module_writes;
             }
             break;
           }
@@ -870,39 +936,51 @@ class Exec {
     }
   }
 
+  // Every write to a variable. In a scope made before a branch that is still open (a module
+  // global from a function called in an `if`, the caller's names that an object changed in place
+  // is seen through), the write may not happen: the value is merged with the old one.
+  void write_var(Scope& where, const std::string& name, const ValueRef& v) {
+    auto it = where.vars.find(name);
+    if (where.born < ev_.branch_depth && it != where.vars.end() && it->second)
+      it->second = merge_values(it->second, v);
+    else if (it != where.vars.end())
+      it->second = v;
+    else
+      where.vars[name] = v;
+  }
+
   // `name = v`: a local of `scope`, or a module global where the function declared it `global`.
   void bind_name(const std::string& name, const ValueRef& v, Scope& scope) {
     Scope* target = &scope;
     if (scope.global_names.count(name))
       while (target->parent) target = target->parent;
-    target->vars[name] = v;
-    if (!target->parent) ++ev_.globals_epoch;
+    write_var(*target, name, v);
   }
 
   // Rebinds a name where it lives (a local, or a global read from a function).
   void rebind(const std::string& name, const ValueRef& v, Scope& scope) {
     bool done = false;
     for (Scope* s = &scope; s && !done; s = s->parent) {
-      auto it = s->vars.find(name);
-      if (it != s->vars.end()) {
-        it->second = v;
+      if (s->vars.count(name)) {
+        write_var(*s, name, v);
         done = true;
-        if (!s->parent) ++ev_.globals_epoch;
       }
     }
-    if (!done) {
-      scope.vars[name] = v;
-      if (!scope.parent) ++ev_.globals_epoch;
-    }
+    if (!done) write_var(scope, name, v);
     if (v->kind == PyValue::Kind::Object && ev_.objects.count(v->object_id)) ev_.objects[v->object_id] = v;
   }
 
   // An object changed in place: every name in reach that holds it (an alias, the caller's
   // argument) sees the new version, as Python's references would.
   void rebind_object(const ValueRef& v, Scope& scope) {
-    for (Scope* s = &scope; s; s = s->parent)
+    std::vector<std::pair<Scope*, std::string>> holders;
+    for (Scope* s = &scope; s; s = s->parent) {
+      ev_.steps += s->vars.size() / 16 + 1;  // a walk over every name: charged (40,000 aliases)
       for (auto& [name, held] : s->vars)
-        if (held && held != v && held->kind == PyValue::Kind::Object && held->object_id == v->object_id) held = v;
+        if (held && held != v && held->kind == PyValue::Kind::Object && held->object_id == v->object_id)
+          holders.emplace_back(s, name);
+    }
+    for (auto& [where, name] : holders) write_var(*where, name, v);
     if (ev_.objects.count(v->object_id)) ev_.objects[v->object_id] = v;
   }
 
@@ -1077,7 +1155,11 @@ class Exec {
         ValueRef test = eval(e.b, scope, depth);
         if (test->kind == PyValue::Kind::Const)
           return test->constant.truthy() ? eval(e.a, scope, depth) : eval(e.c, scope, depth);
-        return merge_values(eval(e.a, scope, depth), eval(e.c, scope, depth));
+        // Either arm may run: what they bind (`:=`) is a write on one path.
+        ++ev_.branch_depth;
+        ValueRef yes = eval(e.a, scope, depth), no = eval(e.c, scope, depth);
+        --ev_.branch_depth;
+        return merge_values(yes, no);
       }
       case ExprKind::Subscript: {
         ValueRef base = eval(e.a, scope, depth);

@@ -187,9 +187,23 @@ TEST_CASE("globs: `**` is whole folders, and a `*` after it still matches inside
   // A trailing `/**` is everything inside, not the folder itself (gitignore).
   CHECK(glob_match("a/**", "a/b/c"));
   CHECK_FALSE(glob_match("a/**", "a"));
-  // `**` inside a segment is a plain `*`.
+  // `**` written inside a name crosses folders, as git's wildmatch reads it (checked with
+  // `git check-ignore`, git 2.39).
   CHECK(glob_match("a**b", "axyb"));
-  CHECK_FALSE(glob_match("a**b", "a/b"));
+  CHECK(glob_match("a**b", "a/b"));
+  CHECK(glob_match("s**/a.yaml", "sub/deep/a.yaml"));
+  CHECK(glob_match("x/y**/a.yaml", "x/y/dir/z/a.yaml"));
+  // ... but at the start of a segment, not followed by `/`, it is a plain `*`.
+  CHECK_FALSE(glob_match("x/**z", "x/y/dir/z"));
+  CHECK(glob_match("x/**z", "x/yz"));
+  CHECK(glob_match("sub/**.yaml", "sub/a.yaml"));
+  CHECK_FALSE(glob_match("sub/**.yaml", "sub/deep/a.yaml"));
+  // An escaped `/` is a `/`; an unclosed class is a literal `[`.
+  CHECK(glob_match("sub\\/a.yaml", "sub/a.yaml"));
+  CHECK(glob_match("a[b", "a[b"));
+  CHECK(glob_match("[]]x", "]x"));
+  CHECK(glob_match("[!a]x", "bx"));
+  CHECK_FALSE(glob_match("[!a]x", "ax"));
   CHECK(glob_match("[st]ft.y?ml", "sft.yaml"));
   CHECK(glob_match("\\*.yaml", "*.yaml"));
   CHECK_FALSE(glob_match("\\*.yaml", "a.yaml"));

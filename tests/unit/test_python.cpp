@@ -361,6 +361,25 @@ TEST_CASE("a dict keeps the last value of a key, in the order of the last writes
   CHECK(field(s, "max_length")->value->constant.i == 2);
 }
 
+TEST_CASE("a call's summary holds while the globals its function mentions are unchanged", "[python][eval]") {
+  // 3,000 calls of a 300-line helper, with module-level assignments between them that the helper
+  // does not read: one evaluation, then summaries (every module-level assignment used to drop
+  // them, and the script ran out of steps before its trainer).
+  std::string code = "from trl import SFTConfig, SFTTrainer\ndef helper(n):\n";
+  for (int i = 0; i < 300; ++i) code += "    v" + std::to_string(i) + " = n + " + std::to_string(i) + "\n";
+  code += "    return n\n";
+  for (int i = 0; i < 3000; ++i) code += "r" + std::to_string(i) + " = helper(1)\n";
+  code += "cfg = SFTConfig(output_dir='o', fp16=True, bf16=True)\nSFTTrainer(model='m', args=cfg)\n";
+  auto s = eval(code);
+  CHECK_FALSE(s.cut_short.valid());
+  CHECK(is_true(field(s, "bf16")));
+  // A global the helper reads does change its result.
+  auto t = eval(
+      "from trl import SFTConfig, SFTTrainer\nPACK = True\ndef make():\n    return SFTConfig(packing=PACK)\n"
+      "first = make()\nPACK = False\nargs = make()\nSFTTrainer(model='m', args=args)\n");
+  CHECK_FALSE(is_true(field(t, "packing")));
+}
+
 TEST_CASE("recursive functions terminate", "[python][eval]") {
   auto s = eval("from trl import SFTConfig\ndef f(n):\n    return f(n)\ncfg = SFTConfig(packing=f(1))\n");
   CHECK_FALSE(field(s, "packing")->value->is_const());
