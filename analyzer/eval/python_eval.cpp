@@ -658,14 +658,7 @@ class Exec {
             scope, depth);
         break;
       }
-      case ExprKind::Attribute:
-        update_at(
-            t.a,
-            [&](const ValueRef& cur) -> ValueRef {
-              return cur->kind == PyValue::Kind::Object ? opaque_object(cur, t.span) : nullptr;
-            },
-            scope, depth);
-        break;
+      case ExprKind::Attribute: make_opaque(t.a, t.span, scope, depth); break;
       default: break;
     }
   }
@@ -993,6 +986,16 @@ class Exec {
     return copy;
   }
 
+  // The object `target` names, changed in a way not followed (see opaque_object).
+  void make_opaque(ExprId target, Span at, Scope& scope, int depth) {
+    update_at(
+        target,
+        [&](const ValueRef& cur) -> ValueRef {
+          return cur->kind == PyValue::Kind::Object ? opaque_object(cur, at) : nullptr;
+        },
+        scope, depth);
+  }
+
   static ValueRef with_member(const ValueRef& obj, const std::string& name, const ValueRef& v, Span at) {
     auto copy = std::make_shared<PyValue>(*obj);
     std::erase_if(copy->members, [&](const Member& m) { return m.name == name; });
@@ -1300,12 +1303,7 @@ class Exec {
           owner = recv.args[0].value;
         if (owner != py::kNoExpr) {
           eval_args(e, scope, depth);
-          update_at(
-              owner,
-              [&](const ValueRef& cur) -> ValueRef {
-                return cur->kind == PyValue::Kind::Object ? opaque_object(cur, e.span) : nullptr;
-              },
-              scope, depth);
+          make_opaque(owner, e.span, scope, depth);
           return make_unknown(e.span);
         }
       }
@@ -1315,12 +1313,7 @@ class Exec {
       if (self->kind == PyValue::Kind::Object && !self->user_class && self->cls &&
           self->cls->role == ClassRole::TrainerConfig && fn.name.rfind("set_", 0) == 0) {
         eval_args(e, scope, depth);
-        update_at(
-            fn.a,
-            [&](const ValueRef& cur) -> ValueRef {
-              return cur->kind == PyValue::Kind::Object ? opaque_object(cur, e.span) : nullptr;
-            },
-            scope, depth);
+        make_opaque(fn.a, e.span, scope, depth);
         return make_unknown(e.span);
       }
       if (self->kind == PyValue::Kind::Object && self->cls && self->cls->role == ClassRole::ArgParser)
