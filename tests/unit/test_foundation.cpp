@@ -50,6 +50,15 @@ std::string concise(const std::string& root, unsigned threads) {
   print_concise(out, collect_diagnostics(p, runs, {}), p);
   return out.str();
 }
+
+// The file names discovery lists under `root`, sorted.
+std::vector<std::string> discovered_names(const fs::path& root) {
+  Discovery d = discover({root.string()});
+  std::vector<std::string> names;
+  for (const auto& f : d.files) names.push_back(fs::path(f.abs_path).filename().string());
+  std::sort(names.begin(), names.end());
+  return names;
+}
 }  // namespace
 
 TEST_CASE("UTF-8 validation rejects overlong forms, surrogates and truncation", "[source]") {
@@ -228,11 +237,7 @@ TEST_CASE("discovery skips VCS, environments, ignored files and symlinks out of 
   outside.write("secret.yaml", "a: 1\n");
   fs::create_symlink(outside.path / "secret.yaml", t.path / "link.yaml");
   fs::create_directory_symlink(t.path, t.path / "loop");
-  Discovery d = discover({t.path.string()});
-  std::vector<std::string> names;
-  for (const auto& f : d.files) names.push_back(fs::path(f.abs_path).filename().string());
-  std::sort(names.begin(), names.end());
-  CHECK(names == std::vector<std::string>{"run", "train.py"});
+  CHECK(discovered_names(t.path) == std::vector<std::string>{"run", "train.py"});
 }
 
 TEST_CASE("discovery: the repository's .git/info/exclude, below .gitignore in precedence", "[discover]") {
@@ -243,11 +248,7 @@ TEST_CASE("discovery: the repository's .git/info/exclude, below .gitignore in pr
   t.write("logs/keep.yaml", "a: 1\n");
   t.write(".git/info/exclude", "# git's own comment\nscratch/\nlogs/*.yaml\n");
   t.write(".gitignore", "!logs/keep.yaml\n");  // a .gitignore overrides the exclude file
-  Discovery d = discover({t.path.string()});
-  std::vector<std::string> names;
-  for (const auto& f : d.files) names.push_back(fs::path(f.abs_path).filename().string());
-  std::sort(names.begin(), names.end());
-  CHECK(names == std::vector<std::string>{"keep.yaml", "train.py"});
+  CHECK(discovered_names(t.path) == std::vector<std::string>{"keep.yaml", "train.py"});
 }
 
 TEST_CASE("discovery: marker files and nested .gitignore files", "[discover]") {
