@@ -76,6 +76,8 @@ ValueRef merge_objects(const ValueRef& a, const ValueRef& b) {
   for (const auto& m : b->members)
     if (b->member(m.name) == &m) add(m, *a);
   out->complete = a->complete && b->complete;
+  // Two different dicts, one on each path: a change to the result is a change to neither.
+  if (a->kind == PyValue::Kind::Dict && a->object_id != b->object_id) out->object_id = 0;
   out->from_parser = a->from_parser || b->from_parser;
   out->parser_reads_config = a->parser_reads_config || b->parser_reads_config;
   return out;

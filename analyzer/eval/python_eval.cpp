@@ -7,6 +7,7 @@
 #include <map>
 #include <optional>
 #include <set>
+#include <tuple>
 #include <unordered_set>
 
 #include "analyzer/knowledge/knowledge.hpp"
@@ -361,6 +362,12 @@ class Exec {
         if (!copy) copy = std::make_shared<PyValue>(*v);
         return *copy;
       };
+      // A dict the call made: another call makes another one.
+      if (v->kind == PyValue::Kind::Dict && v->object_id > made_after) {
+        auto [at, added] = ids.try_emplace(v->object_id, 0);
+        if (added) at->second = ++ev_.next_object;
+        own().object_id = at->second;
+      }
       for (std::size_t i = 0; i < v->items.size(); ++i)
         if (ValueRef f = fresh_objects(v->items[i], made_after, ids, depth + 1); f != v->items[i]) own().items[i] = f;
       for (std::size_t i = 0; i < v->members.size(); ++i)
@@ -438,8 +445,7 @@ class Exec {
         continue;
       }
       if (p.kind == py::Param::Kind::DoubleStar) {
-        auto rest = std::make_shared<PyValue>();
-        rest->kind = PyValue::Kind::Dict;
+        auto rest = new_dict(site);
         for (const auto& kw : keywords) {
           bool named = false;
           for (const auto& q : f.params) named = named || (q.name == kw.name && q.kind == py::Param::Kind::Normal);
@@ -460,7 +466,7 @@ class Exec {
     // The objects passed in, to see which the body changed.
     std::vector<ValueRef> passed;
     for (const auto& [name, v] : local.vars)
-      if (v && v->kind == PyValue::Kind::Object) passed.push_back(v);
+      if (has_identity(v)) passed.push_back(v);
     ev_.active.insert({env_.file, fid});
     Frame frame;
     exec_block(f.body, local, frame, depth);
@@ -471,7 +477,7 @@ class Exec {
       // The object's version at the end, through any local name that still holds it.
       ValueRef now;
       for (const auto& [name, v] : local.vars)
-        if (v && v->kind == PyValue::Kind::Object && v->object_id == before->object_id && v != before) now = v;
+        if (same_identity(v, before) && v != before) now = v;
       if (now) changed.push_back(now);
     }
     ValueRef result;
@@ -646,13 +652,10 @@ class Exec {
             t.a,
             [&](const ValueRef& cur) -> ValueRef {
               if (cur->kind != PyValue::Kind::Dict) return nullptr;
+              if (key->kind != PyValue::Kind::Const || key->constant.kind != Scalar::Kind::Str)
+                return opaque_dict(cur, t.span);
               auto d = std::make_shared<PyValue>(*cur);
-              if (key->kind == PyValue::Kind::Const && key->constant.kind == Scalar::Kind::Str) {
-                std::erase_if(d->members, [&](const Member& m) { return m.name == key->constant.s; });
-              } else {
-                for (auto& m : d->members) m.value = make_unknown(t.span);
-                d->complete = false;
-              }
+              std::erase_if(d->members, [&](const Member& m) { return m.name == key->constant.s; });
               return d;
             },
             scope, depth);
@@ -894,7 +897,7 @@ class Exec {
       ValueRef next = change(cur);
       if (!next) return;
       rebind(t.name, next, scope);
-      if (next->kind == PyValue::Kind::Object) rebind_object(next, scope);
+      rebind_object(next, scope);
       return;
     }
     if (t.kind == ExprKind::Attribute) {
@@ -906,7 +909,7 @@ class Exec {
             if (!m || !m->value) return nullptr;
             ValueRef inner = change(m->value);
             if (!inner) return nullptr;
-            if (inner->kind == PyValue::Kind::Object) rebind_object(inner, scope);
+            rebind_object(inner, scope);
             return with_member(outer, t.name, inner, m->set_at);
           },
           scope, depth, level + 1);
@@ -923,6 +926,7 @@ class Exec {
             if (!m || !m->value) return nullptr;
             ValueRef inner = change(m->value);
             if (!inner) return nullptr;
+            rebind_object(inner, scope);
             return with_member(outer, key->constant.s, inner, m->set_at);
           },
           scope, depth, level + 1);
@@ -963,24 +967,79 @@ class Exec {
     if (v->kind == PyValue::Kind::Object && ev_.objects.count(v->object_id)) ev_.objects[v->object_id] = v;
   }
 
-  // An object changed in place: every name in reach that holds it (an alias, the caller's
-  // argument) sees the new version, as Python's references would.
+  // A config object or a dict: what a change in place is seen through, by every name and
+  // container holding it.
+  static bool has_identity(const ValueRef& v) {
+    return v && v->object_id != 0 && (v->kind == PyValue::Kind::Object || v->kind == PyValue::Kind::Dict);
+  }
+  static bool same_identity(const ValueRef& a, const ValueRef& b) {
+    return has_identity(a) && has_identity(b) && a->kind == b->kind && a->object_id == b->object_id;
+  }
+
+  std::shared_ptr<PyValue> new_dict(Span span) {
+    auto d = std::make_shared<PyValue>();
+    d->kind = PyValue::Kind::Dict;
+    d->span = span;
+    d->object_id = ++ev_.next_object;
+    return d;
+  }
+
+  // `held` with every version of `v` inside it (an entry of a dict, a field of an object, an item
+  // of a list or tuple; 6 levels) replaced by `v`; null when none is. `done` keeps a container
+  // held twice one; `budget` bounds the walk over large containers.
+  static ValueRef with_version(const ValueRef& held, const ValueRef& v, int depth,
+                               std::map<const PyValue*, ValueRef>& done, std::size_t& budget) {
+    if (!held || held == v || budget == 0) return nullptr;
+    --budget;
+    if (same_identity(held, v)) return v;
+    if (depth > 6) return nullptr;
+    if (held->kind != PyValue::Kind::Dict && held->kind != PyValue::Kind::Object && held->kind != PyValue::Kind::List &&
+        held->kind != PyValue::Kind::Tuple)
+      return nullptr;
+    if (auto it = done.find(held.get()); it != done.end()) return it->second;
+    std::shared_ptr<PyValue> copy;
+    auto own = [&]() -> PyValue& {
+      if (!copy) copy = std::make_shared<PyValue>(*held);
+      return *copy;
+    };
+    for (std::size_t i = 0; i < held->items.size(); ++i)
+      if (ValueRef r = with_version(held->items[i], v, depth + 1, done, budget)) own().items[i] = r;
+    for (std::size_t i = 0; i < held->members.size(); ++i)
+      if (ValueRef r = with_version(held->members[i].value, v, depth + 1, done, budget)) own().members[i].value = r;
+    done[held.get()] = copy;
+    return copy;
+  }
+
+  // An object or dict changed in place: every name in reach that holds it, directly or inside a
+  // container (an alias, the caller's argument, `kwargs = {"args": args}`), sees the new
+  // version, as Python's references would.
   void rebind_object(const ValueRef& v, Scope& scope) {
-    std::vector<std::pair<Scope*, std::string>> holders;
+    if (!has_identity(v)) return;
+    std::vector<std::tuple<Scope*, std::string, ValueRef>> holders;
+    std::map<const PyValue*, ValueRef> done;
     for (Scope* s = &scope; s; s = s->parent) {
-      ev_.steps += s->vars.size() / 16 + 1;  // a walk over every name: charged (40,000 aliases)
+      std::size_t budget = 1 << 14;
       for (auto& [name, held] : s->vars)
-        if (held && held != v && held->kind == PyValue::Kind::Object && held->object_id == v->object_id)
-          holders.emplace_back(s, name);
+        if (ValueRef now = with_version(held, v, 0, done, budget)) holders.emplace_back(s, name, now);
+      // A walk over every name and what they hold: charged (40,000 aliases).
+      ev_.steps += ((1 << 14) - budget) / 16 + 1;
     }
-    for (auto& [where, name] : holders) write_var(*where, name, v);
-    if (ev_.objects.count(v->object_id)) ev_.objects[v->object_id] = v;
+    for (auto& [where, name, now] : holders) write_var(*where, name, now);
+    if (v->kind == PyValue::Kind::Object && ev_.objects.count(v->object_id)) ev_.objects[v->object_id] = v;
   }
 
   // `obj` after a change we cannot follow (setattr with a computed name, vars(obj).update(...),
   // a library method that sets fields): every field it had may differ, and any other may be set.
   static ValueRef opaque_object(const ValueRef& obj, Span at) {
     auto copy = std::make_shared<PyValue>(*obj);
+    for (auto& m : copy->members) m.value = make_unknown(at);
+    copy->complete = false;
+    return copy;
+  }
+
+  // A dict after a change not followed: any entry may differ, and others may be added.
+  static ValueRef opaque_dict(const ValueRef& d, Span at) {
+    auto copy = std::make_shared<PyValue>(*d);
     for (auto& m : copy->members) m.value = make_unknown(at);
     copy->complete = false;
     return copy;
@@ -1079,9 +1138,7 @@ class Exec {
       case ExprKind::Attribute: return attribute(eval(e.a, scope, depth), e.name, e.span);
       case ExprKind::Call: return call(e, scope, depth);
       case ExprKind::Dict: {
-        auto d = std::make_shared<PyValue>();
-        d->kind = PyValue::Kind::Dict;
-        d->span = e.span;
+        auto d = new_dict(e.span);
         for (std::size_t i = 0; i < e.elts.size(); ++i) {
           ValueRef val = eval(e.values[i], scope, depth);
           if (e.elts[i] == py::kNoExpr) {
@@ -1360,9 +1417,7 @@ class Exec {
     if (callee->cls) return construct(*callee, e, scope, depth);
     if (q == "dict") {
       Args args = eval_args(e, scope, depth);
-      auto d = std::make_shared<PyValue>();
-      d->kind = PyValue::Kind::Dict;
-      d->span = e.span;
+      auto d = new_dict(e.span);
       if (!args.positional.empty()) merge_into(*d, args.positional[0], e.span);
       for (auto& kw : args.keywords) d->members.push_back(kw);
       keep_last_of_each(d->members);
@@ -1536,9 +1591,7 @@ class Exec {
   ValueRef as_dict(const ValueRef& obj, Span span) {
     if (obj->kind == PyValue::Kind::Dict) return obj;
     if (obj->kind != PyValue::Kind::Object) return make_unknown(span);
-    auto d = std::make_shared<PyValue>();
-    d->kind = PyValue::Kind::Dict;
-    d->span = span;
+    auto d = new_dict(span);
     d->members = obj->members;
     // The dict also holds every field never set explicitly, whose values we do not track here.
     d->complete = false;
@@ -1594,31 +1647,36 @@ class Exec {
       if (!self->complete) return make_unknown(e.span);
       return args.positional.size() > 1 ? args.positional[1] : make_const(Scalar::null(), e.span);
     }
-    if ((fn.name == "update" || fn.name == "setdefault") && m_.expr(fn.a).kind == ExprKind::Name) {
+    // A method that changes the dict in place: the new version goes where `fn.a` names it (a
+    // name, `cfg["training"]`, `self.kwargs`), and to every other name holding the same dict.
+    auto store = [&](const ValueRef& d) {
+      update_at(
+          fn.a, [&](const ValueRef& cur) -> ValueRef { return cur->kind == PyValue::Kind::Dict ? d : nullptr; }, scope,
+          depth);
+    };
+    if (fn.name == "update" || fn.name == "setdefault") {
       auto d = std::make_shared<PyValue>(*self);
       if (fn.name == "setdefault") {
         if (args.positional.size() == 2 && args.positional[0]->kind == PyValue::Kind::Const &&
             !self->member(args.positional[0]->constant.s))
           d->members.push_back({args.positional[0]->constant.s, args.positional[1], e.span});
-        rebind(m_.expr(fn.a).name, d, scope);
+        else if (args.positional.empty() || args.positional[0]->kind != PyValue::Kind::Const)
+          d->complete = false;
+        store(d);
         return make_unknown(e.span);
       }
       if (!args.positional.empty()) merge_into(*d, args.positional[0], e.span);
       for (auto& kw : args.keywords) d->members.push_back(kw);
       keep_last_of_each(d->members);
       if (args.unknown_spread) d->complete = false;
-      rebind(m_.expr(fn.a).name, d, scope);
+      store(d);
       return make_const(Scalar::null(), e.span);
     }
-    if (fn.name == "pop" && m_.expr(fn.a).kind == ExprKind::Name) {
+    if (fn.name == "pop") {
       // d.pop("k"[, default]): the key leaves the dict; an unknown key may be any of them.
-      const std::string& name = m_.expr(fn.a).name;
       if (args.positional.empty() || args.positional[0]->kind != PyValue::Kind::Const ||
           args.positional[0]->constant.kind != Scalar::Kind::Str) {
-        auto d = std::make_shared<PyValue>(*self);
-        for (auto& m : d->members) m.value = make_unknown(e.span);
-        d->complete = false;
-        rebind(name, d, scope);
+        store(opaque_dict(self, e.span));
         return make_unknown(e.span);
       }
       const std::string& key = args.positional[0]->constant.s;
@@ -1629,10 +1687,26 @@ class Exec {
         out = make_unknown(e.span);
       auto d = std::make_shared<PyValue>(*self);
       std::erase_if(d->members, [&](const Member& m) { return m.name == key; });
-      rebind(name, d, scope);
+      store(d);
       return out;
     }
-    if (fn.name == "copy") return self;
+    if (fn.name == "clear") {
+      auto d = std::make_shared<PyValue>(*self);
+      d->members.clear();
+      d->complete = true;
+      store(d);
+      return make_const(Scalar::null(), e.span);
+    }
+    if (fn.name == "popitem" || fn.name == "__setitem__" || fn.name == "__delitem__") {
+      store(opaque_dict(self, e.span));
+      return make_unknown(e.span);
+    }
+    if (fn.name == "copy") {
+      // A new dict with the same entries: a write to it leaves `self` as it was.
+      auto d = std::make_shared<PyValue>(*self);
+      d->object_id = ++ev_.next_object;
+      return d;
+    }
     return make_unknown(e.span);
   }
 
