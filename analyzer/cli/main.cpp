@@ -490,7 +490,12 @@ int main(int argc, char** argv) {
     trl::ConfigOptions config_options;
     config_options.isolated = isolated;
     if (!config_file.empty()) config_options.config_file = config_file;
-    if (!select.empty()) config_options.command_line.select = split_codes(select);
+    if (!select.empty()) {
+      config_options.command_line.select = split_codes(select);
+      // `--select ""` (an unset shell variable) would check nothing and report success.
+      if (config_options.command_line.select->empty())
+        throw trl::ConfigError("`--select` needs at least one rule code or prefix (`--select ALL` selects every rule)");
+    }
     config_options.command_line.extend_select = split_codes(extend_select);
     config_options.command_line.ignore = split_codes(ignore);
     if (*server_cmd) {

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Command-line behaviour users of ruff rely on: fixes stay in the files named (pre-commit), --diff
-# obeys --exit-zero, --select/--ignore accumulate when repeated, and --write-baseline with
+# obeys --exit-zero, --select/--ignore accumulate when repeated, an empty --select is a usage error, and --write-baseline with
 # --baseline records every finding (updating a baseline in place).
 set -uo pipefail
 bin=$(realpath "$1")
@@ -43,6 +43,15 @@ first=$(echo "$all" | cut -d' ' -f1)
 grep -q " $first " "$tmp/out" || fail "repeated --select lost the second value"
 "$bin" -n --output-format concise --ignore TRL910 --ignore "$first" . > "$tmp/out" 2>&1
 grep -q " $first " "$tmp/out" && fail "repeated --ignore lost the second value"
+
+# An empty selection (`--select "$UNSET"`) is a usage error, not a run that checks nothing.
+"$bin" -n --output-format concise --select "" . > "$tmp/out" 2>&1; status=$?
+[ $status -eq 2 ] || fail "--select '': exit $status, want 2"
+grep -q "needs at least one rule code" "$tmp/out" || fail "--select '': no usage message"
+for empty in "," " "; do
+  "$bin" -n --output-format concise --select "$empty" . > "$tmp/out" 2>&1; status=$?
+  [ $status -eq 2 ] || fail "--select '$empty': exit $status, want 2"
+done
 
 # 4. A baseline updated in place keeps what it had accepted.
 "$bin" -n -q --write-baseline "$tmp/b.json" . > "$tmp/out" 2>&1 || fail "writing the baseline"
