@@ -151,7 +151,7 @@ void apply_configured_targets(Project& project, Configuration& config) {
 
 void apply_target_versions(std::vector<TrainingRun>& runs, const Project& project, Configuration& config) {
   for (auto& r : runs) {
-    const FileId anchor = r.launch_file != kNoFile ? r.launch_file : r.script;
+    const FileId anchor = r.version_anchor();
     if (anchor != kNoFile) {
       const Settings& s = settings_of(config, project.sources.get(anchor));
       for (const auto& [lib, version] : s.target_versions) r.target_versions[lib] = version.value;

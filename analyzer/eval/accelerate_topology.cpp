@@ -125,8 +125,13 @@ class Reader {
     // single_gpu profile says 8). Only a CPU setup's mpirun hostfile starts more. (accelerate
     // commands/launch.py, _validate_launch_command and launch_command, v1.14.0: multi_gpu comes
     // from the config's distributed_type; num_processes > 1 turns it on only without a config.)
-    if (a.distributed_type.known() && a.distributed_type.origin != "command line" &&
-        a.distributed_type.value.kind == Scalar::Kind::Str && a.distributed_type.value.s == "NO" &&
+    // An unquoted `distributed_type: NO` loads as False (PyYAML, YAML 1.1), which no
+    // DistributedType equals: the same simple_launcher (config_args.py BaseConfig.__post_init__
+    // converts strings only).
+    const Scalar& type = a.distributed_type.value;
+    const bool no_type =
+        (type.kind == Scalar::Kind::Str && type.s == "NO") || (type.kind == Scalar::Kind::Bool && !type.b);
+    if (a.distributed_type.known() && a.distributed_type.origin != "command line" && no_type &&
         !l_.option("mpirun_hostfile") && !(c_.root && c_.root->find("mpirun_config"))) {
       a.num_processes = Setting::known_value(Scalar::integer(1), a.distributed_type.span,
                                              a.distributed_type.origin + " (distributed_type NO: one process)");

@@ -10,6 +10,7 @@
 
 #include "analyzer/eval/accelerate_topology.hpp"
 #include "analyzer/eval/python_eval.hpp"
+#include "analyzer/eval/version_targets.hpp"
 #include "analyzer/knowledge/knowledge.hpp"
 #include "analyzer/markdown/markdown_extractor.hpp"
 #include "analyzer/util/parallel.hpp"
@@ -560,6 +561,18 @@ class Builder {
               run.args[f] = m ? from_value(m->value, m->set_at, "Python") : Setting::unknown(c->span, "Python");
             }
           }
+        // A change after parsing that is not followed (setattr with a computed name,
+        // `args.__dict__.update(...)`) may have set any field: what argv, --config and the
+        // defaults gave is no longer definite. The keys keep where they were written, for the
+        // checks of the keys themselves (an unknown YAML key raises before any such change).
+        if (!config->complete) {
+          run.args_fully_known = false;
+          for (auto& [field, setting] : run.args) {
+            Setting was = std::move(setting);
+            setting = Setting::unknown(was.span, was.origin);
+            setting.chain = std::move(was.chain);
+          }
+        }
       } else {
         run.args_fully_known = config->complete;
       }
@@ -722,7 +735,15 @@ class Builder {
                                     : Setting::unknown(s, "environment");
       }
     // accelerate launch (directly, or through `trl <command>`) exports the parallelism config.
-    if (l && (l->launcher == Launcher::Accelerate || l->launcher == Launcher::Trl)) launcher_parallelism(run, *l, env);
+    if (l && l->launcher == Launcher::Trl && !l->options.empty() && !trl_cli_forwards_launch_options(run, *l)) {
+      // The options were meant for `accelerate launch`, which never sees them: it reads the
+      // machine's default config, which trl-lint cannot see.
+      LaunchCommand bare = *l;
+      bare.options.clear();
+      launcher_parallelism(run, bare, env);
+    } else if (l && (l->launcher == Launcher::Accelerate || l->launcher == Launcher::Trl)) {
+      launcher_parallelism(run, *l, env);
+    }
     if (l && (l->launcher == Launcher::Torchrun || l->launcher == Launcher::Deepspeed)) torchrun_world(run, *l);
     if (l && l->launcher == Launcher::Python) {
       run.num_processes = Setting::known_value(Scalar::integer(1), l->launcher_span, "python (one process)");
@@ -822,10 +843,17 @@ class Builder {
     run.sp_backend = env_str("PARALLELISM_CONFIG_SP_BACKEND", "deepspeed");
   }
 
-  // accelerate commands/launch.py (_validate_launch_command, v1.14): the parallelism config is
-  // used when --use_parallelism_config is given, or when the config file has a non-empty
-  // `parallelism_config` and no paradigm flag was given on the command line. The launcher then
-  // exports PARALLELISM_CONFIG_* (utils/launch.py prepare_extend_env_parallelism_config).
+  // Whether `trl <command>` hands its accelerate options (--num_processes, --accelerate_config,
+  // the trainer YAML's launch keys) to `accelerate launch`: `trl sft` from v0.18.0, every training
+  // command from v0.29.0. Before, trl/cli.py called launch_command_parser().parse_args([script])
+  // alone (trl v0.17.0 for sft; v0.18.0 to v0.28.0 for dpo, grpo, kto, reward, rloo), and v0.29.0
+  // moved to trl/cli/commands/training.py, which passes them for every command. An unresolved
+  // pin: not known.
+  bool trl_cli_forwards_launch_options(const TrainingRun& run, const LaunchCommand& l) const {
+    const VersionTargets t = version_targets(p_, run.version_anchor(), k_);
+    if (!t.trl.known()) return false;
+    return compare_versions(*t.trl.version, l.trl_command == "sft" ? "0.18.0" : "0.29.0") >= 0;
+  }
 
   // accelerate commands/launch.py (_validate_launch_command, v1.14): the parallelism config is
   // used when --use_parallelism_config is given, or when the config file has a non-empty
@@ -892,6 +920,27 @@ class Builder {
         pc_entry && pc_entry->value->kind == YamlNode::Kind::Mapping ? pc_entry->value.get() : nullptr;
     const bool use = l.option("use_parallelism_config") || (!paradigm && pc_yaml && !pc_yaml->entries.empty());
     if (!use) return;
+    // Only the multi-GPU launcher (MULTI_GPU, FSDP, MEGATRON_LM) and the DeepSpeed one export
+    // PARALLELISM_CONFIG_*; simple_launcher (distributed_type NO, MULTI_CPU, --cpu) and the TPU
+    // launcher do not, and Accelerator then builds no ParallelismConfig (accelerate v1.14
+    // utils/launch.py: only prepare_multi_gpu_env and prepare_deepspeed_cmd_env call
+    // prepare_extend_env_parallelism_config; commands/launch.py launch_command picks the launcher
+    // from the paradigm flags, else the config's distributed_type).
+    if (l.option("cpu")) return;
+    if (!paradigm) {
+      const Setting& type = run.accelerate.distributed_type;
+      if (!type.known()) {
+        env["ACCELERATE_USE_PARALLELISM_CONFIG"] = Setting::unknown(type.span, "accelerate config");
+        return;
+      }
+      static const std::set<std::string, std::less<>> kExporting = {
+          "MULTI_GPU", "MULTI_NPU",    "MULTI_MLU", "MULTI_SDAA",  "MULTI_MUSA", "MULTI_XPU",
+          "MULTI_HPU", "MULTI_NEURON", "FSDP",      "MEGATRON_LM", "DEEPSPEED"};
+      if (type.value.kind != Scalar::Kind::Str || !kExporting.count(type.value.s)) return;
+    } else if (l.option("tpu") && !l.option("multi_gpu") && !l.option("use_fsdp") && !l.option("use_deepspeed") &&
+               !l.option("use_megatron_lm")) {
+      return;
+    }
     auto size = [&](const char* key) {
       std::string name = std::string("parallelism_config_") + key;
       if (const LaunchOption* o = l.option(name)) {

@@ -156,6 +156,11 @@ struct TrainingRun {
   Setting arg(std::string_view field) const;
   // True for SFTTrainer and trainers derived from it (packing is an SFT feature).
   bool is_sft_family() const;
+  // The file whose pins (and configured target versions) decide the library versions the run is
+  // judged against: the script, whose folder's requirements describe the environment it is
+  // written for (`examples/legacy/requirements.txt` beside `examples/legacy/train.py`, launched
+  // from the root Makefile); the launch file when the script is not a project file (`trl sft`).
+  FileId version_anchor() const { return script != kNoFile ? script : launch_file; }
   // The effective trainer precision: "fp16", "bf16" or "no"; Unknown when a flag is unknown.
   Setting trainer_precision() const;
   Span launch_span() const { return launch ? launch->span : Span{}; }

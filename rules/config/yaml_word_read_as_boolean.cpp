@@ -19,7 +19,10 @@ values are strings that include that word: accelerate's `mixed_precision: no` an
 `distributed_type: NO`, the trainer's `eval_strategy: no`, `save_strategy: no` and
 `logging_strategy: no`. Fields that map booleans to a value themselves
 (`include_num_input_tokens_seen`, GRPO's `scale_rewards`) and fields typed bool
-(`downcast_bf16: no`) are not reported: there the boolean is what the author meant.
+(`downcast_bf16: no`) are not reported: there the boolean is what the author meant. Nor is
+`distributed_type: NO` in a config that sets `num_processes`: as False it matches no distributed
+type, so `accelerate launch` runs the script once, as NO would; without `num_processes`, NO would
+have set 1 and False sets nothing, and launch stops.
 
 ## Why is this bad?
 PyYAML follows YAML 1.1, where these words are booleans. `mixed_precision: no` loads as `False`
@@ -52,6 +55,17 @@ std::string lower(std::string s) {
   return s;
 }
 
+// Whether the mapping at the top of the document holding `u.entry` also has `key`.
+bool top_level_sibling(const Project& project, const rules::YamlKeyUse& u, const char* key) {
+  if (u.file == kNoFile || u.file >= project.facts.size()) return false;
+  for (const auto& doc : project.facts[u.file].yaml) {
+    if (!doc.root || doc.root->kind != YamlNode::Kind::Mapping) continue;
+    for (const auto& e : doc.root->entries)
+      if (&e == u.entry) return doc.root->find(key) != nullptr;
+  }
+  return false;
+}
+
 class YamlWordReadAsBoolean final : public Rule {
  public:
   const RuleInfo& info() const override { return kInfo; }
@@ -69,11 +83,23 @@ class YamlWordReadAsBoolean final : public Rule {
       auto choice = std::find_if(u.field->choices.begin(), u.field->choices.end(),
                                  [&](const std::string& c) { return lower(c) == word; });
       if (choice == u.field->choices.end()) return;
+      // `distributed_type: NO` as False: no DistributedType equals it, so launch_command picks
+      // simple_launcher, which is what NO asks for. It only fails where NO would set a default:
+      // without `num_processes`, process_config sets 1 for NO only (False == "NO" is false), and
+      // launch raises "You need to manually pass in `--num_processes`" (accelerate v1.14
+      // commands/config/config_args.py process_config, commands/launch.py).
+      if (u.reader == rules::YamlReader::Accelerate && u.entry->key == "distributed_type" && !v.scalar.b &&
+          top_level_sibling(project, u, "num_processes"))
+        return;
       Diagnostic d = make(v.span, "PyYAML reads `" + u.entry->key + ": " + v.raw + "` as the boolean " +
                                       (v.scalar.b ? "True" : "False") + ", not the string '" + *choice + "'");
       d.label = "a boolean for PyYAML";
       if (u.reader == rules::YamlReader::Accelerate && u.entry->key == "mixed_precision")
         d.notes.push_back("`accelerate launch` calls .lower() on it: AttributeError before training starts");
+      else if (u.reader == rules::YamlReader::Accelerate && u.entry->key == "distributed_type")
+        d.notes.push_back(
+            "as False it sets no default number of processes, as NO would (1): `accelerate launch` "
+            "raises \"You need to manually pass in `--num_processes` using this config yaml\"");
       else if (u.reader == rules::YamlReader::Accelerate)
         d.notes.push_back("accelerate expects one of its string values here and fails on a boolean");
       else

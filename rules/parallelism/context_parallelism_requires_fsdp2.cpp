@@ -76,7 +76,9 @@ class ContextParallelismRequiresFsdp2 final : public Rule {
           "combination accelerate does not support; use Ulysses (parallelism_config_sp_size) with "
           "DeepSpeed instead");
       d.help = "use `distributed_type: FSDP` with `fsdp_version: 2`, or DeepSpeed sequence parallelism (sp_size)";
-    } else if (type.value.s == "MULTI_GPU" || type.value.s == "NO") {
+    } else if (type.value.s == "MULTI_GPU") {
+      // Only the MULTI_* branch of AcceleratorState checks for an FSDP plugin; a single process
+      // (distributed_type NO) has no such check (accelerate v1.14 state.py, around line 985).
       d = make(support::primary_span(run, {&type}),
                "context parallelism (" + cps +
                    ") requires FSDP2, but this launch uses `distributed_type: " + type.value.s + "`");

@@ -75,7 +75,7 @@ std::string nearest(std::string_view name, const std::vector<std::string>& candi
 }
 
 FileId run_anchor(const TrainingRun& run) {
-  return run.launch_file != kNoFile ? run.launch_file : run.script;
+  return run.version_anchor();
 }
 
 std::optional<VersionTarget> trl_target_at_least(const Project& project, const TrainingRun& run,

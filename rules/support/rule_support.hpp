@@ -25,7 +25,7 @@ Span find_word(const Project& project, Span span, std::string_view word, bool to
 // The closest of `candidates` to `name` by edit distance (at most a third of the length), or "".
 std::string nearest(std::string_view name, const std::vector<std::string>& candidates);
 
-// The file a run's versions are read for: its launch file, else its script.
+// The file a run's versions are read for (TrainingRun::version_anchor): its script, else its launch file.
 FileId run_anchor(const TrainingRun& run);
 // The run's TRL target when it is known and at least `version`; nullopt for an older target or a
 // pin no known release fits. A finding that rests on a TRL default or check added in `version` is
