@@ -381,8 +381,11 @@ std::string encode_facts(const FileFacts& f) {
     w.str(p.spec);
     w.u8(p.direct_url ? 1 : 0);
     w.str(p.text);
+    w.u8(p.optional ? 1 : 0);
     put(w, p.span);
   }
+  w.u32(static_cast<std::uint32_t>(f.pin_includes.size()));
+  for (const std::string& i : f.pin_includes) w.str(i);
   w.u32(static_cast<std::uint32_t>(f.problems.size()));
   for (const FileProblem& p : f.problems) {
     w.str(p.code);
@@ -444,8 +447,11 @@ bool decode_facts(std::string_view data, FileId file, FileFacts& out) {
       p.spec = r.str();
       p.direct_url = r.u8() != 0;
       p.text = r.str();
+      p.optional = r.u8() != 0;
       p.span = get_span(r, file);
     }
+    f.pin_includes.resize(r.count());
+    for (std::string& i : f.pin_includes) i = r.str();
     f.problems.resize(r.count());
     for (FileProblem& p : f.problems) {
       p.code = r.str();
@@ -468,6 +474,7 @@ bool decode_facts(std::string_view data, FileId file, FileFacts& out) {
   out.blocks = std::move(f.blocks);
   out.headings = std::move(f.headings);
   out.pins = std::move(f.pins);
+  out.pin_includes = std::move(f.pin_includes);
   out.problems = std::move(f.problems);
   out.comments = std::move(f.comments);
   out.extracted = true;

@@ -56,10 +56,37 @@ void add(const SourceFile& file, FileFacts& facts, std::string_view text, std::u
   facts.pins.push_back(std::move(*pin));
 }
 
-// requirements.txt: one requirement per line; comments, options (-r, -c, --index-url) skipped.
+// The path of an include line (`-r base.txt`, `--requirement=base.txt`, `-c constraints.txt`);
+// empty for any other option.
+std::string_view include_path(std::string_view t) {
+  for (std::string_view opt : {"--requirement", "--constraint", "-r", "-c"}) {
+    if (t.rfind(opt, 0) != 0) continue;
+    std::string_view rest = t.substr(opt.size());
+    if (!rest.empty() && rest.front() == '=' && opt.size() > 2) return trim(rest.substr(1));
+    if (!rest.empty() && std::isspace(static_cast<unsigned char>(rest.front()))) return trim(rest);
+    if (!rest.empty() && opt.size() == 2) return trim(rest);  // `-rbase.txt`
+  }
+  return {};
+}
+
+// requirements.txt (pip's requirements file format): one requirement per line; a line ending in
+// `\` continues on the next (pip-compile's `--hash` lines); options after a requirement
+// (`--hash=sha256:...`) and option lines (--index-url) skipped; `-r`/`-c` includes recorded.
 void from_requirements(const SourceFile& file, FileFacts& facts) {
   for (std::uint32_t line = 0; line < file.line_starts.size(); ++line) {
     std::string_view l = file.line_text(line);
+    if (!l.empty() && l.back() == '\r') l.remove_suffix(1);
+    if (!l.empty() && l.back() == '\\') {
+      // What the continuation lines hold after a requirement are its options: the requirement
+      // is this line's text.
+      l.remove_suffix(1);
+      while (line + 1 < file.line_starts.size()) {
+        std::string_view next = file.line_text(line + 1);
+        if (!next.empty() && next.back() == '\r') next.remove_suffix(1);
+        ++line;
+        if (next.empty() || next.back() != '\\') break;
+      }
+    }
     if (auto hash = l.find(" #"); hash != std::string_view::npos) l = l.substr(0, hash);
     if (!l.empty() && l.front() == '#') continue;
     std::string_view t = trim(l);
@@ -67,8 +94,15 @@ void from_requirements(const SourceFile& file, FileFacts& facts) {
     if (t.rfind("-e ", 0) == 0 || t.rfind("--editable", 0) == 0) {
       t = trim(t.substr(t.find(' ')));
     } else if (t.front() == '-') {
+      if (std::string_view path = include_path(t); !path.empty()) facts.pin_includes.emplace_back(path);
       continue;
     }
+    // Per-requirement options: `trl==0.19.1 --hash=sha256:...`.
+    for (std::size_t at = t.find("--"); at != std::string_view::npos; at = t.find("--", at + 2))
+      if (at > 0 && std::isspace(static_cast<unsigned char>(t[at - 1]))) {
+        t = trim(t.substr(0, at));
+        break;
+      }
     const auto offset = static_cast<std::uint32_t>(t.data() - file.text.data());
     add(file, facts, t, offset);
   }
@@ -160,12 +194,14 @@ void from_pyproject(const SourceFile& file, FileFacts& facts) {
   }
   const toml::table& root = doc->table();
   if (const auto* deps = root["project"]["dependencies"].as_array()) from_toml_array(file, facts, *doc, *deps);
+  const std::size_t main = facts.pins.size();
   if (const auto* opt = root["project"]["optional-dependencies"].as_table())
     for (const auto& [group, arr] : *opt)
       if (const auto* a = arr.as_array()) from_toml_array(file, facts, *doc, *a);
   if (const auto* groups = root["dependency-groups"].as_table())
     for (const auto& [group, arr] : *groups)
       if (const auto* a = arr.as_array()) from_toml_array(file, facts, *doc, *a);
+  for (std::size_t i = main; i < facts.pins.size(); ++i) facts.pins[i].optional = true;
   if (const auto* poetry = root["tool"]["poetry"]["dependencies"].as_table()) from_poetry(file, facts, *doc, *poetry);
 }
 
@@ -195,7 +231,10 @@ void from_setup_cfg(const SourceFile& file, FileFacts& facts) {
       value = trim(t.substr(eq + 1));
     }
     if (!in_list || value.empty()) continue;
+    const std::size_t before = facts.pins.size();
     add(file, facts, value, static_cast<std::uint32_t>(value.data() - file.text.data()));
+    if (section == "[options.extras_require]")
+      for (std::size_t i = before; i < facts.pins.size(); ++i) facts.pins[i].optional = true;
   }
 }
 
@@ -277,7 +316,10 @@ std::optional<PackagePin> parse_requirement(std::string_view text) {
   pin.package = normalize_name(t.substr(0, i));
   if (!modelled(pin.package)) return std::nullopt;
   std::string_view rest = t.substr(i);
-  if (auto semi = rest.find(';'); semi != std::string_view::npos) rest = rest.substr(0, semi);
+  if (auto semi = rest.find(';'); semi != std::string_view::npos) {
+    rest = rest.substr(0, semi);
+    pin.optional = true;  // an environment marker: installed on some machines only
+  }
   rest = trim(rest);
   if (!rest.empty() && rest.front() == '[') {
     auto close = rest.find(']');

@@ -95,7 +95,14 @@ bool inside(const fs::path& child, const fs::path& root) {
 
 }  // namespace
 
-FileKind classify(const std::string& name, std::string_view head) {
+// The last part of a folder path ("/a/requirements" -> "requirements").
+static std::string_view folder_name(std::string_view dir) {
+  while (dir.size() > 1 && dir.back() == '/') dir.remove_suffix(1);
+  const auto slash = dir.rfind('/');
+  return slash == std::string_view::npos ? dir : dir.substr(slash + 1);
+}
+
+FileKind classify(const std::string& name, std::string_view head, std::string_view folder) {
   auto ends = [&](std::string_view suffix) {
     return name.size() >= suffix.size() && name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0;
   };
@@ -107,7 +114,9 @@ FileKind classify(const std::string& name, std::string_view head) {
   if (name == "Makefile" || name == "makefile" || name == "GNUmakefile" || ends(".mk")) return FileKind::Makefile;
   if (name == "pyproject.toml") return FileKind::Toml;
   if (name == "setup.cfg") return FileKind::SetupCfg;
-  if (name.rfind("requirements", 0) == 0 && ends(".txt")) return FileKind::Requirements;
+  if ((name.rfind("requirements", 0) == 0 || name.rfind("constraints", 0) == 0 || folder == "requirements") &&
+      ends(".txt"))
+    return FileKind::Requirements;
   if (name.find('.') == std::string::npos && head.rfind("#!", 0) == 0) {
     std::string_view line = head.substr(0, head.find('\n'));
     if (line.find("bash") != std::string_view::npos || line.find("/sh") != std::string_view::npos ||
@@ -346,7 +355,7 @@ class FolderWalk {
       if (is_link) {
         // Follow a symlinked file only when it stays inside the root; never a symlinked folder.
         // A link we do not follow is reported when its name is one trl-lint would read.
-        const bool relevant = classify(name, "") != FileKind::Other;
+        const bool relevant = classify(name, "", folder_name(dir)) != FileKind::Other;
         if (relevant && ignore->ignored(rel, false)) continue;
         std::error_code sec;
         fs::path target = fs::weakly_canonical(path, sec);
@@ -385,7 +394,8 @@ class FolderWalk {
       }
       if (ignore->ignored(rel, false)) continue;
       if (excluded(path)) continue;
-      FileKind kind = classify(name, (name.find('.') == std::string::npos && regular) ? read_head(path, 256) : "");
+      FileKind kind = classify(name, (name.find('.') == std::string::npos && regular) ? read_head(path, 256) : "",
+                               folder_name(dir));
       if (kind == FileKind::Other) continue;
       if (!regular) {
         out.problems.emplace_back(display_(path), "not a regular file (FIFO, socket or device); skipped");
@@ -442,7 +452,8 @@ Discovery discover(const std::vector<std::string>& paths, const ExcludeFn& exclu
         out.problems.emplace_back(display(s), why);
         continue;
       }
-      out.files.push_back({s, display(s), classify(p.filename().string(), read_head(p, 256))});
+      out.files.push_back(
+          {s, display(s), classify(p.filename().string(), read_head(p, 256), p.parent_path().filename().string())});
       continue;
     }
     // Paths are built by appending names to the canonical root, so they are normal already.

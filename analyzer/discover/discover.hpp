@@ -39,6 +39,9 @@ Discovery discover(const std::vector<std::string>& paths, const ExcludeFn& exclu
 std::string discovery_root(const std::vector<std::string>& paths);
 
 // Kind by name (and, for files without an extension, by a shell shebang in `head`).
-FileKind classify(const std::string& filename, std::string_view head);
+// `folder`: the name of the folder holding the file (a `.txt` in `requirements/` is a requirements
+// file: pip-tools' layout, included with `-r requirements/base.txt`; so is `constraints*.txt`,
+// included with `-c`).
+FileKind classify(const std::string& filename, std::string_view head, std::string_view folder = {});
 
 }  // namespace trl

@@ -1,5 +1,6 @@
 #include "analyzer/eval/version_targets.hpp"
 
+#include <algorithm>
 #include <cctype>
 #include <filesystem>
 #include <vector>
@@ -170,7 +171,7 @@ thread_local VersionTargetsMemo* active_memo = nullptr;
 std::vector<std::pair<std::string, FileId>> find_pin_files(const Project& project) {
   std::vector<std::pair<std::string, FileId>> pin_files;
   for (FileId id = 0; id < project.facts.size() && id < project.sources.size(); ++id)
-    if (!project.facts[id].pins.empty())
+    if (!project.facts[id].pins.empty() || !project.facts[id].pin_includes.empty())
       pin_files.emplace_back(fs::path(project.sources.get(id).abs_path).parent_path().string(), id);
   return pin_files;
 }
@@ -226,6 +227,23 @@ bool folder_chain(const std::string& path, bool is_file, const std::string& root
   return true;
 }
 
+// The pins of `library` in pin file `id`, and in the requirements files it includes (`-r`, `-c`,
+// relative to the including file's folder, as pip reads them), 8 levels deep.
+void pins_of(const Project& project, FileId id, const std::string& library, std::vector<const PackagePin*>& out,
+             int depth = 0, std::vector<FileId>* seen = nullptr) {
+  std::vector<FileId> own;
+  if (!seen) seen = &own;
+  if (id >= project.facts.size() || depth > 8 || std::find(seen->begin(), seen->end(), id) != seen->end()) return;
+  seen->push_back(id);
+  for (const auto& p : project.facts[id].pins)
+    if (p.package == library) out.push_back(&p);
+  const fs::path folder = fs::path(project.sources.get(id).abs_path).parent_path();
+  for (const auto& include : project.facts[id].pin_includes) {
+    const FileId inc = project.sources.find_abs((folder / include).lexically_normal().string());
+    if (inc != kNoFile) pins_of(project, inc, library, out, depth + 1, seen);
+  }
+}
+
 VersionTargets compute_targets(const Project& project, FileId file, const Knowledge& knowledge,
                                const std::vector<std::pair<std::string, FileId>>& pin_files) {
   VersionTargets out;
@@ -259,20 +277,21 @@ VersionTargets compute_targets(const Project& project, FileId file, const Knowle
       }
     bool decided = false;
     for (const auto& folder : folders) {
-      std::string spec;
       std::vector<const PackagePin*> found;
-      bool url = false;
-      for (const auto& [pin_dir, id] : pin_files) {
-        if (pin_dir != folder) continue;
-        for (const auto& p : project.facts[id].pins) {
-          if (p.package != t->library) continue;
-          found.push_back(&p);
-          url = url || p.direct_url;
-          if (!p.spec.empty()) spec += (spec.empty() ? "" : ",") + p.spec;
-        }
-      }
+      for (const auto& [pin_dir, id] : pin_files)
+        if (pin_dir == folder) pins_of(project, id, t->library, found);
       if (found.empty()) continue;
       decided = true;
+      // An unconditional requirement decides over extras, dependency groups and requirements
+      // under an environment marker; those decide only when there is nothing else.
+      const bool any_main = std::any_of(found.begin(), found.end(), [](const PackagePin* p) { return !p->optional; });
+      std::erase_if(found, [&](const PackagePin* p) { return any_main && p->optional; });
+      std::string spec;
+      bool url = false;
+      for (const PackagePin* p : found) {
+        url = url || p->direct_url;
+        if (!p->spec.empty()) spec += (spec.empty() ? "" : ",") + p->spec;
+      }
       const PackagePin& first = *found.front();
       t->pin = first.span;
       t->why = project.sources.get(first.span.file).path + ": " + first.text;
@@ -281,7 +300,13 @@ VersionTargets compute_targets(const Project& project, FileId file, const Knowle
         break;
       }
       t->version = resolve_spec(spec, knowledge, t->library);
-      if (t->version && spec.find("==") == std::string::npos) t->why += "; newest known release inside the range";
+      if (t->version && !satisfies(*t->version, spec)) {
+        // `trl~=0.19.0` beside `trl==1.0.0`: no version is both; pip would refuse to install.
+        t->version.reset();
+        t->why += "; the pins of this folder disagree (" + spec + ")";
+      } else if (t->version && spec.find("==") == std::string::npos) {
+        t->why += "; newest known release inside the range";
+      }
       break;
     }
     if (!decided) {

@@ -175,7 +175,8 @@ FileId overlay_target(Project& project, const Overlay& overlay) {
   fs::path rel = fs::relative(canonical, fs::current_path(ec), ec);
   sf->path = (ec || rel.empty()) ? canonical.generic_string() : rel.generic_string();
   sf->abs_path = canonical.string();
-  sf->kind = classify(canonical.filename().string(), std::string_view(overlay.text).substr(0, 256));
+  sf->kind = classify(canonical.filename().string(), std::string_view(overlay.text).substr(0, 256),
+                      canonical.parent_path().filename().string());
   FileId id = project.sources.add(std::move(sf));
   project.facts.emplace_back();
   return id;
@@ -890,7 +891,8 @@ Project make_project(const std::string& root, const std::vector<std::pair<std::s
     auto sf = std::make_unique<SourceFile>();
     sf->path = rel;
     sf->abs_path = (fs::path(root) / rel).lexically_normal().string();
-    sf->kind = classify(fs::path(rel).filename().string(), text.substr(0, 256));
+    sf->kind = classify(fs::path(rel).filename().string(), text.substr(0, 256),
+                        fs::path(rel).parent_path().filename().string());
     project.sources.add(std::move(sf));
   }
   project.facts.resize(project.sources.size());

@@ -44,13 +44,14 @@ struct FileStamp {
 };
 
 struct FileFacts {
-  py::Module python;                  // Python files, Python blocks of Markdown, notebook code cells
-  std::vector<YamlDocument> yaml;     // YAML files; YAML blocks of Markdown (one document each)
-  std::vector<CommandFact> commands;  // shell scripts, Makefile recipes, workflow steps, docs, notebooks
-  std::vector<CreatedPath> created;   // files the commands write
-  std::vector<DocBlock> blocks;       // Markdown
-  std::vector<DocHeading> headings;   // Markdown
-  std::vector<PackagePin> pins;       // requirement pins of trl/transformers/accelerate
+  py::Module python;                      // Python files, Python blocks of Markdown, notebook code cells
+  std::vector<YamlDocument> yaml;         // YAML files; YAML blocks of Markdown (one document each)
+  std::vector<CommandFact> commands;      // shell scripts, Makefile recipes, workflow steps, docs, notebooks
+  std::vector<CreatedPath> created;       // files the commands write
+  std::vector<DocBlock> blocks;           // Markdown
+  std::vector<DocHeading> headings;       // Markdown
+  std::vector<PackagePin> pins;           // requirement pins of trl/transformers/accelerate
+  std::vector<std::string> pin_includes;  // requirements files: `-r`/`-c` paths, relative to this file's folder
   std::vector<FileProblem> problems;
   std::vector<Comment> comments;  // every comment of the file, in order (suppressions read them)
   bool loaded = false;            // text read and accepted (see accept_text)

@@ -102,6 +102,46 @@ TEST_CASE("the knowledge has renames, accelerate sections and releases") {
   CHECK(k.library_of("SFTTrainer") == "trl");
 }
 
+TEST_CASE("requirements files: hash lines, includes, markers and pins that disagree") {
+  const Knowledge& k = Knowledge::get();
+  auto trl_at = [&](const Project& p) { return version_targets(p, p.sources.find_abs("/repo/train.py"), k).trl; };
+  // pip-compile --generate-hashes: the options after the requirement, on its line or on
+  // continuation lines, are not part of it; a `# via` comment line after them is skipped.
+  Project hashes = make_project("/repo", {{"requirements.txt",
+                                           "accelerate==1.10.0 --hash=sha256:11\n"
+                                           "trl==0.19.1 \\\n    --hash=sha256:aa \\\n    --hash=sha256:bb\n"
+                                           "    # via -r requirements.in\n"},
+                                          {"train.py", "import trl\n"}});
+  CHECK(trl_at(hashes).describe() == "TRL 0.19.1 (requirements.txt: trl==0.19.1)");
+  CHECK(version_targets(hashes, hashes.sources.find_abs("/repo/train.py"), k).accelerate.describe() ==
+        "accelerate 1.10.0 (requirements.txt: accelerate==1.10.0)");
+  // `-r` and `--constraint=` include files, relative to the including file's folder; a cycle ends.
+  Project included = make_project("/repo", {{"requirements.txt", "-r requirements/base.txt\n"},
+                                            {"requirements/base.txt", "-r ../requirements.txt\ntrl==0.19.1\n"},
+                                            {"train.py", "import trl\n"}});
+  CHECK(trl_at(included).describe() == "TRL 0.19.1 (requirements/base.txt: trl==0.19.1)");
+  Project constrained = make_project("/repo", {{"requirements.txt", "trl\n--constraint=constraints.txt\n"},
+                                               {"constraints.txt", "trl==0.17.0\n"},
+                                               {"train.py", "import trl\n"}});
+  CHECK(trl_at(constrained).version == "0.17.0");
+  // An extra or a marker does not decide beside an unconditional pin; alone, it does.
+  Project extra = make_project("/repo", {{"requirements.txt", "trl~=0.19.0\n"},
+                                         {"pyproject.toml",
+                                          "[project]\nname = \"x\"\ndependencies = []\n"
+                                          "[project.optional-dependencies]\nnext = [\"trl==1.0.0\"]\n"},
+                                         {"train.py", "import trl\n"}});
+  CHECK(trl_at(extra).version == "0.19.1");
+  Project marker = make_project(
+      "/repo", {{"requirements.txt", "trl==0.12.2; python_version < \"3.9\"\n"}, {"train.py", "import trl\n"}});
+  CHECK(trl_at(marker).version == "0.12.2");
+  // Pins no version satisfies together: unknown, and said so.
+  Project disagree = make_project(
+      "/repo",
+      {{"requirements.txt", "trl==0.19.1\n"}, {"requirements-dev.txt", "trl==1.0.0\n"}, {"train.py", "import trl\n"}});
+  CHECK(!trl_at(disagree).known());
+  CHECK(trl_at(disagree).why.find("disagree") != std::string::npos);
+}
+
 TEST_CASE("a VersionTargetsMemo gives the answers of the plain computation, for its own project only") {
   const Knowledge& k = Knowledge::get();
   Project a = make_project("/repo", {{"requirements.txt", "trl==0.19.1\n"},
