@@ -218,7 +218,7 @@ std::string Knowledge::to_blob() const {
     w.str(rn.old_name);
     w.str(rn.new_name);
     w.str(rn.field);
-    w.u8(static_cast<std::uint8_t>((rn.is_value ? 1 : 0) | (rn.unsafe_fix ? 2 : 0)));
+    w.u8(static_cast<std::uint8_t>((rn.is_value ? 1 : 0) | (rn.unsafe_fix ? 2 : 0) | (rn.no_fix ? 4 : 0)));
     w.scalar(rn.old_value);
     w.scalar(rn.new_value);
     w.str(rn.deprecated);
@@ -296,6 +296,7 @@ Knowledge Knowledge::from_blob(std::string_view blob) try {
     const std::uint8_t flags = r.u8();
     rn.is_value = flags & 1;
     rn.unsafe_fix = flags & 2;
+    rn.no_fix = flags & 4;
     rn.old_value = get_scalar(r);
     rn.new_value = get_scalar(r);
     rn.deprecated = r.str();

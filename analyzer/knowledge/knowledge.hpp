@@ -67,6 +67,7 @@ struct Rename {
   std::string note;
   std::string source;
   bool unsafe_fix = false;  // the new name/value does not behave the same: the fix is not safe
+  bool no_fix = false;      // no rename fix at all: the new name needs another value, or code reads the old one
 };
 
 // The known releases of one library, oldest first, and the newest one.

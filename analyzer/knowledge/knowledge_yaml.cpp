@@ -119,6 +119,7 @@ void Knowledge::load(const std::string& file, const std::string& text) {
       rn.deprecated = str_or_empty(r["deprecated"]);
       rn.removed = str_or_empty(r["removed"]);
       if (r["unsafe_fix"]) rn.unsafe_fix = r["unsafe_fix"].as<bool>();
+      if (r["no_fix"]) rn.no_fix = r["no_fix"].as<bool>();
       if (r["field"]) {
         rn.is_value = true;
         rn.field = str_or_empty(r["field"]);

@@ -73,7 +73,8 @@ void report(Context& cx, const Rename& r, Span at, const VersionTargets& targets
   d.notes.push_back("source: " + r.source);
   if (!r.new_name.empty()) {
     d.help = "use `" + r.new_name + "`";
-    if (!also_new && word.valid() && span_text(cx.project, word) == r.old_name) {
+    // no_fix: the knowledge entry's note says why the name alone cannot change.
+    if (!r.no_fix && !also_new && word.valid() && span_text(cx.project, word) == r.old_name) {
       Fix fix;
       fix.title = "Rename `" + r.old_name + "` to `" + r.new_name + "`";
       fix.edits.push_back({word, r.new_name});

@@ -47,7 +47,10 @@ trainer = SFTTrainer(model=model, args=args, processing_class=tokenizer)
 ## Fix
 Safe: replaces the old name with the new one, unless the new name is set in the same place.
 Unsafe when the keyword is written outside the call, in a dict passed with `**`: other calls may
-read that dict. None in notebooks (the finding points at the line, not at the JSON string).
+read that dict. None in notebooks (the finding points at the line, not at the JSON string). None
+for renames whose new name needs another value or breaks code that reads the old one: RLOO's
+`total_episodes` (TRL sets `max_steps = total_episodes // gradient_accumulation_steps`) and
+ModelConfig's `torch_dtype` (a script reading `model_args.torch_dtype` gets None after the rename).
 
 ## References
 - `trl/trainer/sft_config.py` (v0.19.1: `max_seq_length` deprecated, removed in v0.20.0)

@@ -4,7 +4,11 @@
 // per_device_train_batch_size * num_processes * steps_per_generation, steps_per_generation
 // defaulting to gradient_accumulation_steps) must be divisible by num_generations. TRL <= 0.17
 // checked per_device_train_batch_size * num_processes * gradient_accumulation_steps in
-// GRPOTrainer.__init__; without generation_batch_size/steps_per_generation the product is the same.
+// GRPOTrainer.__init__ from v0.17.0 (grpo_trainer.py@v0.17.0 L598); without generation_batch_size/
+// steps_per_generation the product is the same. v0.15.x and v0.16.x check
+// per_device_train_batch_size * num_processes alone (grpo_trainer.py@v0.15.0 L343, @v0.16.0 L426:
+// `global_batch_size = args.per_device_train_batch_size * num_processes`), without gradient
+// accumulation.
 
 #include "rules/batch_support.hpp"
 
@@ -25,7 +29,8 @@ and invalid on 7.
 ## Why is this bad?
 Each prompt's completions must sit in one generation batch. `GRPOConfig.__post_init__` raises
 `ValueError` at start-up (TRL <= 0.17: `GRPOTrainer.__init__` with the formula
-`per_device_train_batch_size * num_processes * gradient_accumulation_steps`).
+`per_device_train_batch_size * num_processes * gradient_accumulation_steps`; TRL 0.15 and 0.16:
+`per_device_train_batch_size * num_processes`, without gradient accumulation).
 
 ## Example
 ```yaml
@@ -41,7 +46,7 @@ batch size.
 
 ## References
 - trl `trl/trainer/grpo_config.py` `GRPOConfig.__post_init__` (v0.20.0..v1.9.0), `rloo_config.py`
-- trl `trl/trainer/grpo_trainer.py@v0.17.0` (effective batch check)
+- trl `trl/trainer/grpo_trainer.py@v0.17.0` (effective batch check), `@v0.16.0` (global batch check)
 )"};
 
 class GenerationBatchNotDivisible final : public Rule {
@@ -59,7 +64,18 @@ class GenerationBatchNotDivisible final : public Rule {
     std::int64_t gen = 0;
     std::string formula;
     std::vector<const Setting*> parts;
-    if (gen_set) {
+    // TRL 0.15.x/0.16.x: per_device_train_batch_size * num_processes (no gradient accumulation, and
+    // no generation_batch_size or steps_per_generation yet).
+    const bool per_step = !rules::trl_target_at_least(project, run, "0.17.0");
+    if (per_step) {
+      const auto bs = n.per_device.as_int();
+      const auto world = run.world_size.as_int();
+      if (!bs || !world) return;
+      gen = *bs * *world;
+      formula = "per_device_train_batch_size=" + std::to_string(*bs) + " * processes=" + std::to_string(*world) +
+                " = " + std::to_string(gen);
+      parts = {&n.per_device, &run.world_size};
+    } else if (gen_set) {
       const auto v = n.gen_batch.as_int();
       if (!v) return;
       // Not a multiple of the global batch: TRL305 reports it (that check runs first).
@@ -90,9 +106,14 @@ class GenerationBatchNotDivisible final : public Rule {
     d.label = "num_generations=" + std::to_string(*g) + " (" + n.num_generations.origin + ")";
     for (const Setting* p : parts) support::relate(d, *p, "part of the generation batch: " + p->value.yaml());
     support::relate_launch(d, run);
-    d.notes.push_back(support::trainer_name(run) +
-                      ".__post_init__ raises ValueError at start-up (TRL >= 0.18 "
-                      "formula; TRL <= 0.17 checks the same product in the trainer)");
+    if (per_step)
+      d.notes.push_back(
+          "the trainer raises ValueError at start-up: TRL 0.15 and 0.16 check the global batch "
+          "per step, without gradient accumulation");
+    else
+      d.notes.push_back(support::trainer_name(run) +
+                        ".__post_init__ raises ValueError at start-up (TRL >= 0.18 "
+                        "formula; TRL 0.17 checks the same product in the trainer)");
     std::vector<std::int64_t> ok;
     for (std::int64_t k = 2; k <= gen && ok.size() < 6; ++k)
       if (gen % k == 0) ok.push_back(k);

@@ -2,9 +2,13 @@
 //
 // SFTTrainer (trl/trainer/sft_trainer.py@v1.9.0): bfd/bfd_split packing keeps documents apart only
 // through position_ids resets that FlashAttention's varlen kernels read; with any other
-// attention implementation TRL logs a warning and trains with cross-contamination.
+// attention implementation TRL logs a warning and trains with cross-contamination. In TRL 0.19.x the
+// strategy was "ffd" (the default) and the warning asked for flash_attention_2 alone
+// (sft_trainer.py@v0.19.0 L445-455); before 0.19.0 there is no strategy: packing concatenates the
+// dataset (TRL204 reports that), and no attention implementation keeps the rows' documents apart.
 
 #include "rules/rule_support.hpp"
+#include "rules/support/rule_support.hpp"
 
 namespace trl {
 
@@ -16,6 +20,11 @@ const RuleInfo kInfo{"TRL201", "packing-without-flash-attention", Severity::Warn
 Finds SFT runs with `packing: true` and `packing_strategy` `bfd` or `bfd_split` whose model is
 not loaded with a FlashAttention implementation (`flash_attention_2`, `flash_attention_3` or a
 `kernels-community/*flash-attn*` kernel). transformers' default, when nothing is set, is `sdpa`.
+
+The strategy is read as the target TRL release applies it: `bfd` is the default from TRL 0.20.0;
+TRL 0.19.x calls it `ffd` (its default) and asks for `flash_attention_2`. Before 0.19.0 there is
+no `packing_strategy`: packing concatenates the dataset and cuts it into rows, which FlashAttention
+does not change, so this rule is silent there (TRL204 reports it).
 
 ## Why is this bad?
 BFD packing concatenates samples into one row and marks the boundaries only through
@@ -38,6 +47,7 @@ or `packing: false`.
 
 ## References
 - trl `trl/trainer/sft_trainer.py` (`FLASH_ATTENTION_VARIANTS`, packing warning, v0.19.0+ PR #3526)
+- trl `trl/trainer/sft_config.py` (`packing_strategy`: default `ffd` in v0.19.x, `bfd` from v0.20.0)
 - trl `docs/source/reducing_memory_usage.md` (packing)
 )"};
 
@@ -45,16 +55,19 @@ class PackingWithoutFlashAttention final : public Rule {
  public:
   const RuleInfo& info() const override { return kInfo; }
 
-  void check_run(const TrainingRun& run, const Project&, std::vector<Diagnostic>& out) const override {
+  void check_run(const TrainingRun& run, const Project& project, std::vector<Diagnostic>& out) const override {
     if (!run.is_sft_family()) return;
     const Setting packing = run.arg("packing");
     if (!packing.known_true()) return;
-    const Setting strategy = run.arg("packing_strategy");
-    if (!strategy.known() || strategy.value.kind != Scalar::Kind::Str) return;
-    const std::string& st = strategy.value.s;
-    if (st != "bfd" && st != "bfd_split" && st != "bfd-requeue") return;
+    const rules::PackingStrategy strategy = rules::packing_strategy(project, run);
+    const std::string& st = strategy.name;
+    // ffd: TRL 0.19.x only (packing_strategy() gives it for that target alone, and as a value
+    // written for an unknown target, where 0.19 is the one release that takes it).
+    const bool ffd = st == "ffd";
+    if (st != "bfd" && st != "bfd_split" && st != "bfd-requeue" && !ffd) return;
     const Setting& attn = run.attn_implementation;
-    if (!attn.known() || attn.value.kind != Scalar::Kind::Str || support::is_flash_attention(attn.value.s)) return;
+    if (!attn.known() || attn.value.kind != Scalar::Kind::Str) return;
+    if (ffd ? attn.value.s == "flash_attention_2" : support::is_flash_attention(attn.value.s)) return;
     Diagnostic d = make(support::primary_span(run, {&packing, &attn}),
                         "packing (`" + st + "`) without FlashAttention: the model uses `" + attn.value.s +
                             "`, which ignores the sample boundaries packing relies on");
@@ -62,7 +75,10 @@ class PackingWithoutFlashAttention final : public Rule {
     support::relate(d, attn, "attention implementation `" + attn.value.s + "`");
     support::relate_launch(d, run);
     d.notes.push_back("TRL only logs a warning; training proceeds with packed samples attending to each other");
-    d.help = "set `attn_implementation: flash_attention_2` (or a flash-attn kernel), or `packing: false`";
+    if (ffd && strategy.target && strategy.setting.origin == "default")
+      d.notes.push_back("`" + st + "` is the default packing_strategy of " + strategy.target->describe());
+    d.help = ffd ? "set `attn_implementation: flash_attention_2`, or `packing: false`"
+                 : "set `attn_implementation: flash_attention_2` (or a flash-attn kernel), or `packing: false`";
     out.push_back(std::move(d));
   }
 };

@@ -1,9 +1,13 @@
 // TRL204 wrapped-packing-crosses-documents (info)
 //
 // trl/data_utils.py pack_dataset: the "wrapped" strategy concatenates every sample and cuts rows at
-// max_length, without position_ids resets, so documents are split and attend to each other.
+// max_length, without position_ids resets, so documents are split and attend to each other. From
+// TRL 0.16.0 to 0.18.x there is no packing_strategy and `packing: true` does just that
+// (trl/data_utils.py pack_dataset@v0.16.0..v0.18.2: the columns are concatenated and cut every
+// seq_length tokens; sft_trainer.py@v0.18.2 calls it whenever args.packing).
 
 #include "rules/rule_support.hpp"
+#include "rules/support/rule_support.hpp"
 
 namespace trl {
 
@@ -12,7 +16,9 @@ namespace {
 const RuleInfo kInfo{"TRL204", "wrapped-packing-crosses-documents", Severity::Info,
                      "packing_strategy `wrapped` cuts documents and lets them attend to each other.",
                      R"(## What it does
-Reports SFT runs with `packing: true` and `packing_strategy: wrapped`.
+Reports SFT runs with `packing: true` and `packing_strategy: wrapped`, and SFT runs with
+`packing: true` whose target is TRL 0.16.0 to 0.18.x: those releases have no `packing_strategy`,
+and packing always works the way `wrapped` does later.
 
 ## Why is this bad?
 `wrapped` concatenates the whole dataset and cuts it into rows of `max_length`: documents are
@@ -30,20 +36,36 @@ packing_strategy: wrapped
 packing_strategy: bfd
 attn_implementation: flash_attention_2
 ```
+(with TRL 0.20.0 or later; before 0.19.0 the only way to keep documents apart is not to pack).
 
 ## References
-- trl `trl/data_utils.py` `pack_dataset`; trl issue #3067
+- trl `trl/data_utils.py` `pack_dataset` (v0.16.0..v0.18.2: concatenate and cut); trl issue #3067
 )"};
 
 class WrappedPackingCrossesDocuments final : public Rule {
  public:
   const RuleInfo& info() const override { return kInfo; }
 
-  void check_run(const TrainingRun& run, const Project&, std::vector<Diagnostic>& out) const override {
+  void check_run(const TrainingRun& run, const Project& project, std::vector<Diagnostic>& out) const override {
     if (!run.is_sft_family()) return;
     const Setting packing = run.arg("packing");
-    const Setting strategy = run.arg("packing_strategy");
-    if (!packing.known_true() || !support::is_str(strategy, "wrapped")) return;
+    if (!packing.known_true()) return;
+    const rules::PackingStrategy ps = rules::packing_strategy(project, run);
+    if (ps.name == "concatenated") {
+      Diagnostic d = make(support::primary_span(run, {&packing}),
+                          "packing in " + ps.target->describe() +
+                              " concatenates the dataset: documents are split across rows and attend to each other");
+      d.label = "packing enabled here (" + packing.origin + ")";
+      support::relate_launch(d, run);
+      d.notes.push_back(
+          "TRL before 0.19.0 has no `packing_strategy`: pack_dataset cuts the concatenated dataset every "
+          "`max_length` tokens, like the later `wrapped` strategy");
+      d.help = "upgrade to TRL >= 0.20.0 and use `packing_strategy: bfd` with FlashAttention, or `packing: false`";
+      out.push_back(std::move(d));
+      return;
+    }
+    const Setting& strategy = ps.setting;
+    if (!support::is_str(strategy, "wrapped")) return;
     Diagnostic d = make(support::primary_span(run, {&strategy, &packing}),
                         "`packing_strategy: wrapped` splits documents across rows and lets them attend to each other");
     d.label = "wrapped packing selected here (" + strategy.origin + ")";

@@ -3,9 +3,13 @@
 // Torch context parallelism load-balances each sequence into 2 * cp_size chunks and asserts
 // `seq_len % (2 * cp_size) == 0` (torch distributed/tensor/experimental/_attention.py load
 // balancers). Batches padded to the longest sequence only meet that when pad_to_multiple_of is a
-// multiple of 2 * cp_size.
+// multiple of 2 * cp_size. The config's pad_to_multiple_of reaches only the collator the trainer
+// builds itself: SFTTrainer.__init__ makes DataCollatorForLanguageModeling(pad_to_multiple_of=
+// args.pad_to_multiple_of) only `if data_collator is None` (trl/trainer/sft_trainer.py@v1.9.0
+// L1186-1207).
 
 #include "rules/rule_support.hpp"
+#include "rules/support/rule_support.hpp"
 
 namespace trl {
 
@@ -16,6 +20,10 @@ const RuleInfo kInfo{"TRL105", "cp-sequence-not-divisible", Severity::Error,
                      R"(## What it does
 Finds runs with context parallelism (`cp_size > 1`) whose `pad_to_multiple_of` is not a multiple
 of `2 * cp_size` (error), or is unset so that batch lengths are arbitrary (warning).
+
+The setting only reaches the collator the trainer builds itself: when the trainer call passes a
+`data_collator=` (or may, through `**kwargs`), the config's `pad_to_multiple_of` is not used and
+nothing is reported.
 
 ## Why is this bad?
 PyTorch's context parallelism splits each sequence into `2 * cp_size` chunks for load balancing
@@ -33,21 +41,37 @@ pad_to_multiple_of: 4     # 2 * cp_size
 ```
 
 ## References
+- trl `trl/trainer/sft_trainer.py` (`if data_collator is None`, v1.9.0)
 - trl `docs/source/distributing_training.md` (Ring attention: "sequence length divisible by cp_size*2")
 - torch `torch/distributed/tensor/experimental/_attention.py` (`_HeadTailLoadBalancer`, `_RoundRobinLoadBalancer`)
 )"};
+
+// True when some trainer call of the run's script passes (or may pass) its own data collator: the
+// config's pad_to_multiple_of then reaches no collator.
+bool passes_collator(const Project& project, const TrainingRun& run) {
+  for (const Construction& c : rules::trainer_calls(project, run, ""))
+    if (const rules::Passed p = rules::keyword_passed(project, c, "data_collator");
+        p != rules::Passed::Absent && p != rules::Passed::None)
+      return true;
+  return false;
+}
 
 class CpSequenceNotDivisible final : public Rule {
  public:
   const RuleInfo& info() const override { return kInfo; }
 
-  void check_run(const TrainingRun& run, const Project&, std::vector<Diagnostic>& out) const override {
+  void check_run(const TrainingRun& run, const Project& project, std::vector<Diagnostic>& out) const override {
     const auto cp = run.cp_size.as_int();
     if (!cp || *cp <= 1 || !run.config_class || support::is_rl_generation_trainer(run)) return;
     if (!Knowledge::get().field(*run.config_class, "pad_to_multiple_of")) return;
     const Setting pad = run.arg("pad_to_multiple_of");
     if (!pad.known()) return;
     const std::int64_t need = 2 * *cp;
+    if (pad.value.kind != Scalar::Kind::Null) {
+      const auto p = pad.as_int();
+      if (!p || (*p > 0 && *p % need == 0)) return;
+    }
+    if (passes_collator(project, run)) return;
     const std::string cps = "cp_size=" + std::to_string(*cp);
     if (pad.value.kind == Scalar::Kind::Null) {
       Diagnostic d = make(support::primary_span(run, {&pad, &run.cp_size}),

@@ -2,9 +2,12 @@
 //
 // accelerate ParallelismConfig._validate_accelerator: total_size (dp_replicate * dp_shard * tp *
 // cp * sp) must equal the number of processes, except with DeepSpeed sequence parallelism
-// (sp_backend deepspeed and sp_size > 1, accelerate v1.13+, PR #3916).
+// (sp_backend deepspeed and sp_size > 1), from accelerate v1.13.0 (commit e2dde279 "DeepSpeed
+// has its own process group (#3916)"); accelerate v1.12.0 parallelism_config.py
+// _validate_accelerator raises on total_size != num_processes for DeepSpeed SP too.
 
 #include "rules/rule_support.hpp"
+#include "rules/support/rule_support.hpp"
 
 namespace trl {
 
@@ -20,7 +23,8 @@ cp_size * sp_size`) do not equal the number of processes the launch starts (acce
 ## Why is this bad?
 `Accelerator.__init__` raises `ValueError: ParallelismConfig total_size (X) does not match
 num_processes (Y)` at start-up. DeepSpeed sequence parallelism (`sp_backend: deepspeed`,
-`sp_size > 1`) is exempt: accelerate skips the check there (v1.13+).
+`sp_size > 1`) is exempt from accelerate 1.13.0 on, which skips the check there; with an
+accelerate target older than 1.13.0 (a pin such as `accelerate==1.12.0`) it is judged too.
 
 ## Example
 ```yaml
@@ -36,14 +40,15 @@ parallelism_config:
 ```
 
 ## References
-- accelerate `src/accelerate/parallelism_config.py` `_validate_accelerator`
+- accelerate `src/accelerate/parallelism_config.py` `_validate_accelerator` (DeepSpeed SP exempt
+  from v1.13.0, PR #3916)
 )"};
 
 class ParallelSizesMismatchWorld final : public Rule {
  public:
   const RuleInfo& info() const override { return kInfo; }
 
-  void check_run(const TrainingRun& run, const Project&, std::vector<Diagnostic>& out) const override {
+  void check_run(const TrainingRun& run, const Project& project, std::vector<Diagnostic>& out) const override {
     if (!run.parallelism_config) return;
     const std::pair<const Setting*, const char*> sizes[] = {{&run.dp_replicate_size, "dp_replicate_size"},
                                                             {&run.dp_shard_size, "dp_shard_size"},
@@ -59,7 +64,13 @@ class ParallelSizesMismatchWorld final : public Rule {
       if (*v > 1) product += (product.empty() ? "" : " * ") + std::string(name) + "=" + std::to_string(*v);
     }
     const auto sp = run.sp_size.as_int();
-    if (*sp > 1 && (!run.sp_backend.known() || support::is_str(run.sp_backend, "deepspeed"))) return;
+    // DeepSpeed SP skips the check from accelerate 1.13.0; an older known target still checks.
+    std::optional<VersionTarget> old_accelerate;
+    if (*sp > 1 && (!run.sp_backend.known() || support::is_str(run.sp_backend, "deepspeed"))) {
+      if (!run.sp_backend.known()) return;
+      old_accelerate = rules::accelerate_target_before(project, run, "1.13.0");
+      if (!old_accelerate) return;
+    }
     const auto world = run.world_size.as_int();
     if (!world || total == *world || total == 1) return;
     const Setting* first = nullptr;
@@ -76,6 +87,9 @@ class ParallelSizesMismatchWorld final : public Rule {
     d.notes.push_back(
         "accelerate raises ValueError at start-up: ParallelismConfig total_size does not match "
         "num_processes");
+    if (old_accelerate)
+      d.notes.push_back("judged against " + old_accelerate->describe() +
+                        ": DeepSpeed sequence parallelism is exempt from this check only from accelerate 1.13.0");
     d.help = "make dp_replicate_size * dp_shard_size * tp_size * cp_size * sp_size equal " + std::to_string(*world) +
              " (e.g. raise parallelism_config_dp_shard_size), or change num_processes";
     out.push_back(std::move(d));

@@ -85,6 +85,108 @@ std::optional<VersionTarget> trl_target_at_least(const Project& project, const T
   return trl;
 }
 
+VersionTarget trl_target(const Project& project, const TrainingRun& run) {
+  return version_targets(project, run_anchor(run), Knowledge::get()).trl;
+}
+
+std::optional<VersionTarget> accelerate_target_before(const Project& project, const TrainingRun& run,
+                                                      std::string_view version) {
+  VersionTarget acc = version_targets(project, run_anchor(run), Knowledge::get()).accelerate;
+  if (!acc.known() || compare_versions(*acc.version, std::string(version)) >= 0) return std::nullopt;
+  return acc;
+}
+
+PackingStrategy packing_strategy(const Project& project, const TrainingRun& run) {
+  PackingStrategy out;
+  out.setting = run.arg("packing_strategy");
+  const VersionTarget trl = trl_target(project, run);
+  const bool is_str = out.setting.known() && out.setting.value.kind == Scalar::Kind::Str;
+  const bool by_default = out.setting.origin == "default";
+  if (!trl.known()) {
+    // Only a value written by the user says what the (unknown) release does with it.
+    if (is_str && !by_default) out.name = out.setting.value.s;
+    return out;
+  }
+  out.target = trl;
+  if (compare_versions(*trl.version, "0.16.0") < 0) return out;
+  if (compare_versions(*trl.version, "0.19.0") < 0) {
+    out.name = "concatenated";
+    return out;
+  }
+  if (!is_str) return out;
+  const bool v019 = compare_versions(*trl.version, "0.20.0") < 0;
+  if (by_default && v019) {
+    out.name = "ffd";  // the 0.19.x default
+    return out;
+  }
+  const std::string& v = out.setting.value.s;
+  // A value the target does not take (bfd in 0.19.x, ffd from 0.20.0) is TRL005's and TRL503's.
+  if (v019 ? (v == "ffd" || v == "wrapped") : v != "ffd") out.name = v;
+  return out;
+}
+
+std::vector<Construction> trainer_calls(const Project& project, const TrainingRun& run,
+                                        std::string_view trainer_class) {
+  std::vector<Construction> out;
+  if (run.script == kNoFile || run.evaluation_cut.valid()) return out;
+  const Knowledge& k = Knowledge::get();
+  ProjectEvaluator evaluator(project, k);
+  ScriptSummary summary = evaluator.summarize(run.script);
+  if (summary.cut_short.valid()) return out;
+  for (Construction& c : summary.constructions)
+    if (c.cls && c.cls->role == ClassRole::Trainer && (trainer_class.empty() || k.derives_from(*c.cls, trainer_class)))
+      out.push_back(std::move(c));
+  return out;
+}
+
+namespace {
+
+bool contains_word(std::string_view text, std::string_view word) {
+  auto is_name = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
+  for (std::size_t at = text.find(word); at != std::string_view::npos; at = text.find(word, at + 1)) {
+    const std::size_t after = at + word.size();
+    if ((at == 0 || !is_name(text[at - 1])) && (after >= text.size() || !is_name(text[after]))) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+Passed keyword_passed(const Project& project, const Construction& call, std::string_view name) {
+  const Member* found = nullptr;
+  for (const Member& kw : call.keywords)
+    if (kw.name == name) found = &kw;
+  if (!found) return call.unknown_spread ? Passed::Unknown : Passed::Absent;
+  const ValueRef& v = found->value;
+  if (!v) return Passed::Unknown;
+  switch (v->kind) {
+    case PyValue::Kind::Const: return v->constant.kind == Scalar::Kind::Null ? Passed::None : Passed::Value;
+    case PyValue::Kind::OneOf: {
+      std::size_t nones = 0;
+      for (const ValueRef& a : v->items)
+        if (a && a->is_const() && a->constant.kind == Scalar::Kind::Null) ++nones;
+      if (nones == 0) return Passed::Value;
+      return nones == v->items.size() ? Passed::None : Passed::Unknown;
+    }
+    case PyValue::Kind::Unknown: {
+      // The result of an expression we cannot evaluate (a dataset). When it is written in the call
+      // itself as a call or a subscript (a name or an attribute may hold None) and names no None, no
+      // conditional and no `.get(` (which may give None), it is not None.
+      const Span kw = found->set_at;
+      const Span at = v->span;
+      if (!kw.valid() || !at.valid() || at.file != kw.file || at.begin < kw.begin || at.end > kw.end)
+        return Passed::Unknown;
+      const std::string_view text = span_text(project, at);
+      if (text.empty() || text.find_first_of("([") == std::string_view::npos || contains_word(text, "None") ||
+          contains_word(text, "if") || contains_word(text, "or") || contains_word(text, "and") ||
+          text.find(".get(") != std::string_view::npos || text.find("getattr(") != std::string_view::npos)
+        return Passed::Unknown;
+      return Passed::Value;
+    }
+    default: return Passed::Value;
+  }
+}
+
 std::string library_display(std::string_view library) {
   if (library == "trl") return "TRL";
   return std::string(library);

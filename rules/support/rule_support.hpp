@@ -7,6 +7,7 @@
 #include <string_view>
 #include <vector>
 
+#include "analyzer/eval/python_eval.hpp"
 #include "analyzer/eval/training_run.hpp"
 #include "analyzer/eval/version_targets.hpp"
 #include "analyzer/knowledge/knowledge.hpp"
@@ -32,6 +33,41 @@ FileId run_anchor(const TrainingRun& run);
 // not made otherwise.
 std::optional<VersionTarget> trl_target_at_least(const Project& project, const TrainingRun& run,
                                                  std::string_view version);
+
+// The run's accelerate target when it is known and older than `version`: a check or an exemption
+// added in `version` does not apply there. nullopt for a newer target or one no known release fits.
+std::optional<VersionTarget> accelerate_target_before(const Project& project, const TrainingRun& run,
+                                                      std::string_view version);
+// The run's TRL target, known or not.
+VersionTarget trl_target(const Project& project, const TrainingRun& run);
+
+// The packing strategy of an SFT run as its TRL target applies it. `packing_strategy` came in TRL
+// 0.19.0 with default "ffd" (trl/trainer/sft_config.py@v0.19.0); 0.20.0 renamed it "bfd" and made
+// that the default (sft_config.py@v0.20.0). From 0.16.0 to 0.18.x packing concatenates the dataset
+// and cuts it into rows of max_length, as `wrapped` does later (trl/data_utils.py pack_dataset
+// @v0.16.0..v0.18.2): `name` is then "concatenated" whatever the config says (the key does not
+// exist there). `name` is empty when not known (an unknown value, an unknown or older target).
+struct PackingStrategy {
+  Setting setting;                      // the field as set (explicit or the knowledge default)
+  std::string name;                     // bfd, bfd_split, bfd-requeue, ffd, wrapped, concatenated, ""
+  std::optional<VersionTarget> target;  // the TRL target, when `name` rests on it
+};
+PackingStrategy packing_strategy(const Project& project, const TrainingRun& run);
+
+// The trainer calls (`SFTTrainer(...)`) the run's script makes, imported modules included, with the
+// keywords each was given, when the trainer derives from `trainer_class` (any trainer: ""). Empty when the run has
+// no script we can evaluate (a `trl sft` launch, a script cut short).
+std::vector<Construction> trainer_calls(const Project& project, const TrainingRun& run, std::string_view trainer_class);
+
+// What a call passes for one keyword.
+enum class Passed {
+  Absent,   // not passed (and no `**kwargs` we could not expand)
+  None,     // None on every path
+  Value,    // a value that is not None (a constant, an object, or an expression written in the call
+            // itself that cannot be None: `eval_dataset=ds["test"]`)
+  Unknown,  // may or may not be None: a variable set elsewhere, `x if c else None`, `**kwargs`
+};
+Passed keyword_passed(const Project& project, const Construction& call, std::string_view name);
 
 // "TRL", "transformers", "accelerate"
 std::string library_display(std::string_view library);

@@ -1,0 +1,1 @@
+python sft.py --config recipes/sft.yaml
