@@ -1132,6 +1132,13 @@ void for_each_script(const Project& project, const Knowledge& knowledge,
   }
 }
 
+ScriptSummary script_summary(const Project& project, const Knowledge& knowledge, FileId script) {
+  if (const ScriptCache* cache = project.script_cache.get(); cache && cache->files == project.sources.size())
+    if (auto it = cache->summaries.find(script); it != cache->summaries.end()) return it->second;
+  ProjectEvaluator evaluator(project, knowledge);
+  return evaluator.summarize(script);
+}
+
 void ScriptCache::invalidate(FileId changed) {
   std::erase_if(summaries, [&](const auto& entry) {
     const auto& read = entry.second.modules;

@@ -53,6 +53,10 @@ struct ScriptCache {
   void invalidate(FileId changed);
 };
 
+// One script's evaluation: the copy the project's script cache holds (read only: safe while
+// other threads judge), else evaluated now and not kept.
+ScriptSummary script_summary(const Project& project, const Knowledge& knowledge, FileId script);
+
 // The evaluation of every Python file that imports trl/transformers/accelerate (what the run
 // builder reads; rules use it for facts about constructions), handed to `fn` in file order.
 // With a Project::script_cache, kept evaluations are reused and new ones kept, and `fn` reads

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cctype>
 
+#include "analyzer/eval/run_builder.hpp"
+
 namespace trl::rules {
 
 Span sub_span(const Project& project, Span span, std::uint32_t offset, std::uint32_t length) {
@@ -130,8 +132,7 @@ std::vector<Construction> trainer_calls(const Project& project, const TrainingRu
   std::vector<Construction> out;
   if (run.script == kNoFile || run.evaluation_cut.valid()) return out;
   const Knowledge& k = Knowledge::get();
-  ProjectEvaluator evaluator(project, k);
-  ScriptSummary summary = evaluator.summarize(run.script);
+  ScriptSummary summary = script_summary(project, k, run.script);
   if (summary.cut_short.valid()) return out;
   for (Construction& c : summary.constructions)
     if (c.cls && c.cls->role == ClassRole::Trainer && (trainer_class.empty() || k.derives_from(*c.cls, trainer_class)))
