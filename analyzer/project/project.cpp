@@ -525,6 +525,9 @@ void extract_file(Project& project, FileId id) {
         auto f = shell::extract_session(doc.shell_text, pieces, id);
         facts.commands = std::move(f.commands);
         facts.created = std::move(f.created);
+        // The shell text keeps the file's layout (what is not shell is blanked): its comments sit
+        // where they are in the file, so a `# noqa` on a launch line of a code block is read.
+        facts.comments = std::move(f.comments);
       }
       if (has_code(doc.python_text)) facts.python = python::extract(doc.python_text, id).module;
       if (has_code(doc.yaml_text)) facts.yaml = yaml::extract(doc.yaml_text, id).documents;
@@ -541,6 +544,13 @@ void extract_file(Project& project, FileId id) {
       facts.created = std::move(f.created);
       auto py = python::extract(nb.python_text, id);
       facts.python = std::move(py.module);
+      // Each line of a cell is read at its .ipynb line: the comments of `!` commands and of code
+      // cells carry the notebook's line numbers, which is what a `# noqa` is matched by (their
+      // columns are the decoded text's; notebooks get no fixes, see finish_diagnostics).
+      facts.comments = std::move(f.comments);
+      for (auto& c : py.comments) facts.comments.push_back(std::move(c));
+      std::stable_sort(facts.comments.begin(), facts.comments.end(),
+                       [](const Comment& a, const Comment& b) { return a.span.start.line < b.span.start.line; });
       break;
     }
     default: break;
