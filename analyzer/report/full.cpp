@@ -1,7 +1,10 @@
 // `--output-format full` (the default): each finding with a code frame under its primary
 // location, a note and frame per related location, free notes and the help line; then a
 // summary line (left out with --quiet).
+#include <locale.h>
+
 #include <algorithm>
+#include <cwchar>
 
 #include "analyzer/report/formatters.hpp"
 
@@ -25,11 +28,43 @@ std::string severity_color(Severity s) {
   return "1";
 }
 
-std::size_t code_points(std::string_view s) {
+// The terminal columns UTF-8 text takes: two for a wide code point (CJK, most emoji), none for a
+// combining mark, as wcwidth says under C.UTF-8 (set for this thread only, while counting); one
+// for a byte that starts no valid sequence and for a code point wcwidth does not know. Without
+// that locale, one per code point.
+std::size_t columns(std::string_view s) {
+  static const locale_t utf8 = newlocale(LC_CTYPE_MASK, "C.UTF-8", static_cast<locale_t>(nullptr));
   std::size_t n = 0;
-  for (char c : s)
-    if ((static_cast<unsigned char>(c) & 0xC0) != 0x80) ++n;
+  if (!utf8) {
+    for (char c : s)
+      if ((static_cast<unsigned char>(c) & 0xC0) != 0x80) ++n;
+    return n;
+  }
+  const locale_t previous = uselocale(utf8);
+  std::mbstate_t state{};
+  for (std::size_t i = 0; i < s.size();) {
+    wchar_t wc = 0;
+    const std::size_t len = std::mbrtowc(&wc, s.data() + i, s.size() - i, &state);
+    if (len == static_cast<std::size_t>(-1) || len == static_cast<std::size_t>(-2) || len == 0) {
+      state = std::mbstate_t{};
+      ++n;
+      ++i;
+      continue;
+    }
+    const int w = wcwidth(wc);
+    n += w < 0 ? 1 : static_cast<std::size_t>(w);
+    i += len;
+  }
+  uselocale(previous);
   return n;
+}
+
+// The columns of `line`'s bytes [0, byte) as the frame prints them (tabs as one space, control
+// characters as their pictures).
+std::size_t shown_columns(std::string_view line, std::size_t byte) {
+  std::string prefix(line.substr(0, std::min(byte, line.size())));
+  std::replace(prefix.begin(), prefix.end(), '\t', ' ');
+  return columns(printable(prefix));
 }
 
 void frame(std::ostream& out, const Project& project, Span span, const std::string& label, const Style& st,
@@ -41,17 +76,21 @@ void frame(std::ostream& out, const Project& project, Span span, const std::stri
   out << pad << st("1;34", "--> ") << printable(f.path) << ':' << line + 1 << ':' << f.display_column(span.start)
       << '\n';
   if (f.text.empty()) return;  // a file we could not read has no code to show
-  std::string text(f.line_text(line));
+  const std::string_view raw = f.line_text(line);
+  std::string text(raw);
   std::replace(text.begin(), text.end(), '\t', ' ');
   text = printable(text);
   out << pad << ' ' << st("1;34", "|") << '\n';
   out << st("1;34", number + " |") << ' ' << text << '\n';
-  std::size_t col = f.display_column(span.start) - 1;
+  // Carets under the span's columns on a terminal: a wide character before it or in it takes two.
+  const std::size_t col = shown_columns(raw, span.start.column);
+  const std::size_t line_end = columns(text);
   std::size_t width;
   if (span.stop.line == line && span.end > span.begin) {
-    width = f.display_column(span.stop) - 1 - col;
+    const std::size_t stop = shown_columns(raw, span.stop.column);
+    width = stop > col ? stop - col : 1;
   } else {
-    width = code_points(text) > col ? code_points(text) - col : 1;
+    width = line_end > col ? line_end - col : 1;
   }
   if (width == 0) width = 1;
   out << pad << ' ' << st("1;34", "|") << ' ' << std::string(col, ' ') << st(caret_color, std::string(width, '^'));
