@@ -26,6 +26,13 @@ TRL 0.19.x calls it `ffd` (its default) and asks for `flash_attention_2`. Before
 no `packing_strategy`: packing concatenates the dataset and cuts it into rows, which FlashAttention
 does not change, so this rule is silent there (TRL204 reports it).
 
+From transformers 4.54.0, `sdpa`, `eager` and `flex_attention` keep the samples apart themselves
+when the batch has position_ids that restart at each sample, no attention mask and no cache
+(transformers builds a block-diagonal mask from the position_ids): TRL's packed batches are
+like that, and SFTTrainer turns the cache off from TRL 0.22.0. The rule reports only a
+transformers target before 4.54.0, or a TRL target before 0.22.0 without gradient checkpointing
+(the model's cache is then on, and transformers skips the detection).
+
 ## Why is this bad?
 BFD packing concatenates samples into one row and marks the boundaries only through
 `position_ids`, which FlashAttention's variable-length kernels honour and `sdpa`/`eager` ignore.
@@ -48,6 +55,8 @@ or `packing: false`.
 ## References
 - trl `trl/trainer/sft_trainer.py` (`FLASH_ATTENTION_VARIANTS`, packing warning, v0.19.0+ PR #3526)
 - trl `trl/trainer/sft_config.py` (`packing_strategy`: default `ffd` in v0.19.x, `bfd` from v0.20.0)
+- transformers `src/transformers/masking_utils.py` (`find_packed_sequence_indices`, PR #39194, v4.54.0)
+- trl `trl/trainer/sft_trainer.py` `compute_loss` (`use_cache=False`, PR #3891, v0.22.0)
 - trl `docs/source/reducing_memory_usage.md` (packing)
 )"};
 
@@ -68,6 +77,7 @@ class PackingWithoutFlashAttention final : public Rule {
     const Setting& attn = run.attn_implementation;
     if (!attn.known() || attn.value.kind != Scalar::Kind::Str) return;
     if (ffd ? attn.value.s == "flash_attention_2" : support::is_flash_attention(attn.value.s)) return;
+    if (rules::attention_may_separate_packed(project, run)) return;
     Diagnostic d = make(support::primary_span(run, {&packing, &attn}),
                         "packing (`" + st + "`) without FlashAttention: the model uses `" + attn.value.s +
                             "`, which ignores the sample boundaries packing relies on");

@@ -91,6 +91,19 @@ VersionTarget trl_target(const Project& project, const TrainingRun& run) {
   return version_targets(project, run_anchor(run), Knowledge::get()).trl;
 }
 
+bool attention_may_separate_packed(const Project& project, const TrainingRun& run) {
+  const VersionTargets t = version_targets(project, run_anchor(run), Knowledge::get());
+  if (!t.transformers.known()) return true;
+  if (compare_versions(*t.transformers.version, "4.54.0") < 0) return false;
+  if (t.trl.known() && compare_versions(*t.trl.version, "0.22.0") < 0) {
+    // gradient_checkpointing defaults to False before TRL 0.22.0 (its default became True there,
+    // PR #3510; the knowledge holds v1.9.0's): the model's own cache is then on.
+    const Setting gc = run.arg("gradient_checkpointing");
+    if (gc.origin == "default" || (gc.known() && !gc.value.truthy())) return false;
+  }
+  return true;
+}
+
 std::optional<VersionTarget> accelerate_target_before(const Project& project, const TrainingRun& run,
                                                       std::string_view version) {
   VersionTarget acc = version_targets(project, run_anchor(run), Knowledge::get()).accelerate;

@@ -41,6 +41,16 @@ std::optional<VersionTarget> accelerate_target_before(const Project& project, co
 // The run's TRL target, known or not.
 VersionTarget trl_target(const Project& project, const TrainingRun& run);
 
+// Whether attention other than FlashAttention (sdpa, eager, flex) may keep the samples of a
+// padding-free or packed batch apart by itself, so that "they attend to each other" is not
+// definite. transformers builds a block-diagonal causal mask from position_ids that restart
+// (masking_utils `_preprocess_mask_arguments`, `find_packed_sequence_indices`; PR #39194, merged
+// 2025-07-03, first in v4.54.0) when the batch has no attention_mask, which TRL's padding-free
+// collator leaves out, and no cache. TRL's SFTTrainer passes use_cache=False from 0.22.0
+// (compute_loss, PR #3891); before, without gradient checkpointing, a causal LM's own
+// use_cache=True makes a DynamicCache and the detection is skipped. Unknown versions: it may.
+bool attention_may_separate_packed(const Project& project, const TrainingRun& run);
+
 // The packing strategy of an SFT run as its TRL target applies it. `packing_strategy` came in TRL
 // 0.19.0 with default "ffd" (trl/trainer/sft_config.py@v0.19.0); 0.20.0 renamed it "bfd" and made
 // that the default (sft_config.py@v0.20.0). From 0.16.0 to 0.18.x packing concatenates the dataset

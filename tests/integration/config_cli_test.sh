@@ -30,7 +30,7 @@ rm .trl-lint.yaml
 grep -q 'did you mean `TRL101`' "$tmp/out" || fail "no suggestion for --select TRL1O1"
 
 # config --show prints the resolved settings, including the command line's.
-# TRL201 (packing without FlashAttention) is also true here; this test is about TRL101.
+# The list names two codes (TRL201 need not fire here); this test is about TRL101.
 printf 'ignore: [TRL101, TRL201]\nseverity: {TRL901: error}\ntarget-versions: {trl: "0.19.1"}\n' > .trl-lint.yaml
 [ "$(run config --show)" = 0 ] || fail "config --show failed"
 grep -q '^  - .*/project/.trl-lint.yaml$' "$tmp/out" || fail "config --show does not name the file"
@@ -72,7 +72,7 @@ printf 'extend: %s\n' "$tmp/fifo.yaml" > .trl-lint.yaml
 rm .trl-lint.yaml "$tmp/fifo.yaml"
 
 # Explicit files: the project is analysed; a finding is kept when it touches a given file.
-# (TRL201 also touches the script through the model's attention default: only TRL101 here.)
+# (Only TRL101: other findings may touch the script, through the model's attention default.)
 printf 'select: [TRL101]\n' > .trl-lint.yaml
 [ "$(run --output-format concise recipes/accelerate_cp2.yaml)" = 1 ] || fail "a related file"
 grep -q '^recipes/sft_long.yaml:5:1: TRL101' "$tmp/out" || fail "the finding of a related file"
