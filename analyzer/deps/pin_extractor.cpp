@@ -76,7 +76,9 @@ void from_requirements(const SourceFile& file, FileFacts& facts) {
   for (std::uint32_t line = 0; line < file.line_starts.size(); ++line) {
     std::string_view l = file.line_text(line);
     if (!l.empty() && l.back() == '\r') l.remove_suffix(1);
-    if (!l.empty() && l.back() == '\\') {
+    // pip joins a line ending in a backslash with the next, except a comment line's (req_file.py
+    // join_lines: a full-line comment is never continued).
+    if (!l.empty() && l.back() == '\\' && trim(l).front() != '#') {
       // What the continuation lines hold after a requirement are its options: the requirement
       // is this line's text.
       l.remove_suffix(1);

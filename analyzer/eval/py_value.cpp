@@ -1,5 +1,9 @@
 #include "analyzer/eval/py_value.hpp"
 
+#include <string_view>
+#include <unordered_map>
+#include <unordered_set>
+
 #include "analyzer/knowledge/knowledge.hpp"
 
 namespace trl {
@@ -61,20 +65,33 @@ ValueRef default_or_unknown(const PyValue& obj, const std::string& field, Span a
   return make_unknown(at);
 }
 
+// The member each name resolves to (the last of that name, as PyValue::member finds it), by name:
+// merging two dicts of thousands of keys looked each one up in a list.
+std::unordered_map<std::string_view, const Member*> members_by_name(const PyValue& v) {
+  std::unordered_map<std::string_view, const Member*> out;
+  out.reserve(v.members.size());
+  for (const auto& m : v.members) out[m.name] = &m;
+  return out;
+}
+
 ValueRef merge_objects(const ValueRef& a, const ValueRef& b) {
   auto out = std::make_shared<PyValue>(*a);
   out->members.clear();
-  auto add = [&](const Member& m, const PyValue& other) {
-    if (out->member(m.name)) return;
-    const Member* om = other.member(m.name);
+  const auto in_a = members_by_name(*a), in_b = members_by_name(*b);
+  std::unordered_set<std::string_view> added;
+  auto add = [&](const Member& m, const PyValue& other,
+                 const std::unordered_map<std::string_view, const Member*>& in_other) {
+    if (!added.insert(m.name).second) return;
+    auto it = in_other.find(m.name);
+    const Member* om = it == in_other.end() ? nullptr : it->second;
     ValueRef ov = om ? om->value : default_or_unknown(other, m.name, m.set_at);
     ValueRef merged = merge_values(m.value, ov);
     out->members.push_back({m.name, merged, m.set_at});
   };
   for (const auto& m : a->members)
-    if (a->member(m.name) == &m) add(m, *b);
+    if (in_a.at(m.name) == &m) add(m, *b, in_b);
   for (const auto& m : b->members)
-    if (b->member(m.name) == &m) add(m, *a);
+    if (in_b.at(m.name) == &m) add(m, *a, in_a);
   out->complete = a->complete && b->complete;
   // Two different dicts, one on each path: a change to the result is a change to neither.
   if (a->kind == PyValue::Kind::Dict && a->object_id != b->object_id) out->object_id = 0;

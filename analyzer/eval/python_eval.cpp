@@ -538,7 +538,16 @@ class Exec {
         ValueRef rhs = eval(s.value, scope, depth);
         std::string op = s.op;
         if (!op.empty() && op.back() == '=') op.pop_back();
-        assign(s.targets[0], binop(op, cur, rhs, s.span), scope, depth);
+        ValueRef v = binop(op, cur, rhs, s.span);
+        // `d |= other` updates the dict in place: every name holding it sees the change.
+        const bool in_place = op == "|" && cur->kind == PyValue::Kind::Dict && v->kind == PyValue::Kind::Dict;
+        if (in_place) {
+          auto same = std::make_shared<PyValue>(*v);
+          same->object_id = cur->object_id;
+          v = same;
+        }
+        assign(s.targets[0], v, scope, depth);
+        if (in_place) rebind_object(v, scope);
         break;
       }
       case StmtKind::Import:
@@ -866,6 +875,20 @@ class Exec {
       }
       case ExprKind::Subscript: {
         ValueRef key = eval(t.b, scope, depth);
+        // `obj.__dict__["k"] = v` and `vars(obj)["k"] = v` set the object's field `k` (the dict is
+        // the object's own); a key not known may be any field.
+        if (ExprId owner = dict_of_object(t.a); owner != py::kNoExpr) {
+          if (key->kind == PyValue::Kind::Const && key->constant.kind == Scalar::Kind::Str)
+            update_at(
+                owner,
+                [&](const ValueRef& cur) -> ValueRef {
+                  return cur->kind == PyValue::Kind::Object ? with_member(cur, key->constant.s, v, t.span) : nullptr;
+                },
+                scope, depth);
+          else
+            make_opaque(owner, t.span, scope, depth);
+          break;
+        }
         update_at(
             t.a,
             [&](const ValueRef& cur) -> ValueRef {
@@ -1024,7 +1047,15 @@ class Exec {
       // A walk over every name and what they hold: charged (40,000 aliases).
       ev_.steps += ((1 << 14) - budget) / 16 + 1;
     }
-    for (auto& [where, name, now] : holders) write_var(*where, name, now);
+    // Each holder is written (and, in a branch whose outcome is not known, merged with what it
+    // held): charged by its size, so that thousands of holders written thousands of times end at
+    // the step limit, not in minutes.
+    const std::size_t merge_cost = 1 + (v->members.size() + v->items.size()) / 4;
+    for (auto& [where, name, now] : holders) {
+      ev_.steps += 1 + (now->members.size() + now->items.size()) / 4;
+      if (where->born < ev_.branch_depth) ev_.steps += merge_cost;  // merged, `v` entry by entry
+      write_var(*where, name, now);
+    }
     if (v->kind == PyValue::Kind::Object && ev_.objects.count(v->object_id)) ev_.objects[v->object_id] = v;
   }
 
@@ -1035,6 +1066,16 @@ class Exec {
     for (auto& m : copy->members) m.value = make_unknown(at);
     copy->complete = false;
     return copy;
+  }
+
+  // The object whose own attribute dict `e` is (`obj.__dict__`, `vars(obj)`), or kNoExpr.
+  ExprId dict_of_object(ExprId e) const {
+    const py::Expr& x = m_.expr(e);
+    if (x.kind == ExprKind::Attribute && x.name == "__dict__") return x.a;
+    if (x.kind == ExprKind::Call && x.args.size() == 1 && m_.expr(x.a).kind == ExprKind::Name &&
+        m_.expr(x.a).name == "vars")
+      return x.args[0].value;
+    return py::kNoExpr;
   }
 
   // A dict after a change not followed: any entry may differ, and others may be added.
@@ -1252,6 +1293,7 @@ class Exec {
     if (op == "|" && a->kind == PyValue::Kind::Dict && b->kind == PyValue::Kind::Dict) {
       auto d = std::make_shared<PyValue>(*a);
       d->span = span;
+      d->object_id = ++ev_.next_object;  // `a | b` is a new dict
       merge_into(*d, b, span);
       return d;
     }

@@ -228,9 +228,11 @@ bool folder_chain(const std::string& path, bool is_file, const std::string& root
 }
 
 // The pins of `library` in pin file `id`, and in the requirements files it includes (`-r`, `-c`,
-// relative to the including file's folder, as pip reads them), 8 levels deep.
+// relative to the including file's folder, as pip reads them), 8 levels deep. `unread`: an include
+// that is not a requirements file of the project (outside it, a URL, `${VAR}`, a name trl-lint
+// does not read), which may pin anything.
 void pins_of(const Project& project, FileId id, const std::string& library, std::vector<const PackagePin*>& out,
-             int depth = 0, std::vector<FileId>* seen = nullptr) {
+             bool& unread, int depth = 0, std::vector<FileId>* seen = nullptr) {
   std::vector<FileId> own;
   if (!seen) seen = &own;
   if (id >= project.facts.size() || depth > 8 || std::find(seen->begin(), seen->end(), id) != seen->end()) return;
@@ -239,8 +241,13 @@ void pins_of(const Project& project, FileId id, const std::string& library, std:
     if (p.package == library) out.push_back(&p);
   const fs::path folder = fs::path(project.sources.get(id).abs_path).parent_path();
   for (const auto& include : project.facts[id].pin_includes) {
-    const FileId inc = project.sources.find_abs((folder / include).lexically_normal().string());
-    if (inc != kNoFile) pins_of(project, inc, library, out, depth + 1, seen);
+    const FileId inc = include.find("://") != std::string::npos || include.find('$') != std::string::npos
+                           ? kNoFile
+                           : project.sources.find_abs((folder / include).lexically_normal().string());
+    if (inc != kNoFile && project.sources.get(inc).kind == FileKind::Requirements)
+      pins_of(project, inc, library, out, unread, depth + 1, seen);
+    else
+      unread = true;
   }
 }
 
@@ -278,21 +285,43 @@ VersionTargets compute_targets(const Project& project, FileId file, const Knowle
     bool decided = false;
     for (const auto& folder : folders) {
       std::vector<const PackagePin*> found;
+      bool unread = false;
       for (const auto& [pin_dir, id] : pin_files)
-        if (pin_dir == folder) pins_of(project, id, t->library, found);
+        if (pin_dir == folder) pins_of(project, id, t->library, found, unread);
+      if (found.empty() && unread) {
+        // Requirements here include a file trl-lint does not read: it may pin the library.
+        decided = true;
+        t->why = "a requirements file of " + (folder.empty() ? std::string(".") : folder) +
+                 " includes one trl-lint cannot read; version unknown";
+        break;
+      }
       if (found.empty()) continue;
       decided = true;
-      // An unconditional requirement decides over extras, dependency groups and requirements
-      // under an environment marker; those decide only when there is nothing else.
+      // Extras, dependency groups and requirements under an environment marker narrow the
+      // unconditional requirements where some version satisfies them all (a lock file exported
+      // with markers, `trl==0.18.2 ; python_version >= "3.10"`, beside `trl>=0.18`); where none
+      // does (`trl~=0.19.0` beside an extra's `trl==1.0.0`), the unconditional ones decide.
+      auto spec_of = [&](bool with_optional) {
+        std::string spec;
+        for (const PackagePin* p : found)
+          if ((with_optional || !p->optional) && !p->spec.empty()) spec += (spec.empty() ? "" : ",") + p->spec;
+        return spec;
+      };
       const bool any_main = std::any_of(found.begin(), found.end(), [](const PackagePin* p) { return !p->optional; });
-      std::erase_if(found, [&](const PackagePin* p) { return any_main && p->optional; });
-      std::string spec;
-      bool url = false;
-      for (const PackagePin* p : found) {
-        url = url || p->direct_url;
-        if (!p->spec.empty()) spec += (spec.empty() ? "" : ",") + p->spec;
+      if (any_main) {
+        const std::string all = spec_of(true);
+        const auto together = resolve_spec(all, knowledge, t->library);
+        if (!together || !satisfies(*together, all))
+          std::erase_if(found, [](const PackagePin* p) { return p->optional; });
       }
-      const PackagePin& first = *found.front();
+      const std::string spec = spec_of(true);
+      bool url = false;
+      for (const PackagePin* p : found) url = url || p->direct_url;
+      // The pin that names the version, when one does (`==`), else the first.
+      const auto exact = std::find_if(found.begin(), found.end(), [](const PackagePin* p) {
+        return p->spec.find("==") != std::string::npos && p->spec.find('*') == std::string::npos;
+      });
+      const PackagePin& first = exact != found.end() ? **exact : *found.front();
       t->pin = first.span;
       t->why = project.sources.get(first.span.file).path + ": " + first.text;
       if (url) {

@@ -20,9 +20,10 @@ values are strings that include that word: accelerate's `mixed_precision: no` an
 `logging_strategy: no`. Fields that map booleans to a value themselves
 (`include_num_input_tokens_seen`, GRPO's `scale_rewards`) and fields typed bool
 (`downcast_bf16: no`) are not reported: there the boolean is what the author meant. Nor is
-`distributed_type: NO` in a config that sets `num_processes`: as False it matches no distributed
-type, so `accelerate launch` runs the script once, as NO would; without `num_processes`, NO would
-have set 1 and False sets nothing, and launch stops.
+`distributed_type: NO` in a config that sets `num_processes` (or launched with `--num_processes`):
+as False it matches no distributed type, so `accelerate launch` runs the script once, as NO
+would; without a number of processes, NO would have set 1 and False sets nothing, and launch
+stops.
 
 ## Why is this bad?
 PyYAML follows YAML 1.1, where these words are booleans. `mixed_precision: no` loads as `False`
@@ -66,6 +67,18 @@ bool top_level_sibling(const Project& project, const rules::YamlKeyUse& u, const
   return false;
 }
 
+// Whether `file` is the accelerate config of some launch, and each launch that uses it passes
+// `--num_processes`.
+bool every_launch_sets_processes(const std::vector<TrainingRun>& runs, FileId file) {
+  bool used = false;
+  for (const TrainingRun& r : runs) {
+    if (r.accelerate_yaml != file) continue;
+    if (!r.launch || !r.launch->option("num_processes")) return false;
+    used = true;
+  }
+  return used;
+}
+
 class YamlWordReadAsBoolean final : public Rule {
  public:
   const RuleInfo& info() const override { return kInfo; }
@@ -88,8 +101,10 @@ class YamlWordReadAsBoolean final : public Rule {
       // without `num_processes`, process_config sets 1 for NO only (False == "NO" is false), and
       // launch raises "You need to manually pass in `--num_processes`" (accelerate v1.14
       // commands/config/config_args.py process_config, commands/launch.py).
+      // `accelerate launch --num_processes N` gives the number too (launch copies the config's
+      // value only where the flag is None).
       if (u.reader == rules::YamlReader::Accelerate && u.entry->key == "distributed_type" && !v.scalar.b &&
-          top_level_sibling(project, u, "num_processes"))
+          (top_level_sibling(project, u, "num_processes") || every_launch_sets_processes(runs, u.file)))
         return;
       Diagnostic d = make(v.span, "PyYAML reads `" + u.entry->key + ": " + v.raw + "` as the boolean " +
                                       (v.scalar.b ? "True" : "False") + ", not the string '" + *choice + "'");

@@ -191,11 +191,16 @@ Passed keyword_passed(const Project& project, const Construction& call, std::str
       if (!kw.valid() || !at.valid() || at.file != kw.file || at.begin < kw.begin || at.end > kw.end)
         return Passed::Unknown;
       const std::string_view text = span_text(project, at);
-      if (text.empty() || text.find_first_of("([") == std::string_view::npos || contains_word(text, "None") ||
-          contains_word(text, "if") || contains_word(text, "or") || contains_word(text, "and") ||
-          text.find(".get(") != std::string_view::npos || text.find("getattr(") != std::string_view::npos)
+      if (text.empty() || contains_word(text, "None") || contains_word(text, "if") || contains_word(text, "or") ||
+          contains_word(text, "and") || text.find(".get(") != std::string_view::npos ||
+          text.find("getattr(") != std::string_view::npos)
         return Passed::Unknown;
-      return Passed::Value;
+      // A split taken from a dataset (`ds["test"]`), or a dataset the datasets library loads; a
+      // call of anything else (a helper we could not follow) may return None.
+      const bool subscript = text.back() == ']';
+      const bool loaded = text.rfind("load_dataset(", 0) == 0 || text.rfind("datasets.load_dataset(", 0) == 0 ||
+                          text.rfind("load_from_disk(", 0) == 0 || text.rfind("datasets.load_from_disk(", 0) == 0;
+      return subscript || loaded ? Passed::Value : Passed::Unknown;
     }
     default: return Passed::Value;
   }

@@ -73,8 +73,8 @@ std::vector<Construction> trainer_calls(const Project& project, const TrainingRu
 enum class Passed {
   Absent,   // not passed (and no `**kwargs` we could not expand)
   None,     // None on every path
-  Value,    // a value that is not None (a constant, an object, or an expression written in the call
-            // itself that cannot be None: `eval_dataset=ds["test"]`)
+  Value,    // a value that is not None (a constant, an object, or written in the call itself as a
+            // split or a loaded dataset: `eval_dataset=ds["test"]`, `load_dataset(...)`)
   Unknown,  // may or may not be None: a variable set elsewhere, `x if c else None`, `**kwargs`
 };
 Passed keyword_passed(const Project& project, const Construction& call, std::string_view name);

@@ -134,6 +134,24 @@ TEST_CASE("requirements files: hash lines, includes, markers and pins that disag
   Project marker = make_project(
       "/repo", {{"requirements.txt", "trl==0.12.2; python_version < \"3.9\"\n"}, {"train.py", "import trl\n"}});
   CHECK(trl_at(marker).version == "0.12.2");
+  // A marker pin narrows a range beside it (an exported lock file), rather than losing to it.
+  Project lock = make_project("/repo", {{"pyproject.toml", "[project]\nname = \"x\"\ndependencies = [\"trl>=0.18\"]\n"},
+                                        {"requirements.txt", "trl==0.18.2 ; python_version >= \"3.10\"\n"},
+                                        {"train.py", "import trl\n"}});
+  CHECK(trl_at(lock).version == "0.18.2");
+  // A comment line ending in a backslash does not continue (pip's join_lines).
+  Project comment = make_project(
+      "/repo", {{"requirements.txt", "# see docs/env.md \\\ntrl==0.18.2\n"}, {"train.py", "import trl\n"}});
+  CHECK(trl_at(comment).version == "0.18.2");
+  // An include that is not a requirements file of the project may pin anything: unknown.
+  for (const char* include :
+       {"-r ../outside.txt", "-r ${REQ_DIR}/base.txt", "-r https://example.com/r.txt", "--requirement=base.txt"}) {
+    Project unread = make_project("/repo", {{"requirements.txt", std::string(include) + "\n"},
+                                            {"base.txt", "trl==0.18.2\n"},
+                                            {"train.py", "import trl\n"}});
+    CHECK(!trl_at(unread).known());
+    CHECK(trl_at(unread).why.find("cannot read") != std::string::npos);
+  }
   // Pins no version satisfies together: unknown, and said so.
   Project disagree = make_project(
       "/repo",
