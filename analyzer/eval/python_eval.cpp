@@ -662,7 +662,7 @@ class Exec {
             [&](const ValueRef& cur) -> ValueRef {
               if (cur->kind != PyValue::Kind::Dict) return nullptr;
               if (key->kind != PyValue::Kind::Const || key->constant.kind != Scalar::Kind::Str)
-                return opaque_dict(cur, t.span);
+                return opaque(cur, t.span);
               auto d = std::make_shared<PyValue>(*cur);
               std::erase_if(d->members, [&](const Member& m) { return m.name == key->constant.s; });
               return d;
@@ -1059,10 +1059,11 @@ class Exec {
     if (v->kind == PyValue::Kind::Object && ev_.objects.count(v->object_id)) ev_.objects[v->object_id] = v;
   }
 
-  // `obj` after a change we cannot follow (setattr with a computed name, vars(obj).update(...),
-  // a library method that sets fields): every field it had may differ, and any other may be set.
-  static ValueRef opaque_object(const ValueRef& obj, Span at) {
-    auto copy = std::make_shared<PyValue>(*obj);
+  // An object or dict after a change we cannot follow (setattr with a computed name,
+  // vars(obj).update(...), a library method that sets fields, d.pop(unknown)): every field or
+  // entry it had may differ, and any other may be set.
+  static ValueRef opaque(const ValueRef& v, Span at) {
+    auto copy = std::make_shared<PyValue>(*v);
     for (auto& m : copy->members) m.value = make_unknown(at);
     copy->complete = false;
     return copy;
@@ -1078,21 +1079,11 @@ class Exec {
     return py::kNoExpr;
   }
 
-  // A dict after a change not followed: any entry may differ, and others may be added.
-  static ValueRef opaque_dict(const ValueRef& d, Span at) {
-    auto copy = std::make_shared<PyValue>(*d);
-    for (auto& m : copy->members) m.value = make_unknown(at);
-    copy->complete = false;
-    return copy;
-  }
-
-  // The object `target` names, changed in a way not followed (see opaque_object).
+  // The object `target` names, changed in a way not followed (see opaque).
   void make_opaque(ExprId target, Span at, Scope& scope, int depth) {
     update_at(
         target,
-        [&](const ValueRef& cur) -> ValueRef {
-          return cur->kind == PyValue::Kind::Object ? opaque_object(cur, at) : nullptr;
-        },
+        [&](const ValueRef& cur) -> ValueRef { return cur->kind == PyValue::Kind::Object ? opaque(cur, at) : nullptr; },
         scope, depth);
   }
 
@@ -1394,13 +1385,7 @@ class Exec {
       static const std::set<std::string, std::less<>> kDictWrites = {"update", "setdefault",  "pop",        "popitem",
                                                                      "clear",  "__setitem__", "__delitem__"};
       if (kDictWrites.count(fn.name)) {
-        const py::Expr& recv = m_.expr(fn.a);
-        ExprId owner = py::kNoExpr;
-        if (recv.kind == ExprKind::Attribute && recv.name == "__dict__") owner = recv.a;
-        if (recv.kind == ExprKind::Call && recv.args.size() == 1 && m_.expr(recv.a).kind == ExprKind::Name &&
-            m_.expr(recv.a).name == "vars")
-          owner = recv.args[0].value;
-        if (owner != py::kNoExpr) {
+        if (const ExprId owner = dict_of_object(fn.a); owner != py::kNoExpr) {
           eval_args(e, scope, depth);
           make_opaque(owner, e.span, scope, depth);
           return make_unknown(e.span);
@@ -1478,7 +1463,7 @@ class Exec {
             if (cur->kind != PyValue::Kind::Object) return nullptr;
             if (name->kind == PyValue::Kind::Const && name->constant.kind == Scalar::Kind::Str)
               return with_member(cur, name->constant.s, v, e.span);
-            return opaque_object(cur, e.span);
+            return opaque(cur, e.span);
           },
           scope, depth);
       return make_const(Scalar::null(), e.span);
@@ -1718,7 +1703,7 @@ class Exec {
       // d.pop("k"[, default]): the key leaves the dict; an unknown key may be any of them.
       if (args.positional.empty() || args.positional[0]->kind != PyValue::Kind::Const ||
           args.positional[0]->constant.kind != Scalar::Kind::Str) {
-        store(opaque_dict(self, e.span));
+        store(opaque(self, e.span));
         return make_unknown(e.span);
       }
       const std::string& key = args.positional[0]->constant.s;
@@ -1740,7 +1725,7 @@ class Exec {
       return make_const(Scalar::null(), e.span);
     }
     if (fn.name == "popitem" || fn.name == "__setitem__" || fn.name == "__delitem__") {
-      store(opaque_dict(self, e.span));
+      store(opaque(self, e.span));
       return make_unknown(e.span);
     }
     if (fn.name == "copy") {
