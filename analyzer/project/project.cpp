@@ -802,6 +802,50 @@ std::vector<std::string> json_literals(std::string_view text) {
   return out;
 }
 
+bool ends_with_json(std::string_view s) {
+  return s.size() > 5 && s.substr(s.size() - 5) == ".json";
+}
+
+// A JSON file some analysed file names, and the folder (relative to the naming file's, "" for
+// its own) a relative name is also looked up from.
+struct JsonName {
+  std::string name;
+  std::string cwd;
+};
+
+// The JSON files a file names: Python code (scripts, notebooks, docs' Python blocks) in string
+// literals; any command line (shell, Slurm, Makefile recipes, workflow steps, docs' shell blocks)
+// as the accelerate config of `accelerate launch --config_file X.json` or `trl <command>
+// --accelerate_config X.json`, which accelerate reads with json.load (accelerate v1.14
+// commands/config/config_args.py load_config_from_file: a name ending in ".json" is read as JSON,
+// any other as YAML). The words are read without parsing the command: a `.json` word after
+// either option, or joined to it by `=`, wherever it stands in the line (behind srun, say).
+std::vector<JsonName> json_names(const Project& project, FileId id) {
+  std::vector<JsonName> out;
+  const SourceFile& from = project.sources.get(id);
+  const FileFacts& facts = project.facts[id];
+  if (!facts.loaded || python_deferred(project, id)) return out;
+  if (from.kind == FileKind::Python || from.kind == FileKind::Notebook || from.kind == FileKind::Markdown)
+    for (std::string& literal : json_literals(from.text)) out.push_back({std::move(literal), ""});
+  static constexpr std::string_view kOptions[] = {"--config_file", "--config-file", "--accelerate_config",
+                                                  "--accelerate-config"};
+  for (const CommandFact& c : facts.commands) {
+    const std::string cwd = c.cwd_known ? c.cwd : "";
+    for (std::size_t i = 0; i < c.argv.size(); ++i) {
+      const Word& w = c.argv[i];
+      if (!w.known) continue;
+      for (std::string_view o : kOptions) {
+        if (w.text == o && i + 1 < c.argv.size() && c.argv[i + 1].known && ends_with_json(c.argv[i + 1].text))
+          out.push_back({c.argv[i + 1].text, cwd});
+        else if (w.text.size() > o.size() + 1 && w.text.compare(0, o.size(), o) == 0 && w.text[o.size()] == '=' &&
+                 ends_with_json(std::string_view(w.text).substr(o.size() + 1)))
+          out.push_back({w.text.substr(o.size() + 1), cwd});
+      }
+    }
+  }
+  return out;
+}
+
 }  // namespace
 
 bool inside_folder(const std::string& path, const std::string& folder) {
@@ -818,17 +862,17 @@ void load_referenced_json(Project& project, const LoadOptions& options) {
   const fs::path cwd = fs::current_path(ec);
   const std::size_t n = project.sources.size();
   for (std::size_t i = 0; i < n; ++i) {
-    const SourceFile& from = project.sources.get(static_cast<FileId>(i));
     // Not the Python files the pre-filter left unparsed (nothing of training, reached by nothing):
     // their text takes part in no run (and the result cache does not key on it).
-    if (!project.facts[i].loaded || python_deferred(project, static_cast<FileId>(i)) ||
-        (from.kind != FileKind::Python && from.kind != FileKind::Notebook && from.kind != FileKind::Markdown))
-      continue;
-    const fs::path dir = fs::path(from.abs_path).parent_path();
-    for (const std::string& literal : json_literals(from.text)) {
-      const fs::path rel(literal);
+    const std::vector<JsonName> names = json_names(project, static_cast<FileId>(i));
+    if (names.empty()) continue;
+    const fs::path dir = fs::path(project.sources.get(static_cast<FileId>(i)).abs_path).parent_path();
+    for (const JsonName& named : names) {
+      const fs::path rel(named.name);
       if (rel.is_absolute()) continue;  // a path on the author's machine
-      for (const fs::path& base : {root, dir, cwd}) {
+      std::vector<fs::path> bases{root, dir, cwd};
+      if (!named.cwd.empty()) bases.push_back((dir / named.cwd).lexically_normal());
+      for (const fs::path& base : bases) {
         const fs::path candidate = (base / rel).lexically_normal();
         if (!under(candidate, root)) continue;                               // never read outside the analysed root
         if (project.sources.find_abs(candidate.string()) != kNoFile) break;  // already loaded
@@ -883,13 +927,9 @@ FileId find_or_add_file(Project& project, const std::string& abs_path, std::stri
 
 bool names_json_files(const Project& project) {
   for (std::size_t i = 0; i < project.sources.size(); ++i) {
-    const SourceFile& from = project.sources.get(static_cast<FileId>(i));
-    if (from.kind == FileKind::Json) return true;
-    if (!project.facts[i].loaded || python_deferred(project, static_cast<FileId>(i)) ||
-        (from.kind != FileKind::Python && from.kind != FileKind::Notebook && from.kind != FileKind::Markdown))
-      continue;
-    for (const std::string& literal : json_literals(from.text))
-      if (!fs::path(literal).is_absolute()) return true;
+    if (project.sources.get(static_cast<FileId>(i)).kind == FileKind::Json) return true;
+    for (const JsonName& named : json_names(project, static_cast<FileId>(i)))
+      if (!fs::path(named.name).is_absolute()) return true;
   }
   return false;
 }
