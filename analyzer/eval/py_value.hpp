@@ -32,15 +32,16 @@ struct Member {
 struct PyValue {
   enum class Kind { Unknown, Const, List, Tuple, Dict, Object, Symbol, Function, Module, Class, OneOf, Path };
   Kind kind = Kind::Unknown;
-  Scalar constant;                         // Const
-  std::vector<ValueRef> items;             // List, Tuple, OneOf alternatives
-  std::vector<Member> members;             // Dict entries, Object fields set so far, Class attributes
-  bool complete = true;                    // Dict/Object: false when something unknown was merged in
-  std::string qualified;                   // Symbol/Module dotted name; Object/Class class name; Path text
-  const ClassInfo* cls = nullptr;          // Object/Symbol/Class of (or derived from) a known library class
-  bool from_parser = false;                // Object built by TrlParser/HfArgumentParser from argv/--config
-  bool parser_reads_config = false;        // from_parser: by parse_args_and_config, which reads --config
-  int object_id = 0;                       // identity of an Object across attribute assignments
+  Scalar constant;                   // Const
+  std::vector<ValueRef> items;       // List, Tuple, OneOf alternatives
+  std::vector<Member> members;       // Dict entries, Object fields set so far, Class attributes
+  bool complete = true;              // Dict/Object: false when something unknown was merged in
+  std::string qualified;             // Symbol/Module dotted name; Object/Class class name; Path text
+  const ClassInfo* cls = nullptr;    // Object/Symbol/Class of (or derived from) a known library class
+  bool from_parser = false;          // Object built by TrlParser/HfArgumentParser from argv/--config
+  bool parser_reads_config = false;  // from_parser: by parse_args_and_config, which reads --config
+  int object_id = 0;                 // identity of an Object across attribute assignments
+  int view_of = 0;                   // Dict: `vars(obj)` / `obj.__dict__` of the Object with this object_id (one state)
   std::vector<ValueRef> parser_classes;    // Object of an arg parser: the dataclasses it parses
   py::StmtId function = 0;                 // Function: FunctionDef; Class: ClassDef
   FileId module_file = kNoFile;            // Function/Class/Module: the file that defines it

@@ -547,7 +547,10 @@ class Exec {
           v = same;
         }
         assign(s.targets[0], v, scope, depth);
-        if (in_place) rebind_object(v, scope);
+        if (in_place) {
+          rebind_object(v, scope);
+          view_changed(cur, v, rhs->kind == PyValue::Kind::Dict && rhs->complete, s.span, scope);
+        }
         break;
       }
       case StmtKind::Import:
@@ -889,17 +892,21 @@ class Exec {
             make_opaque(owner, t.span, scope, depth);
           break;
         }
+        const bool known_key = key->kind == PyValue::Kind::Const && key->constant.kind == Scalar::Kind::Str;
+        ValueRef before, after;
         update_at(
             t.a,
             [&](const ValueRef& cur) -> ValueRef {
               if (cur->kind != PyValue::Kind::Dict) return nullptr;
-              if (key->kind == PyValue::Kind::Const && key->constant.kind == Scalar::Kind::Str)
-                return with_member(cur, key->constant.s, v, t.span);
+              before = cur;
+              if (known_key) return after = with_member(cur, key->constant.s, v, t.span);
               auto copy = std::make_shared<PyValue>(*cur);
               copy->complete = false;
-              return copy;
+              return after = copy;
             },
             scope, depth);
+        // `d = vars(obj); d["packing"] = False` sets obj.packing.
+        view_changed(before, after, known_key, t.span, scope);
         break;
       }
       default: break;
@@ -1015,6 +1022,13 @@ class Exec {
     if (!held || held == v || budget == 0) return nullptr;
     --budget;
     if (same_identity(held, v)) return v;
+    // `d = vars(obj)`: d is obj's own attribute dict, so it shows the object's new fields.
+    if (held->kind == PyValue::Kind::Dict && held->view_of != 0 && v->kind == PyValue::Kind::Object &&
+        held->view_of == v->object_id) {
+      auto view = std::make_shared<PyValue>(*held);
+      view->members = v->members;
+      return view;
+    }
     if (depth > 6) return nullptr;
     if (held->kind != PyValue::Kind::Dict && held->kind != PyValue::Kind::Object && held->kind != PyValue::Kind::List &&
         held->kind != PyValue::Kind::Tuple)
@@ -1079,6 +1093,65 @@ class Exec {
     return py::kNoExpr;
   }
 
+  // `vars(obj)` and `obj.__dict__`: the object's own attribute dict. Writes to it are writes to
+  // the object (view_changed), and the object's changes show in it (with_version).
+  ValueRef attribute_dict(const ValueRef& obj, Span span) {
+    ValueRef d = as_dict(obj, span);
+    if (obj->kind == PyValue::Kind::Object && obj->object_id != 0) {
+      auto view = std::make_shared<PyValue>(*d);
+      view->view_of = obj->object_id;
+      return view;
+    }
+    return d;
+  }
+
+  // The current version of the object with identity `id` that a name in reach holds (directly or
+  // in a container, 3 levels), or null.
+  ValueRef current_object(int id, Scope& scope) const {
+    if (auto it = ev_.objects.find(id); it != ev_.objects.end()) return it->second;
+    std::size_t budget = 1 << 12;
+    std::function<ValueRef(const ValueRef&, int)> find = [&](const ValueRef& v, int level) -> ValueRef {
+      if (!v || budget == 0) return nullptr;
+      --budget;
+      if (v->kind == PyValue::Kind::Object && v->object_id == id) return v;
+      if (level >= 3) return nullptr;
+      for (const auto& m : v->members)
+        if (ValueRef r = find(m.value, level + 1)) return r;
+      for (const auto& i : v->items)
+        if (ValueRef r = find(i, level + 1)) return r;
+      return nullptr;
+    };
+    for (Scope* s = &scope; s; s = s->parent)
+      for (const auto& [name, held] : s->vars)
+        if (ValueRef r = find(held, 0)) return r;
+    return nullptr;
+  }
+
+  // The attribute dict `before` of an object (`d = vars(obj)`) became `after` by a write through
+  // the dict: the object changes with it. `exact`: `after` holds every change (entries set to
+  // values we know); otherwise, or when an entry left (the attribute would fall back to the
+  // class's), the object's fields are no longer known.
+  void view_changed(const ValueRef& before, const ValueRef& after, bool exact, Span at, Scope& scope) {
+    if (!before || before->kind != PyValue::Kind::Dict || before->view_of == 0) return;
+    ValueRef obj = current_object(before->view_of, scope);
+    if (!obj) return;
+    if (exact && after && after->kind == PyValue::Kind::Dict)
+      for (const auto& m : before->members)
+        if (!after->member(m.name)) exact = false;
+    ValueRef next = obj;
+    if (!exact || !after) {
+      next = opaque(obj, at);
+    } else {
+      for (const auto& m : after->members) {
+        const Member* old = before->member(m.name);
+        if (!old || old->value != m.value) next = with_member(next, m.name, m.value, m.set_at);
+      }
+      if (!after->complete && before->complete) next = opaque(next, at);
+    }
+    if (next == obj) return;
+    rebind_object(next, scope);
+  }
+
   // The object `target` names, changed in a way not followed (see opaque).
   void make_opaque(ExprId target, Span at, Scope& scope, int depth) {
     update_at(
@@ -1126,6 +1199,7 @@ class Exec {
         if (const Member* m = base->member(name)) return m->value;
         return make_unknown(span);
       case PyValue::Kind::Object: {
+        if (name == "__dict__") return attribute_dict(base, span);
         if (const Member* m = base->member(name)) return m->value;
         if (base->user_class) {
           if (const Member* m = base->user_class->member(name)) {
@@ -1488,7 +1562,11 @@ class Exec {
     if ((q == "int" || q == "float" || q == "str" || q == "bool") && e.args.size() == 1 &&
         e.args[0].kind == py::Argument::Kind::Positional)
       return convert(q, eval(e.args[0].value, scope, depth), e.span);
-    if (q == "vars" || q == "dataclasses.asdict" || q == "asdict") {
+    if (q == "vars") {
+      Args args = eval_args(e, scope, depth);
+      return args.positional.empty() ? make_unknown(e.span) : attribute_dict(args.positional[0], e.span);
+    }
+    if (q == "dataclasses.asdict" || q == "asdict") {
       Args args = eval_args(e, scope, depth);
       return args.positional.empty() ? make_unknown(e.span) : as_dict(args.positional[0], e.span);
     }
@@ -1680,6 +1758,9 @@ class Exec {
       update_at(
           fn.a, [&](const ValueRef& cur) -> ValueRef { return cur->kind == PyValue::Kind::Dict ? d : nullptr; }, scope,
           depth);
+      // A write to `vars(obj)` held in a name: obj's fields change with it (pop, clear and the
+      // writes not followed leave them unknown: view_changed).
+      view_changed(self, d, d->complete || !self->complete, e.span, scope);
     };
     if (fn.name == "update" || fn.name == "setdefault") {
       auto d = std::make_shared<PyValue>(*self);
