@@ -128,13 +128,33 @@ class Reader {
     // An unquoted `distributed_type: NO` loads as False (PyYAML, YAML 1.1), which no
     // DistributedType equals: the same simple_launcher (config_args.py BaseConfig.__post_init__
     // converts strings only).
+    // MULTI_CPU sets none of the launcher flags either: simple_launcher too. So does `--cpu` on
+    // the launch line, whatever the config says: every other launcher's branch requires `not
+    // args.cpu` (launch_command, v1.14.0), and the SageMaker one, which comes before, needs a
+    // SageMaker config.
     const Scalar& type = a.distributed_type.value;
     const bool no_type =
         (type.kind == Scalar::Kind::Str && type.s == "NO") || (type.kind == Scalar::Kind::Bool && !type.b);
-    if (a.distributed_type.known() && a.distributed_type.origin != "command line" && no_type &&
-        !l_.option("mpirun_hostfile") && !(c_.root && c_.root->find("mpirun_config"))) {
-      a.num_processes = Setting::known_value(Scalar::integer(1), a.distributed_type.span,
-                                             a.distributed_type.origin + " (distributed_type NO: one process)");
+    const bool cpu_type = type.kind == Scalar::Kind::Str && type.s == "MULTI_CPU";
+    const bool no_mpirun = !l_.option("mpirun_hostfile") && !(c_.root && c_.root->find("mpirun_config"));
+    // The config is local unless it says otherwise; one not read could be a SageMaker one.
+    const YamlEntry* env = c_.root ? c_.root->find("compute_environment") : nullptr;
+    const bool config_given = l_.option("config_file") || l_.option("accelerate_config");
+    const bool local = !config_given || profile_ ||
+                       (c_.root && (!env || (env->value->kind == YamlNode::Kind::Scalar &&
+                                             env->value->scalar.kind == Scalar::Kind::Str &&
+                                             env->value->scalar.s == "LOCAL_MACHINE")));
+    const bool accelerate = l_.launcher == Launcher::Accelerate || l_.launcher == Launcher::Trl;
+    if (const LaunchOption* cpu = l_.option("cpu"); accelerate && cpu && no_mpirun && local) {
+      a.num_processes =
+          Setting::known_value(Scalar::integer(1), cpu->span, "command line (--cpu: one process, simple launcher)");
+      a.single_process = true;
+    } else if (a.distributed_type.known() && a.distributed_type.origin != "command line" && (no_type || cpu_type) &&
+               no_mpirun) {
+      a.num_processes = Setting::known_value(
+          Scalar::integer(1), a.distributed_type.span,
+          a.distributed_type.origin + (no_type ? " (distributed_type NO: one process)"
+                                               : " (distributed_type MULTI_CPU without mpirun: one process)"));
       a.single_process = true;
     }
     a.num_machines = to_int(top("num_machines", false));

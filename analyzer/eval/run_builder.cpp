@@ -912,6 +912,15 @@ class Builder {
       env["ACCELERATE_USE_PARALLELISM_CONFIG"] = Setting::unknown(src.span, "accelerate config");
       return;
     }
+    // `--use_parallelism_config` without `--use_fsdp` on the line: _validate_launch_command raises
+    // ValueError before reading the config (accelerate v1.10.0 to v1.14.0; its fsdp_version is a
+    // string, so only the missing --use_fsdp counts). The launch never starts: what it would have
+    // used is not judged.
+    if (l.launcher == Launcher::Accelerate && l.option("use_parallelism_config") && !l.option("use_fsdp")) {
+      env["ACCELERATE_USE_PARALLELISM_CONFIG"] = Setting::unknown(
+          l.option("use_parallelism_config")->span, "launch fails: --use_parallelism_config without --use_fsdp");
+      return;
+    }
     bool paradigm = false;
     for (const char* f : {"multi_gpu", "tpu", "use_deepspeed", "use_fsdp", "use_megatron_lm"})
       paradigm = paradigm || l.option(f);

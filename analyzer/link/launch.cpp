@@ -206,7 +206,11 @@ std::optional<LaunchCommand> parse_launch(const CommandFact& command, const Know
         out.launcher = Launcher::Torchrun;
         out.module = false;
         i = read_options(argv, i + 1, out, torchrun_takes_value);
-      } else if (mod == "trl" || mod == "trl.cli") {
+      } else if (mod == "trl.cli" || mod == "trl.cli.main") {
+        // trl/cli.py up to v0.28, trl/cli/main.py from v0.29.0, both with a `__main__` guard. There
+        // is no trl/__main__.py in any release (v0.13.0 to v1.9.0): `python -m trl sft` fails.
+        // (`python -m trl.cli` fails from v0.29.0, where trl/cli is a package without __main__.py:
+        // still read, as the version is not known here.)
         out.module = false;
         return parse_trl_cli(argv, i + 1, std::move(out), knowledge);
       }

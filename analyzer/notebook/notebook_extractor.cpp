@@ -118,6 +118,14 @@ Notebook scan(std::string_view text) {
   for (std::size_t i = 0; i < text.size(); ++i)
     if (text[i] == '\n' || text[i] == '\r') nb.shell_text[i] = text[i];
   nb.python_text = nb.shell_text;
+  // The 0-based line of each offset the pieces start at (cells come in text order).
+  std::size_t counted_to = 0;
+  std::uint32_t counted_lines = 0;
+  auto line_of = [&](std::size_t offset) {
+    for (; counted_to < offset && counted_to < text.size(); ++counted_to)
+      if (text[counted_to] == '\n') ++counted_lines;
+    return counted_lines;
+  };
   const auto& cells = j["cells"];
   auto sources = source_literals(text);
   if (sources.size() != cells.size()) {
@@ -153,8 +161,10 @@ Notebook scan(std::string_view text) {
     const bool shell_cell = head == "%%bash" || head == "%%sh" || first.rfind("%%script bash", 0) == 0 ||
                             first.rfind("%%script sh", 0) == 0;
     const bool other_magic = !shell_cell && first.rfind("%%", 0) == 0;
-    bool continued = false;  // the previous `!` line ended with a backslash
+    bool continued = false;   // the previous `!` line ended with a backslash
+    bool cell_piece = false;  // a piece of this %%bash cell was started
     for (std::size_t k = 0; k < lits.size(); ++k) {
+      const bool continues_piece = continued;
       std::string line = body(k);
       const std::size_t lb = line_begin(text, lits[k].begin);
       const std::size_t le = line_end(text, lits[k].begin);
@@ -195,6 +205,14 @@ Notebook scan(std::string_view text) {
         // Right-aligned so that a trailing backslash meets the newline.
         if (shell.size() > le - lb) continue;
         std::copy(shell.begin(), shell.end(), nb.shell_text.begin() + static_cast<std::ptrdiff_t>(le - shell.size()));
+        const bool magic = !shell_cell && !continues_piece && line[lead] == '%';
+        if ((shell_cell && cell_piece) || (!shell_cell && continues_piece && !nb.shell_pieces.empty())) {
+          nb.shell_pieces.back().end = static_cast<std::uint32_t>(le);
+        } else {
+          nb.shell_pieces.push_back(
+              {static_cast<std::uint32_t>(lb), static_cast<std::uint32_t>(le), line_of(lb), !magic});
+          cell_piece = shell_cell;
+        }
       } else {
         if (line.size() > le - lb) continue;
         std::copy(line.begin(), line.end(), nb.python_text.begin() + static_cast<std::ptrdiff_t>(lb));

@@ -4,16 +4,30 @@
 // .ipynb that holds its JSON string, so diagnostics point into the notebook.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
 
 namespace trl::notebook {
 
+// A stretch of shell_text that runs as one shell: bytes [begin, end) from line `line` (0-based).
+// IPython runs each `!cmd` (with its backslash-continued lines) in a new subshell, and each
+// `%%bash` cell in a bash process of its own: what they assign, export or `cd` to is gone after
+// them (`isolated`). `%env` and `%cd` change the kernel's environment and folder, which every later
+// command inherits.
+struct ShellPiece {
+  std::uint32_t begin = 0;
+  std::uint32_t end = 0;
+  std::uint32_t line = 0;
+  bool isolated = true;
+};
+
 struct Notebook {
   bool valid = false;  // the text is a notebook (JSON with a `cells` list)
   std::string error;   // why not, when !valid
   std::string shell_text;
+  std::vector<ShellPiece> shell_pieces;  // in order; shell_text outside them is blank
   std::string python_text;
   std::size_t cells_skipped = 0;  // code cells whose lines could not be placed line by line
 };

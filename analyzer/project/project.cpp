@@ -539,7 +539,9 @@ void extract_file(Project& project, FileId id) {
         facts.problems.push_back({"TRL903", nb.error, Span{id}});
         break;
       }
-      auto f = shell::extract(nb.shell_text, id);
+      std::vector<shell::SessionPiece> pieces;
+      for (const auto& piece : nb.shell_pieces) pieces.push_back({piece.begin, piece.end, piece.line, piece.isolated});
+      auto f = shell::extract_session(nb.shell_text, pieces, id);
       facts.commands = std::move(f.commands);
       facts.created = std::move(f.created);
       auto py = python::extract(nb.python_text, id);

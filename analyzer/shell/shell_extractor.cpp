@@ -1178,10 +1178,16 @@ ShellFacts extract_session(std::string_view text, const std::vector<SessionPiece
     ts::Tree tree = ts::parse(tree_sitter_bash(), src);
     ShellFacts piece_facts;
     Walker walker(src, file, piece_facts);
-    walker.vars_ = std::move(vars);
-    walker.cwd_ = std::move(cwd);
+    if (piece.isolated) {
+      walker.vars_ = vars;
+      walker.cwd_ = cwd;
+      walker.functions_ = functions;
+    } else {
+      walker.vars_ = std::move(vars);
+      walker.cwd_ = std::move(cwd);
+      walker.functions_ = std::move(functions);
+    }
     walker.cwd_known_ = cwd_known;
-    walker.functions_ = std::move(functions);
     walker.opaque_ = opaque;
     walker.base_offset_ = options.base_offset + piece.begin;
     walker.base_line_ = options.base_line + piece.line;
@@ -1199,11 +1205,13 @@ ShellFacts extract_session(std::string_view text, const std::vector<SessionPiece
         facts.comments.push_back(std::move(c));
       }
     }
-    vars = std::move(walker.vars_);
-    cwd = std::move(walker.cwd_);
-    cwd_known = walker.cwd_known_;
-    functions = std::move(walker.functions_);
-    opaque = walker.opaque_;
+    if (!piece.isolated) {
+      vars = std::move(walker.vars_);
+      cwd = std::move(walker.cwd_);
+      cwd_known = walker.cwd_known_;
+      functions = std::move(walker.functions_);
+      opaque = walker.opaque_;
+    }
     for (auto& c : piece_facts.commands) facts.commands.push_back(std::move(c));
     for (auto& c : piece_facts.created) facts.created.push_back(std::move(c));
     for (auto& c : piece_facts.problems) facts.problems.push_back(std::move(c));

@@ -59,6 +59,7 @@ struct SessionPiece {
   std::uint32_t begin = 0;
   std::uint32_t end = 0;
   std::uint32_t line = 0;
+  bool isolated = false;  // runs in a shell of its own: what it assigns or `cd`s to does not carry over
 };
 
 // Pieces of one text run in order in one terminal session (the shell blocks of a Markdown
