@@ -106,6 +106,11 @@ ValueRef merge_values(const ValueRef& a, const ValueRef& b) {
   if (!a) return b;
   if (!b) return a;
   if (a == b) return a;
+  if (a->kind == PyValue::Kind::Unknown && b->kind == PyValue::Kind::Unknown && a->not_none && b->not_none) {
+    ValueRef v = make_unknown(a->span);
+    std::const_pointer_cast<PyValue>(v)->not_none = true;
+    return v;
+  }
   if (a->kind == PyValue::Kind::Unknown || b->kind == PyValue::Kind::Unknown) return make_unknown(a->span);
   if (same_const(*a, *b)) return a;
   if (a->kind == b->kind) {

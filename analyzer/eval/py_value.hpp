@@ -41,7 +41,10 @@ struct PyValue {
   bool from_parser = false;          // Object built by TrlParser/HfArgumentParser from argv/--config
   bool parser_reads_config = false;  // from_parser: by parse_args_and_config, which reads --config
   int object_id = 0;                 // identity of an Object across attribute assignments
-  int view_of = 0;                   // Dict: `vars(obj)` / `obj.__dict__` of the Object with this object_id (one state)
+  // Unknown: certainly not None (a dataset the datasets library loads or builds, a split or a
+  // transform of one: these raise rather than return None).
+  bool not_none = false;
+  int view_of = 0;  // Dict: `vars(obj)` / `obj.__dict__` of the Object with this object_id (one state)
   std::vector<ValueRef> parser_classes;    // Object of an arg parser: the dataclasses it parses
   py::StmtId function = 0;                 // Function: FunctionDef; Class: ClassDef
   FileId module_file = kNoFile;            // Function/Class/Module: the file that defines it

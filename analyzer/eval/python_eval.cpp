@@ -1341,6 +1341,8 @@ class Exec {
           if (i < 0) i += n;
           if (i >= 0 && i < n) return base->items[static_cast<std::size_t>(i)];
         }
+        // A split of a dataset (`ds["train"]`), a row or a column: never None.
+        if (base->kind == PyValue::Kind::Unknown && base->not_none) return not_none_value(e.span);
         return make_unknown(e.span);
       }
       default: return make_unknown(e.span);
@@ -1466,6 +1468,10 @@ class Exec {
         }
       }
       ValueRef self = eval(fn.a, scope, depth);
+      if (self->kind == PyValue::Kind::Unknown && self->not_none && dataset_method(fn.name)) {
+        eval_args(e, scope, depth);
+        return not_none_value(e.span);
+      }
       // TrainingArguments' set_training, set_optimizer, set_dataloader, ... assign fields
       // (transformers training_args.py): what they set is not followed, so it is not known.
       if (self->kind == PyValue::Kind::Object && !self->user_class && self->cls &&
@@ -1548,6 +1554,10 @@ class Exec {
       if (name->kind == PyValue::Kind::Const && name->constant.kind == Scalar::Kind::Str)
         return attribute(obj, name->constant.s, e.span);
       return make_unknown(e.span);
+    }
+    if (is_dataset_loader(q)) {
+      eval_args(e, scope, depth);
+      return not_none_value(e.span);
     }
     if (is_model_load(q)) {
       Args args = eval_args(e, scope, depth);
@@ -1705,6 +1715,57 @@ class Exec {
 
   // transformers/peft model classes loaded with from_pretrained (AutoModelForCausalLM,
   // Qwen2ForCausalLM, AutoModelForVision2Seq, ...), not tokenizers, processors or configs.
+  // A value we do not model that is certainly not None.
+  static ValueRef not_none_value(Span span) {
+    auto v = std::make_shared<PyValue>();
+    v->span = span;
+    v->not_none = true;
+    return v;
+  }
+
+  // The datasets library's loaders and builders: they return a dataset or raise (datasets
+  // load.py load_dataset / load_from_disk, arrow_dataset.py Dataset.from_* and
+  // dataset_dict.py DatasetDict.from_*; concatenate_datasets and interleave_datasets in
+  // combine.py).
+  static bool is_dataset_loader(const std::string& q) {
+    static const std::set<std::string, std::less<>> kLoaders = {"datasets.load_dataset", "datasets.load_from_disk",
+                                                                "datasets.concatenate_datasets",
+                                                                "datasets.interleave_datasets"};
+    if (kLoaders.count(q)) return true;
+    for (std::string_view cls : {"datasets.Dataset.from_", "datasets.DatasetDict.from_",
+                                 "datasets.IterableDataset.from_", "datasets.arrow_dataset.Dataset.from_"})
+      if (q.rfind(cls, 0) == 0) return true;
+    return false;
+  }
+
+  // Methods of Dataset, DatasetDict and IterableDataset that return a dataset (or a dict of
+  // them), never None (datasets arrow_dataset.py, dataset_dict.py, iterable_dataset.py).
+  static bool dataset_method(std::string_view name) {
+    static const std::set<std::string, std::less<>> kMethods = {"train_test_split",
+                                                                "select",
+                                                                "map",
+                                                                "filter",
+                                                                "shuffle",
+                                                                "remove_columns",
+                                                                "rename_column",
+                                                                "rename_columns",
+                                                                "select_columns",
+                                                                "with_format",
+                                                                "with_transform",
+                                                                "sort",
+                                                                "flatten",
+                                                                "cast",
+                                                                "cast_column",
+                                                                "add_column",
+                                                                "take",
+                                                                "skip",
+                                                                "shard",
+                                                                "class_encode_column",
+                                                                "batch",
+                                                                "unique"};
+    return kMethods.count(name) != 0;
+  }
+
   static bool is_model_load(const std::string& q) {
     constexpr std::string_view suffix = ".from_pretrained";
     if (q.size() <= suffix.size() || q.compare(q.size() - suffix.size(), suffix.size(), suffix) != 0) return false;

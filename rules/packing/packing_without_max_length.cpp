@@ -19,8 +19,10 @@ const RuleInfo kInfo{"TRL205", "packing-without-max-length", Severity::Error,
 Finds SFT runs with `packing: true` (or `eval_packing: true`) and `max_length: null`.
 
 `eval_packing` packs only the eval dataset, which the trainer prepares only when one is passed: it
-is judged when the trainer call visibly passes an `eval_dataset` that is not None (written in the
-call, `eval_dataset=ds["test"]`), never for a `trl sft` launch or a variable that may be None.
+is judged when the trainer call passes an `eval_dataset` that is certainly not None (a dataset
+the datasets library loaded, a split or a transform of one: `eval_dataset=ds["test"]` after
+`ds = load_dataset(...)`), never for a `trl sft` launch or a value that may be None (from a
+helper trl-lint cannot follow, or `x if c else None`).
 Nothing is reported when `dataset_kwargs` may hold `skip_prepare_dataset: true` (any value other
 than the default None): dataset preparation, and its check, are then skipped.
 
@@ -50,7 +52,7 @@ bool passes_eval_dataset(const Project& project, const TrainingRun& run) {
   const std::vector<Construction> calls = rules::trainer_calls(project, run, "SFTTrainer");
   if (calls.empty()) return false;
   for (const Construction& c : calls)
-    if (rules::keyword_passed(project, c, "eval_dataset") != rules::Passed::Value) return false;
+    if (rules::keyword_passed(c, "eval_dataset") != rules::Passed::Value) return false;
   return true;
 }
 

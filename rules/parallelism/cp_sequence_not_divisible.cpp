@@ -50,7 +50,7 @@ pad_to_multiple_of: 4     # 2 * cp_size
 // config's pad_to_multiple_of then reaches no collator.
 bool passes_collator(const Project& project, const TrainingRun& run) {
   for (const Construction& c : rules::trainer_calls(project, run, ""))
-    if (const rules::Passed p = rules::keyword_passed(project, c, "data_collator");
+    if (const rules::Passed p = rules::keyword_passed(c, "data_collator");
         p != rules::Passed::Absent && p != rules::Passed::None)
       return true;
   return false;

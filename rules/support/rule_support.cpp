@@ -153,20 +153,7 @@ std::vector<Construction> trainer_calls(const Project& project, const TrainingRu
   return out;
 }
 
-namespace {
-
-bool contains_word(std::string_view text, std::string_view word) {
-  auto is_name = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
-  for (std::size_t at = text.find(word); at != std::string_view::npos; at = text.find(word, at + 1)) {
-    const std::size_t after = at + word.size();
-    if ((at == 0 || !is_name(text[at - 1])) && (after >= text.size() || !is_name(text[after]))) return true;
-  }
-  return false;
-}
-
-}  // namespace
-
-Passed keyword_passed(const Project& project, const Construction& call, std::string_view name) {
+Passed keyword_passed(const Construction& call, std::string_view name) {
   const Member* found = nullptr;
   for (const Member& kw : call.keywords)
     if (kw.name == name) found = &kw;
@@ -182,26 +169,9 @@ Passed keyword_passed(const Project& project, const Construction& call, std::str
       if (nones == 0) return Passed::Value;
       return nones == v->items.size() ? Passed::None : Passed::Unknown;
     }
-    case PyValue::Kind::Unknown: {
-      // The result of an expression we cannot evaluate (a dataset). When it is written in the call
-      // itself as a call or a subscript (a name or an attribute may hold None) and names no None, no
-      // conditional and no `.get(` (which may give None), it is not None.
-      const Span kw = found->set_at;
-      const Span at = v->span;
-      if (!kw.valid() || !at.valid() || at.file != kw.file || at.begin < kw.begin || at.end > kw.end)
-        return Passed::Unknown;
-      const std::string_view text = span_text(project, at);
-      if (text.empty() || contains_word(text, "None") || contains_word(text, "if") || contains_word(text, "or") ||
-          contains_word(text, "and") || text.find(".get(") != std::string_view::npos ||
-          text.find("getattr(") != std::string_view::npos)
-        return Passed::Unknown;
-      // A split taken from a dataset (`ds["test"]`), or a dataset the datasets library loads; a
-      // call of anything else (a helper we could not follow) may return None.
-      const bool subscript = text.back() == ']';
-      const bool loaded = text.rfind("load_dataset(", 0) == 0 || text.rfind("datasets.load_dataset(", 0) == 0 ||
-                          text.rfind("load_from_disk(", 0) == 0 || text.rfind("datasets.load_from_disk(", 0) == 0;
-      return subscript || loaded ? Passed::Value : Passed::Unknown;
-    }
+    // A value we do not model: not None when the evaluator knows it cannot be (a dataset the
+    // datasets library loads, a split or a transform of one), on every path.
+    case PyValue::Kind::Unknown: return v->not_none ? Passed::Value : Passed::Unknown;
     default: return Passed::Value;
   }
 }

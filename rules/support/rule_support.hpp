@@ -73,11 +73,11 @@ std::vector<Construction> trainer_calls(const Project& project, const TrainingRu
 enum class Passed {
   Absent,   // not passed (and no `**kwargs` we could not expand)
   None,     // None on every path
-  Value,    // a value that is not None (a constant, an object, or written in the call itself as a
-            // split or a loaded dataset: `eval_dataset=ds["test"]`, `load_dataset(...)`)
-  Unknown,  // may or may not be None: a variable set elsewhere, `x if c else None`, `**kwargs`
+  Value,    // a value that is not None (a constant, an object, a dataset the datasets library
+            // loaded or a split of one: `eval_dataset=ds["test"]` after `ds = load_dataset(...)`)
+  Unknown,  // may or may not be None: a value we do not model, `x if c else None`, `**kwargs`
 };
-Passed keyword_passed(const Project& project, const Construction& call, std::string_view name);
+Passed keyword_passed(const Construction& call, std::string_view name);
 
 // "TRL", "transformers", "accelerate"
 std::string library_display(std::string_view library);
