@@ -70,6 +70,58 @@ std::vector<std::vector<Literal>> source_literals(std::string_view t) {
   return out;
 }
 
+// The .ipynb offset of each byte `decoded` holds (and, last, of the closing quote), read from
+// the literal's escapes: `\n` is one byte at its backslash, `\u00e9` two, a surrogate pair four.
+// Empty when the count does not come out at the decoded size.
+std::vector<std::uint32_t> raw_offsets(std::string_view t, const Literal& l) {
+  std::vector<std::uint32_t> out;
+  out.reserve(l.decoded.size() + 1);
+  auto hex = [&](std::size_t at) -> long {
+    if (at + 4 > l.end) return -1;
+    long v = 0;
+    for (std::size_t k = at; k < at + 4; ++k) {
+      const char c = t[k];
+      int d = -1;
+      if (c >= '0' && c <= '9') d = c - '0';
+      if (c >= 'a' && c <= 'f') d = c - 'a' + 10;
+      if (c >= 'A' && c <= 'F') d = c - 'A' + 10;
+      if (d < 0) return -1;
+      v = v * 16 + d;
+    }
+    return v;
+  };
+  for (std::size_t j = l.begin; j < l.end;) {
+    const auto at = static_cast<std::uint32_t>(j);
+    if (t[j] != '\\') {
+      out.push_back(at);
+      ++j;
+      continue;
+    }
+    if (j + 1 >= l.end) return {};
+    if (t[j + 1] != 'u') {
+      out.push_back(at);
+      j += 2;
+      continue;
+    }
+    long cp = hex(j + 2);
+    if (cp < 0) return {};
+    std::size_t used = 6;
+    if (cp >= 0xD800 && cp < 0xDC00 && j + 7 < l.end && t[j + 6] == '\\' && t[j + 7] == 'u') {
+      const long low = hex(j + 8);
+      if (low >= 0xDC00 && low < 0xE000) {
+        cp = 0x10000 + ((cp - 0xD800) << 10) + (low - 0xDC00);
+        used = 12;
+      }
+    }
+    const int bytes = cp < 0x80 ? 1 : cp < 0x800 ? 2 : cp < 0x10000 ? 3 : 4;
+    for (int b = 0; b < bytes; ++b) out.push_back(at);
+    j += used;
+  }
+  out.push_back(static_cast<std::uint32_t>(l.end));
+  if (out.size() != l.decoded.size() + 1) return {};
+  return out;
+}
+
 std::size_t line_begin(std::string_view t, std::size_t offset) {
   std::size_t nl = t.rfind('\n', offset == 0 ? 0 : offset - 1);
   return nl == std::string_view::npos || offset == 0 ? 0 : nl + 1;
@@ -161,11 +213,25 @@ Notebook scan(std::string_view text) {
     const bool shell_cell = head == "%%bash" || head == "%%sh" || first.rfind("%%script bash", 0) == 0 ||
                             first.rfind("%%script sh", 0) == 0;
     const bool other_magic = !shell_cell && first.rfind("%%", 0) == 0;
+    // Records where the `length` bytes placed at `at` came from (see Placement): `from` is the
+    // decoded index of the first, or npos for text made up here (%env), which points at the
+    // line's start.
+    std::vector<std::uint32_t> raw;
+    auto place = [&](std::size_t at, std::size_t length, std::size_t from) {
+      if (raw.empty()) return;
+      Placement p{static_cast<std::uint32_t>(at), static_cast<std::uint32_t>(length), {}};
+      p.raw.reserve(length + 1);
+      for (std::size_t i = 0; i <= length; ++i)
+        p.raw.push_back(raw[from == std::string::npos ? 0 : std::min(from + i, raw.size() - 1)]);
+      nb.placements.push_back(std::move(p));
+    };
     bool continued = false;   // the previous `!` line ended with a backslash
     bool cell_piece = false;  // a piece of this %%bash cell was started
     for (std::size_t k = 0; k < lits.size(); ++k) {
       const bool continues_piece = continued;
       std::string line = body(k);
+      std::size_t from = 0;
+      raw = raw_offsets(text, lits[k]);
       const std::size_t lb = line_begin(text, lits[k].begin);
       const std::size_t le = line_end(text, lits[k].begin);
       std::size_t lead = 0;
@@ -183,6 +249,7 @@ Notebook scan(std::string_view text) {
         is_shell = true;
       } else if (lead < line.size() && line[lead] == '!') {
         shell = ipython_shell(line.substr(lead + 1));
+        from = lead + 1;
         is_shell = true;
       } else if (lead < line.size() && line[lead] == '%') {
         // %env NAME=value and %cd DIR change the state later `!` lines see.
@@ -192,9 +259,11 @@ Notebook scan(std::string_view text) {
           auto sp = a.find_first_of(" =");
           if (sp != std::string::npos) a[sp] = '=';
           shell = "export " + a;
+          from = std::string::npos;
           is_shell = true;
         } else if (magic.rfind("cd ", 0) == 0) {
           shell = magic;
+          from = lead + 1;
           is_shell = true;
         } else {
           continue;
@@ -205,6 +274,7 @@ Notebook scan(std::string_view text) {
         // Right-aligned so that a trailing backslash meets the newline.
         if (shell.size() > le - lb) continue;
         std::copy(shell.begin(), shell.end(), nb.shell_text.begin() + static_cast<std::ptrdiff_t>(le - shell.size()));
+        place(le - shell.size(), shell.size(), from);
         const bool magic = !shell_cell && !continues_piece && line[lead] == '%';
         if ((shell_cell && cell_piece) || (!shell_cell && continues_piece && !nb.shell_pieces.empty())) {
           nb.shell_pieces.back().end = static_cast<std::uint32_t>(le);
@@ -216,10 +286,21 @@ Notebook scan(std::string_view text) {
       } else {
         if (line.size() > le - lb) continue;
         std::copy(line.begin(), line.end(), nb.python_text.begin() + static_cast<std::ptrdiff_t>(lb));
+        place(lb, line.size(), 0);
       }
     }
   }
   return nb;
+}
+
+std::uint32_t file_offset(const std::vector<Placement>& placements, std::uint32_t offset) {
+  // Placements are in text order and do not overlap: the last one starting at or before `offset`.
+  auto it = std::upper_bound(placements.begin(), placements.end(), offset,
+                             [](std::uint32_t o, const Placement& p) { return o < p.virtual_begin; });
+  if (it == placements.begin()) return offset;
+  const Placement& p = *std::prev(it);
+  if (offset > p.virtual_begin + p.length || p.raw.size() != p.length + std::size_t{1}) return offset;
+  return p.raw[offset - p.virtual_begin];
 }
 
 }  // namespace trl::notebook

@@ -11,6 +11,7 @@
 #include "analyzer/eval/run_builder.hpp"
 #include "analyzer/eval/version_targets.hpp"
 #include "analyzer/knowledge/knowledge.hpp"
+#include "analyzer/notebook/notebook_extractor.hpp"
 #include "analyzer/report/formatters.hpp"
 #include "analyzer/util/parallel.hpp"
 #include "rules/registry.hpp"
@@ -81,20 +82,37 @@ void project_diagnostics(const Project& project, const std::vector<TrainingRun>&
     if (selection.enabled(rule->info().code)) rule->check_project(project, runs, out);
 }
 
+void notebook_positions(const Project& project, std::vector<Diagnostic>& diags) {
+  auto in_notebook = [&](const Span& s) {
+    return s.valid() && s.file < project.sources.size() && project.sources.get(s.file).kind == FileKind::Notebook;
+  };
+  std::map<FileId, std::vector<notebook::Placement>> placements;  // read once per notebook
+  auto map = [&](Span& s) {
+    if (!in_notebook(s)) return;
+    const SourceFile& f = project.sources.get(s.file);
+    auto it = placements.find(s.file);
+    if (it == placements.end()) it = placements.emplace(s.file, notebook::scan(f.text).placements).first;
+    s.begin = notebook::file_offset(it->second, s.begin);
+    s.end = std::max(s.begin, notebook::file_offset(it->second, s.end));
+    if (s.end > f.text.size()) return;
+    s.start = f.point_at(s.begin);
+    s.stop = f.point_at(s.end);
+  };
+  for (Diagnostic& d : diags) {
+    // An edit at a span of the decoded code would land on other bytes of the JSON string (escapes,
+    // the line's right-aligned shell text): notebooks get no fixes.
+    bool edits_notebook = false;
+    for (const Fix& f : d.fixes)
+      for (const TextEdit& e : f.edits) edits_notebook = edits_notebook || in_notebook(e.span);
+    if (edits_notebook) d.fixes.clear();
+    map(d.span);
+    for (RelatedLocation& r : d.related) map(r.span);
+  }
+}
+
 void finish_diagnostics(const Project& project, const Selection& selection, std::vector<Diagnostic>& diags) {
   std::erase_if(diags, [&](const Diagnostic& d) { return !selection.enabled(d.code); });
-  // A notebook's code is read with each line of a cell at the start of its .ipynb line, decoded
-  // (analyzer/notebook): a span there gives the line, not the bytes of the JSON string, so an
-  // edit at it would land on another word. Notebooks get no fixes.
-  for (Diagnostic& d : diags) {
-    if (d.fixes.empty()) continue;
-    bool in_notebook = false;
-    for (const Fix& f : d.fixes)
-      for (const TextEdit& e : f.edits)
-        in_notebook = in_notebook || (e.span.file < project.sources.size() &&
-                                      project.sources.get(e.span.file).kind == FileKind::Notebook);
-    if (in_notebook) d.fixes.clear();
-  }
+  notebook_positions(project, diags);
   sort_diagnostics(project, diags);
 }
 

@@ -32,7 +32,11 @@ void run_diagnostics(const Project& project, const TrainingRun& run, const Selec
                      std::vector<Diagnostic>& out);
 void project_diagnostics(const Project& project, const std::vector<TrainingRun>& runs, const Selection& selection,
                          std::vector<Diagnostic>& out);
-// Drops what `selection` disables, then sorts and de-duplicates.
+// A notebook's code is read with each line of a cell decoded and placed at the start of its
+// .ipynb line (analyzer/notebook): moves the spans of findings there onto the characters of the
+// JSON strings they came from, and drops fixes that would edit a notebook. Call once per finding.
+void notebook_positions(const Project& project, std::vector<Diagnostic>& diags);
+// Drops what `selection` disables, maps notebook positions, then sorts and de-duplicates.
 void finish_diagnostics(const Project& project, const Selection& selection, std::vector<Diagnostic>& diags);
 
 // Orders findings by (path, line, column, code, message) and drops exact repeats.

@@ -5,6 +5,7 @@
 #include <map>
 
 #include "analyzer/report/location.hpp"
+#include "analyzer/report/report.hpp"
 #include "rules/registry.hpp"
 
 namespace trl {
@@ -269,6 +270,7 @@ std::size_t apply_suppressions(const Project& project, std::vector<Diagnostic>& 
       diag.help = kept.empty() ? "remove the directive" : "remove the unused codes";
     unused.push_back(std::move(diag));
   }
+  notebook_positions(project, unused);
   // TRL910 can itself be suppressed (`# noqa: TRL910`, `# trl-lint: noqa: TRL910`).
   for (auto& d : unused)
     if (!sup.suppresses(d, false)) diags.push_back(std::move(d));

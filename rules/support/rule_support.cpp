@@ -24,6 +24,8 @@ Span sub_span(const Project& project, Span span, std::uint32_t offset, std::uint
 std::string_view span_text(const Project& project, Span span) {
   if (!span.valid() || span.file >= project.sources.size()) return {};
   const SourceFile& f = project.sources.get(span.file);
+  // A notebook's spans are offsets of its decoded code (analyzer/notebook), not of the .ipynb text.
+  if (f.kind == FileKind::Notebook) return {};
   if (span.end > f.text.size() || span.begin > span.end) return {};
   return std::string_view(f.text).substr(span.begin, span.end - span.begin);
 }
@@ -31,6 +33,9 @@ std::string_view span_text(const Project& project, Span span) {
 Span find_word(const Project& project, Span span, std::string_view word, bool to_line_end) {
   if (!span.valid() || word.empty() || span.file >= project.sources.size()) return {};
   const SourceFile& f = project.sources.get(span.file);
+  // A notebook's spans are offsets of its decoded code, not of the .ipynb text: the caller keeps
+  // the whole span (the report maps it onto the .ipynb, see notebook_positions).
+  if (f.kind == FileKind::Notebook) return {};
   std::uint32_t end = span.end;
   if (to_line_end) {
     auto nl = f.text.find('\n', span.end);
