@@ -139,7 +139,10 @@ class Walker {
       }
       auto t = ts::type(it.node);
       if (t == "command") {
+        top_level_ = it.conditional == 0 && scopes_.empty() && depth_ == 0 && at_top(it.node);
         command(it.node, it.conditional > 0);
+        top_level_ = false;
+        if (exited_) return;  // what follows never runs
         continue;
       }
       if (t == "declaration_command") {
@@ -201,6 +204,45 @@ class Walker {
   }
 
  private:
+  // A command of the script's own top level: a child of the program, or the body of a
+  // redirected statement that is (`exit 1 2>/dev/null`); not part of a list, pipeline or body.
+  static bool at_top(TSNode n) {
+    TSNode parent = ts_node_parent(n);
+    if (!ts_node_is_null(parent) && ts::type(parent) == "redirected_statement") parent = ts_node_parent(parent);
+    return !ts_node_is_null(parent) && ts::type(parent) == "program";
+  }
+
+  // `exit`, or `exec` with a command, run unconditionally at the top level: the script ends
+  // there. `exec` with redirections only (`exec > log 2>&1`) changes this shell's files and goes
+  // on; `exec $CMD` with an unknown CMD may be empty and go on too.
+  void top_level_exit(const std::vector<RawWord>& argv) {
+    if (!top_level_ || argv.empty() || !argv[0].known) return;
+    const std::string_view prog = argv[0].text;
+    if (prog == "exit") {
+      exited_ = true;
+      return;
+    }
+    if (prog != "exec") return;
+    std::size_t k = 1;
+    // exec [-cl] [-a NAME] COMMAND
+    while (k < argv.size() && argv[k].known && argv[k].text.size() > 1 && argv[k].text[0] == '-') {
+      const std::string& o = argv[k].text;
+      if (o == "--") {
+        ++k;
+        break;
+      }
+      if (o.find_first_not_of("cla", 1) != std::string::npos) return;  // not exec's: unsure
+      k += o.find('a') != std::string::npos ? 2 : 1;
+    }
+    for (; k < argv.size(); ++k) {
+      const std::string_view raw = raw_word(argv[k]);
+      if ((argv[k].known && !argv[k].text.empty()) || raw.find_first_of("\"'") != std::string_view::npos) {
+        exited_ = true;
+        return;
+      }
+    }
+  }
+
   Point point(std::uint32_t offset) const {
     auto it = std::upper_bound(line_starts_.begin(), line_starts_.end(), offset);
     std::uint32_t line = static_cast<std::uint32_t>(it - line_starts_.begin()) - 1;
@@ -838,6 +880,7 @@ class Walker {
     while (argv.size() > 1 && argv[0].known && (argv[0].text == "builtin" || argv[0].text == "command") &&
            argv[1].known && !argv[1].text.starts_with("-"))
       argv.erase(argv.begin());
+    top_level_exit(argv);
     std::string_view prog = argv[0].known ? program_basename(argv[0].text) : std::string_view();
     if (prog == "cd" || prog == "pushd" || prog == "popd") {
       change_dir(argv, conditional);
@@ -1015,6 +1058,8 @@ class Walker {
   std::map<std::string, FunctionEffect> functions_;
   // Something the script ran may have set any variable: an unassigned one is unknown, not unset.
   bool opaque_ = false;
+  bool top_level_ = false;  // the command being read is one of the script's top level (at_top)
+  bool exited_ = false;     // the script ran `exit` or `exec COMMAND` at its top level
 };
 
 }  // namespace
