@@ -195,6 +195,7 @@ class Walker {
         continue;
       }
       if (t == "heredoc_body" || t == "comment") continue;
+      if (t == "for_statement") loop_variable(it.node, it.conditional > 0);
       const bool cond = t == "if_statement" || t == "while_statement" || t == "for_statement" ||
                         t == "c_style_for_statement" || t == "case_statement" || t == "elif_clause" ||
                         t == "else_clause" || t == "case_item";
@@ -241,6 +242,56 @@ class Walker {
         return;
       }
     }
+  }
+
+  // `for VAR in WORDS; do ... done` assigns VAR each word in turn before the body. Over exactly
+  // one known word, VAR is that word in the body and after the loop; over a known empty list the
+  // loop does not run and VAR keeps its value; over anything else (several words, an expansion
+  // that may split or be empty, a glob, a brace expansion, `for VAR; do` over "$@") VAR is
+  // unknown, in the body and after it. `select VAR in ...` sets VAR to the user's choice: unknown.
+  void loop_variable(TSNode n, bool conditional) {
+    TSNode variable = ts::field(n, "variable");
+    if (ts_node_is_null(variable)) return;
+    const std::string name(ts::text(variable, src_));
+    auto it = vars_.find(name);
+    if (it != vars_.end() && it->second.fixed) return;
+    const TSNode keyword = ts_node_child(n, 0);
+    const bool select = !ts_node_is_null(keyword) && ts::type(keyword) == "select";
+    std::uint32_t first = 0, last = 0;
+    bool values = false;
+    // The words: the named children between the variable and the body (`in` is anonymous).
+    TSNode body = ts::field(n, "body");
+    for (TSNode v : ts::named_children(n)) {
+      if (ts_node_start_byte(v) <= ts_node_start_byte(variable) || ts::type(v) == "comment") continue;
+      if (!ts_node_is_null(body) && ts_node_start_byte(v) >= ts_node_start_byte(body)) break;
+      if (!values) first = ts_node_start_byte(v);
+      last = ts_node_end_byte(v);
+      values = true;
+    }
+    if (select || !values) {
+      forget(name);
+      return;
+    }
+    const std::string_view list = src_.substr(first, last - first);
+    std::vector<RawWord> fields;
+    bool known = true;
+    for (const RawWord& w : split_words(list, lookup())) {
+      const std::string_view raw = list.substr(w.begin, w.end - w.begin);
+      // Pathname and brace expansion are not followed.
+      if (raw.find_first_of("*?[{") != std::string_view::npos) known = false;
+      if (w.unquoted_expansion) {
+        for (auto& f : field_split(w)) fields.push_back(std::move(f));
+      } else {
+        fields.push_back(w);
+      }
+    }
+    for (const RawWord& f : fields) known = known && f.known && f.text.find(kUnknownMark) == std::string::npos;
+    if (known && fields.empty()) return;
+    if (known && fields.size() == 1) {
+      set_var(name, fields[0], conditional, false);
+      return;
+    }
+    forget(name);
   }
 
   Point point(std::uint32_t offset) const {
