@@ -5,6 +5,7 @@
 #include <functional>
 #include <map>
 #include <optional>
+#include <set>
 
 #include "analyzer/parse/tree_sitter.hpp"
 #include "analyzer/shell/shell_words.hpp"
@@ -947,8 +948,26 @@ class Walker {
     if (assigning_builtin(prog, argv)) return;
     // Skip wrappers until the launcher itself.
     std::size_t start = 0;
+    EnvChanges env_changes;
+    bool env_options = false;  // just after `env`: its options come first (getopt "+C:iS:u:v0")
     while (start < argv.size()) {
+      if (env_options && argv[start].known && argv[start].text.size() > 1 && argv[start].text[0] == '-') {
+        start = env_option(argv, start, prefix, env_changes);
+        continue;
+      }
+      if (env_options && argv[start].known && argv[start].text == "-") {  // `env -`: as -i
+        env_changes.ignore = true;
+        prefix.clear();
+        ++start;
+        continue;
+      }
+      env_options = false;
       std::string_view p = argv[start].known ? program_basename(argv[start].text) : std::string_view();
+      if (p == "env") {
+        env_options = true;
+        ++start;
+        continue;
+      }
       if (is_launcher_program(p)) break;
       if (p == "bash" || p == "sh" || p == "zsh" || p == "dash") {
         // bash [-l|-x...] -c STRING
@@ -1007,7 +1026,11 @@ class Walker {
     CommandFact fact;
     fact.span = command_span;
     for (const auto& [name, var] : vars_) {
-      if (var.exported) fact.env.push_back({name, finish(RawWord{var.text, var.known}, Span{})});
+      if (!var.exported || env_changes.ignore || env_changes.unset.count(name)) continue;
+      if (env_changes.unset_unknown)
+        fact.env.push_back({name, finish(RawWord{std::string(1, kUnknownMark), false}, Span{})});
+      else
+        fact.env.push_back({name, finish(RawWord{var.text, var.known}, Span{})});
     }
     for (auto& [name, value] : prefix) {
       fact.env.push_back({name, finish(value, fact.span)});
@@ -1016,10 +1039,66 @@ class Walker {
       fact.argv.push_back(finish(argv[k], span(begin + argv[k].begin, begin + argv[k].end)));
     }
     fact.cwd = cwd_;
-    fact.cwd_known = cwd_known_;
+    fact.cwd_known = cwd_known_ && !env_changes.chdir;
     fact.cwd_script_dir = script_dir_;
     (void)conditional;
     facts_.commands.push_back(std::move(fact));
+  }
+
+  // What `env`'s options do to the command's environment and folder.
+  struct EnvChanges {
+    bool ignore = false;          // -i, --ignore-environment, `-`: no exported variable
+    std::set<std::string> unset;  // -u NAME, --unset=NAME
+    bool unset_unknown = false;   // -u with a name we cannot read: any exported variable may be gone
+    bool chdir = false;           // -C DIR, --chdir=DIR
+  };
+
+  // Reads the env option at argv[k] (GNU coreutils env: -i, -0, -v, -u NAME, -C DIR, -S STRING,
+  // their long forms, and short ones clustered as getopt reads them); returns the index after it
+  // and its argument. Prefix assignments made before are dropped as the option drops them.
+  static std::size_t env_option(const std::vector<RawWord>& argv, std::size_t k,
+                                std::vector<std::pair<std::string, RawWord>>& prefix, EnvChanges& changes) {
+    const std::string& o = argv[k].text;
+    auto unset = [&](const RawWord* name) {
+      if (!name || !name->known || name->text.find(kUnknownMark) != std::string::npos) {
+        changes.unset_unknown = true;
+        for (auto& [n, v] : prefix) v = RawWord{std::string(1, kUnknownMark), false};
+        return;
+      }
+      changes.unset.insert(name->text);
+      std::erase_if(prefix, [&](const auto& entry) { return entry.first == name->text; });
+    };
+    auto ignore = [&] {
+      changes.ignore = true;
+      prefix.clear();
+    };
+    const RawWord* next = k + 1 < argv.size() ? &argv[k + 1] : nullptr;
+    if (o == "--") return k + 1;
+    if (o.starts_with("--")) {
+      const std::size_t eq = o.find('=');
+      const std::string name = o.substr(0, eq);
+      const bool inline_value = eq != std::string::npos;
+      RawWord value = argv[k];
+      if (inline_value) value.text = o.substr(eq + 1);
+      if (name == "--ignore-environment") ignore();
+      if (name == "--unset") unset(inline_value ? &value : next);
+      if (name == "--chdir") changes.chdir = true;
+      const bool takes_value = name == "--unset" || name == "--chdir" || name == "--split-string";
+      return k + (takes_value && !inline_value ? 2 : 1);
+    }
+    for (std::size_t i = 1; i < o.size(); ++i) {
+      const char c = o[i];
+      if (c == 'i') ignore();
+      if (c != 'u' && c != 'C' && c != 'S') continue;
+      // The option's value: the rest of this word, or the next word.
+      const bool rest = i + 1 < o.size();
+      RawWord value = argv[k];
+      if (rest) value.text = o.substr(i + 1);
+      if (c == 'u') unset(rest ? &value : next);
+      if (c == 'C') changes.chdir = true;
+      return k + (rest ? 1 : 2);
+    }
+    return k + 1;
   }
 
   // `cd [-L|-P|-e|-@]... [--] [DIR]`, `pushd DIR`, `popd`. Without a folder (or with `~...`,
