@@ -876,9 +876,51 @@ class Walker {
   }
 
   void command(TSNode n, bool conditional) {
+    const std::uint32_t begin = ts_node_start_byte(n), end = ts_node_end_byte(n);
+    // tree-sitter-bash 0.23 reads `A=1 B=2<newline>cmd ...` (a comment may come between) as one
+    // command whose prefixes are the assignments. For bash the line ends a command: the
+    // assignments stand alone, and `cmd ...` is a command of its own.
+    TSNode name = ts::field(n, "name");
+    if (!ts_node_is_null(name)) {
+      // An unescaped line break in [from, to) (a backslash-newline continues the line).
+      auto line_break = [&](std::uint32_t from, std::uint32_t to) {
+        for (std::uint32_t i = from; i < to; ++i) {
+          if (src_[i] != '\n') continue;
+          std::uint32_t j = i;
+          if (j > 0 && src_[j - 1] == '\r') --j;
+          if (j == 0 || src_[j - 1] != '\\') return true;
+        }
+        return false;
+      };
+      // The prefixes in groups, one per line: each group is read as a command of its own.
+      const std::uint32_t name_begin = ts_node_start_byte(name);
+      std::vector<std::pair<std::uint32_t, std::uint32_t>> groups;
+      bool broken = false;  // a comment or a line break since the last prefix
+      for (TSNode c : ts::named_children(n)) {
+        if (ts_node_start_byte(c) >= name_begin) break;
+        if (ts::type(c) == "comment") {
+          broken = true;
+          continue;
+        }
+        const std::uint32_t b = ts_node_start_byte(c), e = ts_node_end_byte(c);
+        if (groups.empty() || broken || line_break(groups.back().second, b))
+          groups.emplace_back(b, e);
+        else
+          groups.back().second = e;
+        broken = false;
+      }
+      if (!groups.empty() && (broken || line_break(groups.back().second, name_begin))) {
+        for (const auto& [b, e] : groups) command_text(b, e, conditional);
+        command_text(name_begin, end, conditional);
+        return;
+      }
+    }
+    command_text(begin, end, conditional);
+  }
+
+  void command_text(std::uint32_t begin, std::uint32_t end, bool conditional) {
     // tree-sitter-bash 0.23 splits `A=x_$B.c` into an assignment ending at `$` and a command
     // named `B.c`. Words are therefore re-split here from the command's own text.
-    std::uint32_t begin = ts_node_start_byte(n), end = ts_node_end_byte(n);
     std::string_view text = src_.substr(begin, end - begin);
     command_text_ = text;
     default_assignments(text, conditional);
