@@ -1249,7 +1249,10 @@ bool is_python_interpreter(std::string_view name) {
 }
 
 bool is_launcher_program(std::string_view p) {
-  return p == "accelerate" || p == "torchrun" || p == "deepspeed" || p == "trl" || is_python_interpreter(p);
+  // accelerate-launch: accelerate's console script for `accelerate launch` (setup.py
+  // console_scripts: accelerate-launch=accelerate.commands.launch:main).
+  return p == "accelerate" || p == "accelerate-launch" || p == "torchrun" || p == "deepspeed" || p == "trl" ||
+         is_python_interpreter(p);
 }
 
 namespace {
