@@ -19,7 +19,166 @@ bool is_wrapper(std::string_view name) {
   return name == "exec" || name == "env" || name == "nohup" || name == "time" || name == "srun" || name == "nice" ||
          name == "stdbuf" || name == "sudo" || name == "mpirun" || name == "command" || name == "xargs" ||
          name == "timeout" || name == "numactl" || name == "taskset" || name == "uv" || name == "poetry" ||
-         name == "pipenv" || name == "conda";
+         name == "pipenv" || name == "conda" || name == "mamba" || name == "micromamba";
+}
+
+// Options of the wrappers that take the next word as their value (`conda run -n trl ...`,
+// `uv run --with trl ...`): the value is not the command. A value given in the same word
+// (`--name=trl`, `-ntrl`) needs no entry. Each wrapper's own documentation (`--help`): conda run,
+// mamba/micromamba run, uv (global and `uv run` options), poetry, srun, mpirun (Open MPI), sudo,
+// timeout, nice, stdbuf, numactl, taskset, xargs.
+bool wrapper_option_takes_value(std::string_view wrapper, std::string_view option) {
+  auto in = [&](std::initializer_list<std::string_view> names) {
+    return std::find(names.begin(), names.end(), option) != names.end();
+  };
+  if (wrapper == "conda" || wrapper == "mamba" || wrapper == "micromamba")
+    return in({"-n", "--name", "-p", "--prefix", "--cwd", "-r", "--root-prefix", "--rc-file"});
+  if (wrapper == "uv")
+    return in({"--with",
+               "--with-editable",
+               "--with-requirements",
+               "-p",
+               "--python",
+               "--project",
+               "--directory",
+               "--package",
+               "--extra",
+               "--no-extra",
+               "--group",
+               "--no-group",
+               "--only-group",
+               "--env-file",
+               "--index",
+               "--default-index",
+               "-i",
+               "--index-url",
+               "--extra-index-url",
+               "-f",
+               "--find-links",
+               "--index-strategy",
+               "--keyring-provider",
+               "--resolution",
+               "--prerelease",
+               "--fork-strategy",
+               "--exclude-newer",
+               "--exclude-newer-package",
+               "--no-build-isolation-package",
+               "-C",
+               "--config-setting",
+               "--config-settings-package",
+               "--link-mode",
+               "--refresh-package",
+               "--reinstall-package",
+               "-P",
+               "--upgrade-package",
+               "--no-binary-package",
+               "--no-build-package",
+               "--cache-dir",
+               "--config-file",
+               "--color",
+               "--python-preference",
+               "--allow-insecure-host",
+               "--python-platform",
+               "--torch-backend",
+               "--no-sources-package"});
+  if (wrapper == "poetry") return in({"-C", "--directory", "-P", "--project"});
+  if (wrapper == "srun")
+    return in({"-A",
+               "--account",
+               "-c",
+               "--cpus-per-task",
+               "-C",
+               "--constraint",
+               "-D",
+               "--chdir",
+               "-e",
+               "--error",
+               "-G",
+               "--gpus",
+               "--gres",
+               "-i",
+               "--input",
+               "-J",
+               "--job-name",
+               "-L",
+               "--licenses",
+               "-m",
+               "--distribution",
+               "-n",
+               "--ntasks",
+               "-N",
+               "--nodes",
+               "-o",
+               "--output",
+               "-p",
+               "--partition",
+               "-q",
+               "--qos",
+               "-t",
+               "--time",
+               "-w",
+               "--nodelist",
+               "-x",
+               "--exclude",
+               "--mem",
+               "--mpi",
+               "--export",
+               "--container-image",
+               "--container-mounts",
+               "--container-workdir",
+               "--ntasks-per-node",
+               "--gpus-per-node",
+               "--cpu-bind",
+               "--jobid",
+               "--reservation"});
+  if (wrapper == "mpirun")
+    return in({"-n",
+               "-np",
+               "--np",
+               "-c",
+               "-H",
+               "--host",
+               "--hostfile",
+               "-hostfile",
+               "--machinefile",
+               "-x",
+               "--map-by",
+               "--bind-to",
+               "--rank-by",
+               "-npernode",
+               "--npernode",
+               "-N",
+               "--mca",
+               "-mca",
+               "-wdir",
+               "--wdir",
+               "-output-filename",
+               "--output-filename"});
+  if (wrapper == "sudo")
+    return in({"-u", "--user",   "-g", "--group", "-D", "--chdir", "-C", "--close-from",      "-h", "--host",
+               "-p", "--prompt", "-r", "--role",  "-t", "--type",  "-T", "--command-timeout", "-U", "--other-user"});
+  if (wrapper == "timeout") return in({"-s", "--signal", "-k", "--kill-after"});
+  if (wrapper == "exec") return option == "-a";
+  if (wrapper == "nice") return in({"-n", "--adjustment"});
+  if (wrapper == "stdbuf") return in({"-i", "--input", "-o", "--output", "-e", "--error"});
+  if (wrapper == "numactl")
+    return in(
+        {"-N", "--cpunodebind", "-m", "--membind", "-C", "--physcpubind", "-p", "--preferred", "-i", "--interleave"});
+  if (wrapper == "taskset") return in({"-c", "--cpu-list"});
+  if (wrapper == "xargs")
+    return in({"-n", "--max-args", "-I", "-L", "--max-lines", "-P", "--max-procs", "-s", "--max-chars", "-d",
+               "--delimiter", "-a", "--arg-file", "-E"});
+  return false;
+}
+
+// Wrapper options that run the command in another folder.
+bool wrapper_option_changes_dir(std::string_view wrapper, std::string_view option) {
+  if (wrapper == "conda" || wrapper == "mamba" || wrapper == "micromamba") return option == "--cwd";
+  if (wrapper == "uv") return option == "--directory";
+  if (wrapper == "poetry") return option == "-C" || option == "--directory";
+  if (wrapper == "srun" || wrapper == "sudo") return option == "-D" || option == "--chdir";
+  if (wrapper == "mpirun") return option == "-wdir" || option == "--wdir";
+  return false;
 }
 
 struct Var {
@@ -991,6 +1150,7 @@ class Walker {
     // Skip wrappers until the launcher itself.
     std::size_t start = 0;
     EnvChanges env_changes;
+    std::string_view wrapper;  // the last wrapper skipped: its options are read
     bool env_options = false;  // just after `env`: its options come first (getopt "+C:iS:u:v0")
     while (start < argv.size()) {
       if (env_options && argv[start].known && argv[start].text.size() > 1 && argv[start].text[0] == '-') {
@@ -1004,13 +1164,36 @@ class Walker {
         continue;
       }
       env_options = false;
+      if (!wrapper.empty() && argv[start].known && argv[start].text.size() > 1 && argv[start].text[0] == '-') {
+        // A wrapper's option, and its value when it takes the next word (`conda run -n trl`).
+        const std::string& o = argv[start].text;
+        const std::size_t eq = o.find('=');
+        const std::string_view name = std::string_view(o).substr(0, eq);
+        if (wrapper_option_changes_dir(wrapper, name)) env_changes.chdir = true;
+        if (wrapper == "mpirun" && (name == "-x" || name == "--x") && start + 1 < argv.size()) {
+          // `mpirun -x NAME=VALUE`: set in the launched processes' environment.
+          const RawWord& w = argv[start + 1];
+          const std::size_t weq = w.text.find('=');
+          if (weq != std::string::npos && weq > 0)
+            prefix.emplace_back(w.text.substr(0, weq), RawWord{w.text.substr(weq + 1), w.known});
+        }
+        start += eq == std::string::npos && wrapper_option_takes_value(wrapper, name) ? 2 : 1;
+        continue;
+      }
       std::string_view p = argv[start].known ? program_basename(argv[start].text) : std::string_view();
       if (p == "env") {
         env_options = true;
         ++start;
         continue;
       }
+      // `trl` right before another launcher is no `trl` command (a wrapper's value not listed).
+      if (p == "trl" && start + 1 < argv.size() && argv[start + 1].known &&
+          is_launcher_program(program_basename(argv[start + 1].text)) && !wrapper.empty()) {
+        ++start;
+        continue;
+      }
       if (is_launcher_program(p)) break;
+      if (is_wrapper(p)) wrapper = p;
       if (p == "bash" || p == "sh" || p == "zsh" || p == "dash") {
         // bash [-l|-x...] -c STRING
         std::size_t k = start + 1;
