@@ -195,7 +195,44 @@ struct FunctionEffect {
   std::vector<std::string> assigned;
   bool opaque = false;
   bool changes_dir = false;
+  // The body, walked again at each call with the variables of that moment (CallBook). Only
+  // while `src` is the text being walked (the tree is alive): null for a function carried out of
+  // an `eval` string or from one Markdown block to the next.
+  TSNode body{};
+  const char* src = nullptr;
+  int definition = -1;  // CallBook id of the definition
 };
+
+// Commands of function bodies: those read where a function is defined, by definition, and the
+// definitions whose body was walked again at a call. A definition walked at a call keeps only the
+// call's commands (with the variables of the call); one never called keeps its own.
+struct CallBook {
+  int next_definition = 0;
+  std::vector<std::pair<int, std::size_t>> defined;  // (definition, index in ShellFacts::commands)
+  std::set<int> called;
+  // Bounds for the whole text (nested calls multiply): bodies walked at calls, and commands read
+  // in them. Past either, a call only makes what the function assigns unknown (call_function).
+  int walks_left = 1000;
+  int commands_left = 20000;
+  std::multimap<std::uint32_t, std::size_t> by_begin;  // commands read at calls, by span begin
+};
+
+bool same_words(const std::vector<Word>& a, const std::vector<Word>& b) {
+  return std::equal(a.begin(), a.end(), b.begin(), b.end(),
+                    [](const Word& x, const Word& y) { return x.text == y.text && x.known == y.known; });
+}
+
+// The same command read twice with the same values (a function called twice): one launch.
+bool same_command(const CommandFact& a, const CommandFact& b) {
+  if (a.span.begin != b.span.begin || a.span.end != b.span.end || a.cwd != b.cwd || a.cwd_known != b.cwd_known ||
+      a.cwd_script_dir != b.cwd_script_dir || !same_words(a.argv, b.argv) || a.env.size() != b.env.size())
+    return false;
+  for (std::size_t i = 0; i < a.env.size(); ++i)
+    if (a.env[i].name != b.env[i].name || a.env[i].value.text != b.env[i].value.text ||
+        a.env[i].value.known != b.env[i].value.known)
+      return false;
+  return true;
+}
 
 // A folder pushd left on its stack.
 struct DirEntry {
@@ -209,7 +246,9 @@ struct DirEntry {
 // undone at its end (a subshell's changes are its own; a function's happen when it is called).
 struct ShellScope {
   bool function = false;
-  std::string name;                                 // the function's
+  std::string name;  // the function's
+  TSNode body{};     // the function's
+  int definition = -1;
   std::map<std::string, std::optional<Var>> saved;  // each variable changed inside, as it was
   std::string cwd;
   bool cwd_known = true;
@@ -344,6 +383,8 @@ class Walker {
           TSNode body = ts::field(it.node, "body");
           if (ts_node_is_null(body)) continue;
           if (!ts_node_is_null(name)) scope.name = std::string(ts::text(name, src_));
+          scope.body = body;
+          scope.definition = book_->next_definition++;
           kids.push_back(body);
           ++cond;
         } else {
@@ -463,6 +504,18 @@ class Walker {
  public:
   // Offsets to a span in the text's own coordinates (no base offset or line).
   Span plain_span(std::uint32_t b, std::uint32_t e) const { return Span{file_, b, e, point(b), point(e)}; }
+
+  // Drops the commands read at the definition of functions whose body was walked at a call.
+  void drop_called_definitions() {
+    std::vector<std::size_t> drop;
+    for (const auto& [definition, index] : book_->defined)
+      if (book_->called.count(definition) && index < facts_.commands.size()) drop.push_back(index);
+    std::sort(drop.begin(), drop.end());
+    drop.erase(std::unique(drop.begin(), drop.end()), drop.end());
+    for (auto it = drop.rbegin(); it != drop.rend(); ++it)
+      facts_.commands.erase(facts_.commands.begin() + static_cast<std::ptrdiff_t>(*it));
+    book_->defined.clear();
+  }
 
   // A piece of a session that did not parse: what it may have assigned is unknown to the pieces
   // after it, and so is the folder when the piece names a command that changes it.
@@ -678,6 +731,8 @@ class Walker {
     inner.fixed_ = at;
     inner.command_span_ = command_span;
     inner.depth_ = depth_ + 1;
+    inner.book_ = book_;
+    inner.call_depth_ = call_depth_;
     inner.run(ts_tree_root_node(tree.get()));
     if (all_vars) {
       // What the string changed, changed here (through put/erase, so an enclosing scope can
@@ -692,7 +747,10 @@ class Walker {
       for (const auto& [name, v] : vars_)
         if (!inner.vars_.count(name)) gone.push_back(name);
       for (const auto& name : gone) erase_var(name);
-      for (auto& [name, f] : inner.functions_) set_function(name, std::move(f));
+      for (auto& [name, f] : inner.functions_) {
+        if (f.src != src_.data()) f.src = nullptr;  // the string's tree is gone after this
+        set_function(name, std::move(f));
+      }
       if (inner.opaque_) become_opaque();
       if (inner.cwd_ != cwd_ || inner.cwd_known_ != cwd_known_ || inner.dir_stack_ != dir_stack_ ||
           inner.script_dir_ != script_dir_) {
@@ -740,6 +798,9 @@ class Walker {
       for (const auto& [name, old] : scope.saved) effect.assigned.push_back(name);  // keys stay
       effect.opaque = scope.ran_opaque;
       effect.changes_dir = scope.changed_dir;
+      effect.body = scope.body;
+      effect.src = src_.data();
+      effect.definition = scope.definition;
       set_function(scope.name, std::move(effect));  // in the enclosing scope
     }
     cwd_ = std::move(scope.cwd);
@@ -890,6 +951,34 @@ class Walker {
       else
         erase_var(word);
     }
+  }
+
+  // A call of a function defined in this text: its body runs now, with the variables as they are
+  // (`ACC=...` between the definition and the call counts); `$1`... are unknown. What it changes
+  // is then undone and replaced with call_function's (its assignments unknown). Calls nested
+  // more than 4 deep (recursion) are left to call_function only.
+  void walk_call(const FunctionEffect& effect, bool conditional) {
+    if (ts_node_is_null(effect.body) || effect.src == nullptr || effect.src != src_.data() || call_depth_ >= 4 ||
+        book_->walks_left <= 0 || book_->commands_left <= 0)
+      return;
+    --book_->walks_left;
+    book_->called.insert(effect.definition);
+    ShellScope scope;
+    scope.cwd = cwd_;
+    scope.cwd_known = cwd_known_;
+    scope.dir_stack = dir_stack_;
+    scope.script_dir = script_dir_;
+    scope.opaque = opaque_;
+    const std::string_view saved_text = command_text_;
+    scopes_.push_back(std::move(scope));
+    ++call_depth_;
+    run(effect.body, conditional ? 1 : 0);
+    --call_depth_;
+    const bool ran_opaque = scopes_.back().ran_opaque, changed_dir = scopes_.back().changed_dir;
+    end_scope();
+    command_text_ = saved_text;
+    if (ran_opaque) become_opaque();
+    if (changed_dir) dir_changed();
   }
 
   void call_function(const FunctionEffect& effect) {
@@ -1141,7 +1230,9 @@ class Walker {
     }
     if (argv[0].known)
       if (auto f = functions_.find(argv[0].text); f != functions_.end()) {
-        call_function(f->second);
+        const FunctionEffect effect = f->second;
+        walk_call(effect, conditional);
+        call_function(effect);
         // A function named after a launcher (a wrapper) runs in its place; the command is
         // still read as the launch it looks like.
         if (!is_launcher_program(prog)) return;
@@ -1267,6 +1358,19 @@ class Walker {
     fact.cwd_known = cwd_known_ && !env_changes.chdir;
     fact.cwd_script_dir = script_dir_;
     (void)conditional;
+    // Inside a function's definition: read again at its calls. Read at a call: once per value.
+    int definition = -1;
+    for (auto sc = scopes_.rbegin(); sc != scopes_.rend() && definition < 0; ++sc)
+      if (sc->function) definition = sc->definition;
+    if (definition >= 0) {
+      book_->defined.emplace_back(definition, facts_.commands.size());
+    } else if (call_depth_ > 0) {
+      --book_->commands_left;
+      auto [b, e] = book_->by_begin.equal_range(fact.span.begin);
+      for (auto it = b; it != e; ++it)
+        if (it->second < facts_.commands.size() && same_command(facts_.commands[it->second], fact)) return;
+      book_->by_begin.emplace(fact.span.begin, facts_.commands.size());
+    }
     facts_.commands.push_back(std::move(fact));
   }
 
@@ -1414,7 +1518,10 @@ class Walker {
   // Something the script ran may have set any variable: an unassigned one is unknown, not unset.
   bool opaque_ = false;
   bool top_level_ = false;  // the command being read is one of the script's top level (at_top)
-  bool exited_ = false;     // the script ran `exit` or `exec COMMAND` at its top level
+  CallBook own_book_;
+  CallBook* book_ = &own_book_;  // shared with nested walkers (bash -c, eval)
+  int call_depth_ = 0;           // function bodies being walked at their calls
+  bool exited_ = false;          // the script ran `exit` or `exec COMMAND` at its top level
 };
 
 }  // namespace
@@ -1538,6 +1645,7 @@ ShellFacts extract(std::string_view text, FileId file, const ExtractOptions& opt
   walker.base_offset_ = options.base_offset;
   walker.base_line_ = options.base_line;
   walker.run(ts_tree_root_node(tree.get()));
+  walker.drop_called_definitions();
   facts.comments = ts::comments(ts_tree_root_node(tree.get()), text, file);
   if (layout) {
     // Lines and columns from the layout (the text's own breaks were partly joined, or the text
@@ -1593,6 +1701,7 @@ ShellFacts extract_session(std::string_view text, const std::vector<SessionPiece
     } else {
       TSNode root = ts_tree_root_node(tree.get());
       walker.run(root);
+      walker.drop_called_definitions();
       if (ts_node_has_error(root)) walker.lose_track();
       for (Comment c : ts::comments(root, src, file)) {
         c.span.begin += walker.base_offset_;
@@ -1606,6 +1715,7 @@ ShellFacts extract_session(std::string_view text, const std::vector<SessionPiece
     cwd = std::move(walker.cwd_);
     cwd_known = walker.cwd_known_;
     functions = std::move(walker.functions_);
+    for (auto& [name, f] : functions) f.src = nullptr;  // this piece's tree is gone after it
     opaque = walker.opaque_;
     for (auto& c : piece_facts.commands) facts.commands.push_back(std::move(c));
     for (auto& c : piece_facts.created) facts.created.push_back(std::move(c));
