@@ -180,6 +180,46 @@ std::vector<LogicalLine> logical_lines(std::string_view t) {
   return out;
 }
 
+// A variable's value as make reads it from the text after the operator: an unescaped `#` starts
+// a comment to the end of the line, except inside a variable reference or function call
+// (`$(subst a,#,x)`, `${A#}`). Backslashes before a `#` are halved: an odd number escapes it
+// (`\#` is `#`), an even number leaves a backslash before the comment (`\\#`). The whitespace
+// before a comment is kept, as make keeps it (GNU make manual, 6.2: `dir := /foo/bar    # ...`
+// holds four trailing spaces); without a comment, the value is trimmed as before.
+std::string value_text(std::string_view v) {
+  std::string out;
+  int depth = 0;
+  bool comment = false;
+  for (std::size_t i = 0; i < v.size(); ++i) {
+    const char c = v[i];
+    if (c == '$' && i + 1 < v.size() && (v[i + 1] == '(' || v[i + 1] == '{')) {
+      ++depth;
+      out += v.substr(i, 2);
+      ++i;
+      continue;
+    }
+    if (depth > 0 && (c == ')' || c == '}')) --depth;
+    if (depth > 0 && (c == '(' || c == '{')) ++depth;
+    if (c != '#' || depth > 0) {
+      out.push_back(c);
+      continue;
+    }
+    std::size_t backslashes = 0;
+    while (backslashes < out.size() && out[out.size() - 1 - backslashes] == '\\') ++backslashes;
+    out.resize(out.size() - (backslashes + 1) / 2);
+    if (backslashes % 2 == 1) {
+      out.push_back('#');
+      continue;
+    }
+    comment = true;
+    break;
+  }
+  if (!comment) return trim(out);
+  std::size_t b = 0;
+  while (b < out.size() && (out[b] == ' ' || out[b] == '\t')) ++b;
+  return out.substr(b);
+}
+
 // `NAME op value` (after `export`/`override`): the name, the operator (= := ::= :::= ?= += !=)
 // and the value; nullopt when `s` is not an assignment.
 struct Assignment {
@@ -206,7 +246,7 @@ std::optional<Assignment> assignment(std::string s) {
     --op_begin;
   a.name = trim(s.substr(0, op_begin));
   a.op = s.substr(op_begin, eq - op_begin + 1);
-  a.value = trim(s.substr(eq + 1));
+  a.value = value_text(std::string_view(s).substr(eq + 1));
   if (a.name.empty() || a.name.find_first_of(" \t:") != std::string::npos) return std::nullopt;
   return a;
 }

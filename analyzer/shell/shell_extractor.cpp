@@ -5,6 +5,7 @@
 #include <functional>
 #include <map>
 #include <optional>
+#include <set>
 
 #include "analyzer/parse/tree_sitter.hpp"
 #include "analyzer/shell/shell_words.hpp"
@@ -18,7 +19,166 @@ bool is_wrapper(std::string_view name) {
   return name == "exec" || name == "env" || name == "nohup" || name == "time" || name == "srun" || name == "nice" ||
          name == "stdbuf" || name == "sudo" || name == "mpirun" || name == "command" || name == "xargs" ||
          name == "timeout" || name == "numactl" || name == "taskset" || name == "uv" || name == "poetry" ||
-         name == "pipenv" || name == "conda";
+         name == "pipenv" || name == "conda" || name == "mamba" || name == "micromamba";
+}
+
+// Options of the wrappers that take the next word as their value (`conda run -n trl ...`,
+// `uv run --with trl ...`): the value is not the command. A value given in the same word
+// (`--name=trl`, `-ntrl`) needs no entry. Each wrapper's own documentation (`--help`): conda run,
+// mamba/micromamba run, uv (global and `uv run` options), poetry, srun, mpirun (Open MPI), sudo,
+// timeout, nice, stdbuf, numactl, taskset, xargs.
+bool wrapper_option_takes_value(std::string_view wrapper, std::string_view option) {
+  auto in = [&](std::initializer_list<std::string_view> names) {
+    return std::find(names.begin(), names.end(), option) != names.end();
+  };
+  if (wrapper == "conda" || wrapper == "mamba" || wrapper == "micromamba")
+    return in({"-n", "--name", "-p", "--prefix", "--cwd", "-r", "--root-prefix", "--rc-file"});
+  if (wrapper == "uv")
+    return in({"--with",
+               "--with-editable",
+               "--with-requirements",
+               "-p",
+               "--python",
+               "--project",
+               "--directory",
+               "--package",
+               "--extra",
+               "--no-extra",
+               "--group",
+               "--no-group",
+               "--only-group",
+               "--env-file",
+               "--index",
+               "--default-index",
+               "-i",
+               "--index-url",
+               "--extra-index-url",
+               "-f",
+               "--find-links",
+               "--index-strategy",
+               "--keyring-provider",
+               "--resolution",
+               "--prerelease",
+               "--fork-strategy",
+               "--exclude-newer",
+               "--exclude-newer-package",
+               "--no-build-isolation-package",
+               "-C",
+               "--config-setting",
+               "--config-settings-package",
+               "--link-mode",
+               "--refresh-package",
+               "--reinstall-package",
+               "-P",
+               "--upgrade-package",
+               "--no-binary-package",
+               "--no-build-package",
+               "--cache-dir",
+               "--config-file",
+               "--color",
+               "--python-preference",
+               "--allow-insecure-host",
+               "--python-platform",
+               "--torch-backend",
+               "--no-sources-package"});
+  if (wrapper == "poetry") return in({"-C", "--directory", "-P", "--project"});
+  if (wrapper == "srun")
+    return in({"-A",
+               "--account",
+               "-c",
+               "--cpus-per-task",
+               "-C",
+               "--constraint",
+               "-D",
+               "--chdir",
+               "-e",
+               "--error",
+               "-G",
+               "--gpus",
+               "--gres",
+               "-i",
+               "--input",
+               "-J",
+               "--job-name",
+               "-L",
+               "--licenses",
+               "-m",
+               "--distribution",
+               "-n",
+               "--ntasks",
+               "-N",
+               "--nodes",
+               "-o",
+               "--output",
+               "-p",
+               "--partition",
+               "-q",
+               "--qos",
+               "-t",
+               "--time",
+               "-w",
+               "--nodelist",
+               "-x",
+               "--exclude",
+               "--mem",
+               "--mpi",
+               "--export",
+               "--container-image",
+               "--container-mounts",
+               "--container-workdir",
+               "--ntasks-per-node",
+               "--gpus-per-node",
+               "--cpu-bind",
+               "--jobid",
+               "--reservation"});
+  if (wrapper == "mpirun")
+    return in({"-n",
+               "-np",
+               "--np",
+               "-c",
+               "-H",
+               "--host",
+               "--hostfile",
+               "-hostfile",
+               "--machinefile",
+               "-x",
+               "--map-by",
+               "--bind-to",
+               "--rank-by",
+               "-npernode",
+               "--npernode",
+               "-N",
+               "--mca",
+               "-mca",
+               "-wdir",
+               "--wdir",
+               "-output-filename",
+               "--output-filename"});
+  if (wrapper == "sudo")
+    return in({"-u", "--user",   "-g", "--group", "-D", "--chdir", "-C", "--close-from",      "-h", "--host",
+               "-p", "--prompt", "-r", "--role",  "-t", "--type",  "-T", "--command-timeout", "-U", "--other-user"});
+  if (wrapper == "timeout") return in({"-s", "--signal", "-k", "--kill-after"});
+  if (wrapper == "exec") return option == "-a";
+  if (wrapper == "nice") return in({"-n", "--adjustment"});
+  if (wrapper == "stdbuf") return in({"-i", "--input", "-o", "--output", "-e", "--error"});
+  if (wrapper == "numactl")
+    return in(
+        {"-N", "--cpunodebind", "-m", "--membind", "-C", "--physcpubind", "-p", "--preferred", "-i", "--interleave"});
+  if (wrapper == "taskset") return in({"-c", "--cpu-list"});
+  if (wrapper == "xargs")
+    return in({"-n", "--max-args", "-I", "-L", "--max-lines", "-P", "--max-procs", "-s", "--max-chars", "-d",
+               "--delimiter", "-a", "--arg-file", "-E"});
+  return false;
+}
+
+// Wrapper options that run the command in another folder.
+bool wrapper_option_changes_dir(std::string_view wrapper, std::string_view option) {
+  if (wrapper == "conda" || wrapper == "mamba" || wrapper == "micromamba") return option == "--cwd";
+  if (wrapper == "uv") return option == "--directory";
+  if (wrapper == "poetry") return option == "-C" || option == "--directory";
+  if (wrapper == "srun" || wrapper == "sudo") return option == "-D" || option == "--chdir";
+  if (wrapper == "mpirun") return option == "-wdir" || option == "--wdir";
+  return false;
 }
 
 struct Var {
@@ -35,7 +195,44 @@ struct FunctionEffect {
   std::vector<std::string> assigned;
   bool opaque = false;
   bool changes_dir = false;
+  // The body, walked again at each call with the variables of that moment (CallBook). Only
+  // while `src` is the text being walked (the tree is alive): null for a function carried out of
+  // an `eval` string or from one Markdown block to the next.
+  TSNode body{};
+  const char* src = nullptr;
+  int definition = -1;  // CallBook id of the definition
 };
+
+// Commands of function bodies: those read where a function is defined, by definition, and the
+// definitions whose body was walked again at a call. A definition walked at a call keeps only the
+// call's commands (with the variables of the call); one never called keeps its own.
+struct CallBook {
+  int next_definition = 0;
+  std::vector<std::pair<int, std::size_t>> defined;  // (definition, index in ShellFacts::commands)
+  std::set<int> called;
+  // Bounds for the whole text (nested calls multiply): bodies walked at calls, and commands read
+  // in them. Past either, a call only makes what the function assigns unknown (call_function).
+  int walks_left = 1000;
+  int commands_left = 20000;
+  std::multimap<std::uint32_t, std::size_t> by_begin;  // commands read at calls, by span begin
+};
+
+bool same_words(const std::vector<Word>& a, const std::vector<Word>& b) {
+  return std::equal(a.begin(), a.end(), b.begin(), b.end(),
+                    [](const Word& x, const Word& y) { return x.text == y.text && x.known == y.known; });
+}
+
+// The same command read twice with the same values (a function called twice): one launch.
+bool same_command(const CommandFact& a, const CommandFact& b) {
+  if (a.span.begin != b.span.begin || a.span.end != b.span.end || a.cwd != b.cwd || a.cwd_known != b.cwd_known ||
+      a.cwd_script_dir != b.cwd_script_dir || !same_words(a.argv, b.argv) || a.env.size() != b.env.size())
+    return false;
+  for (std::size_t i = 0; i < a.env.size(); ++i)
+    if (a.env[i].name != b.env[i].name || a.env[i].value.text != b.env[i].value.text ||
+        a.env[i].value.known != b.env[i].value.known)
+      return false;
+  return true;
+}
 
 // A folder pushd left on its stack.
 struct DirEntry {
@@ -49,7 +246,9 @@ struct DirEntry {
 // undone at its end (a subshell's changes are its own; a function's happen when it is called).
 struct ShellScope {
   bool function = false;
-  std::string name;                                 // the function's
+  std::string name;  // the function's
+  TSNode body{};     // the function's
+  int definition = -1;
   std::map<std::string, std::optional<Var>> saved;  // each variable changed inside, as it was
   std::string cwd;
   bool cwd_known = true;
@@ -139,7 +338,10 @@ class Walker {
       }
       auto t = ts::type(it.node);
       if (t == "command") {
+        top_level_ = it.conditional == 0 && scopes_.empty() && depth_ == 0 && at_top(it.node);
         command(it.node, it.conditional > 0);
+        top_level_ = false;
+        if (exited_) return;  // what follows never runs
         continue;
       }
       if (t == "declaration_command") {
@@ -181,6 +383,8 @@ class Walker {
           TSNode body = ts::field(it.node, "body");
           if (ts_node_is_null(body)) continue;
           if (!ts_node_is_null(name)) scope.name = std::string(ts::text(name, src_));
+          scope.body = body;
+          scope.definition = book_->next_definition++;
           kids.push_back(body);
           ++cond;
         } else {
@@ -192,6 +396,7 @@ class Walker {
         continue;
       }
       if (t == "heredoc_body" || t == "comment") continue;
+      if (t == "for_statement") loop_variable(it.node, it.conditional > 0);
       const bool cond = t == "if_statement" || t == "while_statement" || t == "for_statement" ||
                         t == "c_style_for_statement" || t == "case_statement" || t == "elif_clause" ||
                         t == "else_clause" || t == "case_item";
@@ -201,6 +406,95 @@ class Walker {
   }
 
  private:
+  // A command of the script's own top level: a child of the program, or the body of a
+  // redirected statement that is (`exit 1 2>/dev/null`); not part of a list, pipeline or body.
+  static bool at_top(TSNode n) {
+    TSNode parent = ts_node_parent(n);
+    if (!ts_node_is_null(parent) && ts::type(parent) == "redirected_statement") parent = ts_node_parent(parent);
+    return !ts_node_is_null(parent) && ts::type(parent) == "program";
+  }
+
+  // `exit`, or `exec` with a command, run unconditionally at the top level: the script ends
+  // there. `exec` with redirections only (`exec > log 2>&1`) changes this shell's files and goes
+  // on; `exec $CMD` with an unknown CMD may be empty and go on too.
+  void top_level_exit(const std::vector<RawWord>& argv) {
+    if (!top_level_ || argv.empty() || !argv[0].known) return;
+    const std::string_view prog = argv[0].text;
+    if (prog == "exit") {
+      exited_ = true;
+      return;
+    }
+    if (prog != "exec") return;
+    std::size_t k = 1;
+    // exec [-cl] [-a NAME] COMMAND
+    while (k < argv.size() && argv[k].known && argv[k].text.size() > 1 && argv[k].text[0] == '-') {
+      const std::string& o = argv[k].text;
+      if (o == "--") {
+        ++k;
+        break;
+      }
+      if (o.find_first_not_of("cla", 1) != std::string::npos) return;  // not exec's: unsure
+      k += o.find('a') != std::string::npos ? 2 : 1;
+    }
+    for (; k < argv.size(); ++k) {
+      const std::string_view raw = raw_word(argv[k]);
+      if ((argv[k].known && !argv[k].text.empty()) || raw.find_first_of("\"'") != std::string_view::npos) {
+        exited_ = true;
+        return;
+      }
+    }
+  }
+
+  // `for VAR in WORDS; do ... done` assigns VAR each word in turn before the body. Over exactly
+  // one known word, VAR is that word in the body and after the loop; over a known empty list the
+  // loop does not run and VAR keeps its value; over anything else (several words, an expansion
+  // that may split or be empty, a glob, a brace expansion, `for VAR; do` over "$@") VAR is
+  // unknown, in the body and after it. `select VAR in ...` sets VAR to the user's choice: unknown.
+  void loop_variable(TSNode n, bool conditional) {
+    TSNode variable = ts::field(n, "variable");
+    if (ts_node_is_null(variable)) return;
+    const std::string name(ts::text(variable, src_));
+    auto it = vars_.find(name);
+    if (it != vars_.end() && it->second.fixed) return;
+    const TSNode keyword = ts_node_child(n, 0);
+    const bool select = !ts_node_is_null(keyword) && ts::type(keyword) == "select";
+    std::uint32_t first = 0, last = 0;
+    bool values = false;
+    // The words: the named children between the variable and the body (`in` is anonymous).
+    TSNode body = ts::field(n, "body");
+    for (TSNode v : ts::named_children(n)) {
+      if (ts_node_start_byte(v) <= ts_node_start_byte(variable) || ts::type(v) == "comment") continue;
+      if (!ts_node_is_null(body) && ts_node_start_byte(v) >= ts_node_start_byte(body)) break;
+      if (!values) first = ts_node_start_byte(v);
+      last = ts_node_end_byte(v);
+      values = true;
+    }
+    if (select || !values) {
+      forget(name);
+      return;
+    }
+    const std::string_view list = src_.substr(first, last - first);
+    std::vector<RawWord> fields;
+    bool known = true;
+    for (const RawWord& w : split_words(list, lookup())) {
+      const std::string_view raw = list.substr(w.begin, w.end - w.begin);
+      // Pathname and brace expansion are not followed.
+      if (raw.find_first_of("*?[{") != std::string_view::npos) known = false;
+      if (w.unquoted_expansion) {
+        for (auto& f : field_split(w)) fields.push_back(std::move(f));
+      } else {
+        fields.push_back(w);
+      }
+    }
+    for (const RawWord& f : fields) known = known && f.known && f.text.find(kUnknownMark) == std::string::npos;
+    if (known && fields.empty()) return;
+    if (known && fields.size() == 1) {
+      set_var(name, fields[0], conditional, false);
+      return;
+    }
+    forget(name);
+  }
+
   Point point(std::uint32_t offset) const {
     auto it = std::upper_bound(line_starts_.begin(), line_starts_.end(), offset);
     std::uint32_t line = static_cast<std::uint32_t>(it - line_starts_.begin()) - 1;
@@ -210,6 +504,18 @@ class Walker {
  public:
   // Offsets to a span in the text's own coordinates (no base offset or line).
   Span plain_span(std::uint32_t b, std::uint32_t e) const { return Span{file_, b, e, point(b), point(e)}; }
+
+  // Drops the commands read at the definition of functions whose body was walked at a call.
+  void drop_called_definitions() {
+    std::vector<std::size_t> drop;
+    for (const auto& [definition, index] : book_->defined)
+      if (book_->called.count(definition) && index < facts_.commands.size()) drop.push_back(index);
+    std::sort(drop.begin(), drop.end());
+    drop.erase(std::unique(drop.begin(), drop.end()), drop.end());
+    for (auto it = drop.rbegin(); it != drop.rend(); ++it)
+      facts_.commands.erase(facts_.commands.begin() + static_cast<std::ptrdiff_t>(*it));
+    book_->defined.clear();
+  }
 
   // A piece of a session that did not parse: what it may have assigned is unknown to the pieces
   // after it, and so is the folder when the piece names a command that changes it.
@@ -425,6 +731,8 @@ class Walker {
     inner.fixed_ = at;
     inner.command_span_ = command_span;
     inner.depth_ = depth_ + 1;
+    inner.book_ = book_;
+    inner.call_depth_ = call_depth_;
     inner.run(ts_tree_root_node(tree.get()));
     if (all_vars) {
       // What the string changed, changed here (through put/erase, so an enclosing scope can
@@ -439,7 +747,10 @@ class Walker {
       for (const auto& [name, v] : vars_)
         if (!inner.vars_.count(name)) gone.push_back(name);
       for (const auto& name : gone) erase_var(name);
-      for (auto& [name, f] : inner.functions_) set_function(name, std::move(f));
+      for (auto& [name, f] : inner.functions_) {
+        if (f.src != src_.data()) f.src = nullptr;  // the string's tree is gone after this
+        set_function(name, std::move(f));
+      }
       if (inner.opaque_) become_opaque();
       if (inner.cwd_ != cwd_ || inner.cwd_known_ != cwd_known_ || inner.dir_stack_ != dir_stack_ ||
           inner.script_dir_ != script_dir_) {
@@ -487,6 +798,9 @@ class Walker {
       for (const auto& [name, old] : scope.saved) effect.assigned.push_back(name);  // keys stay
       effect.opaque = scope.ran_opaque;
       effect.changes_dir = scope.changed_dir;
+      effect.body = scope.body;
+      effect.src = src_.data();
+      effect.definition = scope.definition;
       set_function(scope.name, std::move(effect));  // in the enclosing scope
     }
     cwd_ = std::move(scope.cwd);
@@ -639,6 +953,34 @@ class Walker {
     }
   }
 
+  // A call of a function defined in this text: its body runs now, with the variables as they are
+  // (`ACC=...` between the definition and the call counts); `$1`... are unknown. What it changes
+  // is then undone and replaced with call_function's (its assignments unknown). Calls nested
+  // more than 4 deep (recursion) are left to call_function only.
+  void walk_call(const FunctionEffect& effect, bool conditional) {
+    if (ts_node_is_null(effect.body) || effect.src == nullptr || effect.src != src_.data() || call_depth_ >= 4 ||
+        book_->walks_left <= 0 || book_->commands_left <= 0)
+      return;
+    --book_->walks_left;
+    book_->called.insert(effect.definition);
+    ShellScope scope;
+    scope.cwd = cwd_;
+    scope.cwd_known = cwd_known_;
+    scope.dir_stack = dir_stack_;
+    scope.script_dir = script_dir_;
+    scope.opaque = opaque_;
+    const std::string_view saved_text = command_text_;
+    scopes_.push_back(std::move(scope));
+    ++call_depth_;
+    run(effect.body, conditional ? 1 : 0);
+    --call_depth_;
+    const bool ran_opaque = scopes_.back().ran_opaque, changed_dir = scopes_.back().changed_dir;
+    end_scope();
+    command_text_ = saved_text;
+    if (ran_opaque) become_opaque();
+    if (changed_dir) dir_changed();
+  }
+
   void call_function(const FunctionEffect& effect) {
     for (const auto& var : effect.assigned) forget(var);
     if (effect.opaque) forget_all();
@@ -782,9 +1124,51 @@ class Walker {
   }
 
   void command(TSNode n, bool conditional) {
+    const std::uint32_t begin = ts_node_start_byte(n), end = ts_node_end_byte(n);
+    // tree-sitter-bash 0.23 reads `A=1 B=2<newline>cmd ...` (a comment may come between) as one
+    // command whose prefixes are the assignments. For bash the line ends a command: the
+    // assignments stand alone, and `cmd ...` is a command of its own.
+    TSNode name = ts::field(n, "name");
+    if (!ts_node_is_null(name)) {
+      // An unescaped line break in [from, to) (a backslash-newline continues the line).
+      auto line_break = [&](std::uint32_t from, std::uint32_t to) {
+        for (std::uint32_t i = from; i < to; ++i) {
+          if (src_[i] != '\n') continue;
+          std::uint32_t j = i;
+          if (j > 0 && src_[j - 1] == '\r') --j;
+          if (j == 0 || src_[j - 1] != '\\') return true;
+        }
+        return false;
+      };
+      // The prefixes in groups, one per line: each group is read as a command of its own.
+      const std::uint32_t name_begin = ts_node_start_byte(name);
+      std::vector<std::pair<std::uint32_t, std::uint32_t>> groups;
+      bool broken = false;  // a comment or a line break since the last prefix
+      for (TSNode c : ts::named_children(n)) {
+        if (ts_node_start_byte(c) >= name_begin) break;
+        if (ts::type(c) == "comment") {
+          broken = true;
+          continue;
+        }
+        const std::uint32_t b = ts_node_start_byte(c), e = ts_node_end_byte(c);
+        if (groups.empty() || broken || line_break(groups.back().second, b))
+          groups.emplace_back(b, e);
+        else
+          groups.back().second = e;
+        broken = false;
+      }
+      if (!groups.empty() && (broken || line_break(groups.back().second, name_begin))) {
+        for (const auto& [b, e] : groups) command_text(b, e, conditional);
+        command_text(name_begin, end, conditional);
+        return;
+      }
+    }
+    command_text(begin, end, conditional);
+  }
+
+  void command_text(std::uint32_t begin, std::uint32_t end, bool conditional) {
     // tree-sitter-bash 0.23 splits `A=x_$B.c` into an assignment ending at `$` and a command
     // named `B.c`. Words are therefore re-split here from the command's own text.
-    std::uint32_t begin = ts_node_start_byte(n), end = ts_node_end_byte(n);
     std::string_view text = src_.substr(begin, end - begin);
     command_text_ = text;
     default_assignments(text, conditional);
@@ -838,6 +1222,7 @@ class Walker {
     while (argv.size() > 1 && argv[0].known && (argv[0].text == "builtin" || argv[0].text == "command") &&
            argv[1].known && !argv[1].text.starts_with("-"))
       argv.erase(argv.begin());
+    top_level_exit(argv);
     std::string_view prog = argv[0].known ? program_basename(argv[0].text) : std::string_view();
     if (prog == "cd" || prog == "pushd" || prog == "popd") {
       change_dir(argv, conditional);
@@ -845,7 +1230,9 @@ class Walker {
     }
     if (argv[0].known)
       if (auto f = functions_.find(argv[0].text); f != functions_.end()) {
-        call_function(f->second);
+        const FunctionEffect effect = f->second;
+        walk_call(effect, conditional);
+        call_function(effect);
         // A function named after a launcher (a wrapper) runs in its place; the command is
         // still read as the launch it looks like.
         if (!is_launcher_program(prog)) return;
@@ -853,9 +1240,51 @@ class Walker {
     if (assigning_builtin(prog, argv)) return;
     // Skip wrappers until the launcher itself.
     std::size_t start = 0;
+    EnvChanges env_changes;
+    std::string_view wrapper;  // the last wrapper skipped: its options are read
+    bool env_options = false;  // just after `env`: its options come first (getopt "+C:iS:u:v0")
     while (start < argv.size()) {
+      if (env_options && argv[start].known && argv[start].text.size() > 1 && argv[start].text[0] == '-') {
+        start = env_option(argv, start, prefix, env_changes);
+        continue;
+      }
+      if (env_options && argv[start].known && argv[start].text == "-") {  // `env -`: as -i
+        env_changes.ignore = true;
+        prefix.clear();
+        ++start;
+        continue;
+      }
+      env_options = false;
+      if (!wrapper.empty() && argv[start].known && argv[start].text.size() > 1 && argv[start].text[0] == '-') {
+        // A wrapper's option, and its value when it takes the next word (`conda run -n trl`).
+        const std::string& o = argv[start].text;
+        const std::size_t eq = o.find('=');
+        const std::string_view name = std::string_view(o).substr(0, eq);
+        if (wrapper_option_changes_dir(wrapper, name)) env_changes.chdir = true;
+        if (wrapper == "mpirun" && (name == "-x" || name == "--x") && start + 1 < argv.size()) {
+          // `mpirun -x NAME=VALUE`: set in the launched processes' environment.
+          const RawWord& w = argv[start + 1];
+          const std::size_t weq = w.text.find('=');
+          if (weq != std::string::npos && weq > 0)
+            prefix.emplace_back(w.text.substr(0, weq), RawWord{w.text.substr(weq + 1), w.known});
+        }
+        start += eq == std::string::npos && wrapper_option_takes_value(wrapper, name) ? 2 : 1;
+        continue;
+      }
       std::string_view p = argv[start].known ? program_basename(argv[start].text) : std::string_view();
+      if (p == "env") {
+        env_options = true;
+        ++start;
+        continue;
+      }
+      // `trl` right before another launcher is no `trl` command (a wrapper's value not listed).
+      if (p == "trl" && start + 1 < argv.size() && argv[start + 1].known &&
+          is_launcher_program(program_basename(argv[start + 1].text)) && !wrapper.empty()) {
+        ++start;
+        continue;
+      }
       if (is_launcher_program(p)) break;
+      if (is_wrapper(p)) wrapper = p;
       if (p == "bash" || p == "sh" || p == "zsh" || p == "dash") {
         // bash [-l|-x...] -c STRING
         std::size_t k = start + 1;
@@ -913,7 +1342,11 @@ class Walker {
     CommandFact fact;
     fact.span = command_span;
     for (const auto& [name, var] : vars_) {
-      if (var.exported) fact.env.push_back({name, finish(RawWord{var.text, var.known}, Span{})});
+      if (!var.exported || env_changes.ignore || env_changes.unset.count(name)) continue;
+      if (env_changes.unset_unknown)
+        fact.env.push_back({name, finish(RawWord{std::string(1, kUnknownMark), false}, Span{})});
+      else
+        fact.env.push_back({name, finish(RawWord{var.text, var.known}, Span{})});
     }
     for (auto& [name, value] : prefix) {
       fact.env.push_back({name, finish(value, fact.span)});
@@ -922,10 +1355,79 @@ class Walker {
       fact.argv.push_back(finish(argv[k], span(begin + argv[k].begin, begin + argv[k].end)));
     }
     fact.cwd = cwd_;
-    fact.cwd_known = cwd_known_;
+    fact.cwd_known = cwd_known_ && !env_changes.chdir;
     fact.cwd_script_dir = script_dir_;
     (void)conditional;
+    // Inside a function's definition: read again at its calls. Read at a call: once per value.
+    int definition = -1;
+    for (auto sc = scopes_.rbegin(); sc != scopes_.rend() && definition < 0; ++sc)
+      if (sc->function) definition = sc->definition;
+    if (definition >= 0) {
+      book_->defined.emplace_back(definition, facts_.commands.size());
+    } else if (call_depth_ > 0) {
+      --book_->commands_left;
+      auto [b, e] = book_->by_begin.equal_range(fact.span.begin);
+      for (auto it = b; it != e; ++it)
+        if (it->second < facts_.commands.size() && same_command(facts_.commands[it->second], fact)) return;
+      book_->by_begin.emplace(fact.span.begin, facts_.commands.size());
+    }
     facts_.commands.push_back(std::move(fact));
+  }
+
+  // What `env`'s options do to the command's environment and folder.
+  struct EnvChanges {
+    bool ignore = false;          // -i, --ignore-environment, `-`: no exported variable
+    std::set<std::string> unset;  // -u NAME, --unset=NAME
+    bool unset_unknown = false;   // -u with a name we cannot read: any exported variable may be gone
+    bool chdir = false;           // -C DIR, --chdir=DIR
+  };
+
+  // Reads the env option at argv[k] (GNU coreutils env: -i, -0, -v, -u NAME, -C DIR, -S STRING,
+  // their long forms, and short ones clustered as getopt reads them); returns the index after it
+  // and its argument. Prefix assignments made before are dropped as the option drops them.
+  static std::size_t env_option(const std::vector<RawWord>& argv, std::size_t k,
+                                std::vector<std::pair<std::string, RawWord>>& prefix, EnvChanges& changes) {
+    const std::string& o = argv[k].text;
+    auto unset = [&](const RawWord* name) {
+      if (!name || !name->known || name->text.find(kUnknownMark) != std::string::npos) {
+        changes.unset_unknown = true;
+        for (auto& [n, v] : prefix) v = RawWord{std::string(1, kUnknownMark), false};
+        return;
+      }
+      changes.unset.insert(name->text);
+      std::erase_if(prefix, [&](const auto& entry) { return entry.first == name->text; });
+    };
+    auto ignore = [&] {
+      changes.ignore = true;
+      prefix.clear();
+    };
+    const RawWord* next = k + 1 < argv.size() ? &argv[k + 1] : nullptr;
+    if (o == "--") return k + 1;
+    if (o.starts_with("--")) {
+      const std::size_t eq = o.find('=');
+      const std::string name = o.substr(0, eq);
+      const bool inline_value = eq != std::string::npos;
+      RawWord value = argv[k];
+      if (inline_value) value.text = o.substr(eq + 1);
+      if (name == "--ignore-environment") ignore();
+      if (name == "--unset") unset(inline_value ? &value : next);
+      if (name == "--chdir") changes.chdir = true;
+      const bool takes_value = name == "--unset" || name == "--chdir" || name == "--split-string";
+      return k + (takes_value && !inline_value ? 2 : 1);
+    }
+    for (std::size_t i = 1; i < o.size(); ++i) {
+      const char c = o[i];
+      if (c == 'i') ignore();
+      if (c != 'u' && c != 'C' && c != 'S') continue;
+      // The option's value: the rest of this word, or the next word.
+      const bool rest = i + 1 < o.size();
+      RawWord value = argv[k];
+      if (rest) value.text = o.substr(i + 1);
+      if (c == 'u') unset(rest ? &value : next);
+      if (c == 'C') changes.chdir = true;
+      return k + (rest ? 1 : 2);
+    }
+    return k + 1;
   }
 
   // `cd [-L|-P|-e|-@]... [--] [DIR]`, `pushd DIR`, `popd`. Without a folder (or with `~...`,
@@ -1015,6 +1517,11 @@ class Walker {
   std::map<std::string, FunctionEffect> functions_;
   // Something the script ran may have set any variable: an unassigned one is unknown, not unset.
   bool opaque_ = false;
+  bool top_level_ = false;  // the command being read is one of the script's top level (at_top)
+  CallBook own_book_;
+  CallBook* book_ = &own_book_;  // shared with nested walkers (bash -c, eval)
+  int call_depth_ = 0;           // function bodies being walked at their calls
+  bool exited_ = false;          // the script ran `exit` or `exec COMMAND` at its top level
 };
 
 }  // namespace
@@ -1032,7 +1539,10 @@ bool is_python_interpreter(std::string_view name) {
 }
 
 bool is_launcher_program(std::string_view p) {
-  return p == "accelerate" || p == "torchrun" || p == "deepspeed" || p == "trl" || is_python_interpreter(p);
+  // accelerate-launch: accelerate's console script for `accelerate launch` (setup.py
+  // console_scripts: accelerate-launch=accelerate.commands.launch:main).
+  return p == "accelerate" || p == "accelerate-launch" || p == "torchrun" || p == "deepspeed" || p == "trl" ||
+         is_python_interpreter(p);
 }
 
 namespace {
@@ -1135,6 +1645,7 @@ ShellFacts extract(std::string_view text, FileId file, const ExtractOptions& opt
   walker.base_offset_ = options.base_offset;
   walker.base_line_ = options.base_line;
   walker.run(ts_tree_root_node(tree.get()));
+  walker.drop_called_definitions();
   facts.comments = ts::comments(ts_tree_root_node(tree.get()), text, file);
   if (layout) {
     // Lines and columns from the layout (the text's own breaks were partly joined, or the text
@@ -1196,6 +1707,7 @@ ShellFacts extract_session(std::string_view text, const std::vector<SessionPiece
     } else {
       TSNode root = ts_tree_root_node(tree.get());
       walker.run(root);
+      walker.drop_called_definitions();
       if (ts_node_has_error(root)) walker.lose_track();
       for (Comment c : ts::comments(root, src, file)) {
         c.span.begin += walker.base_offset_;
@@ -1210,6 +1722,7 @@ ShellFacts extract_session(std::string_view text, const std::vector<SessionPiece
       cwd = std::move(walker.cwd_);
       cwd_known = walker.cwd_known_;
       functions = std::move(walker.functions_);
+      for (auto& [name, f] : functions) f.src = nullptr;  // this piece's tree is gone after it
       opaque = walker.opaque_;
     }
     for (auto& c : piece_facts.commands) facts.commands.push_back(std::move(c));

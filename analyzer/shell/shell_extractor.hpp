@@ -74,8 +74,8 @@ ShellFacts extract_session(std::string_view text, const std::vector<SessionPiece
 // (SLURM_NNODES, SLURM_JOB_NUM_NODES, SLURM_GPUS_PER_NODE, SLURM_NTASKS_PER_NODE, SLURM_GPUS_ON_NODE).
 std::vector<PredefinedVar> sbatch_variables(std::string_view text);
 
-// True for a program name that starts (or wraps) a training run: accelerate, torchrun,
-// deepspeed, python, trl.
+// True for a program name that starts (or wraps) a training run: accelerate, accelerate-launch,
+// torchrun, deepspeed, python, trl.
 bool is_launcher_program(std::string_view argv0);
 
 // `/usr/bin/python3` -> `python3`.
