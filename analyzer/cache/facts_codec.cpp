@@ -380,6 +380,7 @@ std::string encode_facts(const FileFacts& f) {
     w.str(p.package);
     w.str(p.spec);
     w.u8(p.direct_url ? 1 : 0);
+    w.u8(p.env_var ? 1 : 0);
     w.str(p.text);
     w.u8(p.optional ? 1 : 0);
     put(w, p.span);
@@ -446,6 +447,7 @@ bool decode_facts(std::string_view data, FileId file, FileFacts& out) {
       p.package = r.str();
       p.spec = r.str();
       p.direct_url = r.u8() != 0;
+      p.env_var = r.u8() != 0;
       p.text = r.str();
       p.optional = r.u8() != 0;
       p.span = get_span(r, file);

@@ -49,11 +49,15 @@ Span span_of(const SourceFile& file, std::uint32_t begin, std::uint32_t end) {
   return s;
 }
 
-void add(const SourceFile& file, FileFacts& facts, std::string_view text, std::uint32_t begin) {
+void add(const SourceFile& file, FileFacts& facts, std::string_view text, std::uint32_t begin, std::uint32_t end) {
   auto pin = parse_requirement(text);
   if (!pin) return;
-  pin->span = span_of(file, begin, begin + static_cast<std::uint32_t>(text.size()));
+  pin->span = span_of(file, begin, end);
   facts.pins.push_back(std::move(*pin));
+}
+
+void add(const SourceFile& file, FileFacts& facts, std::string_view text, std::uint32_t begin) {
+  add(file, facts, text, begin, begin + static_cast<std::uint32_t>(text.size()));
 }
 
 // The path of an include line (`-r base.txt`, `--requirement=base.txt`, `-c constraints.txt`);
@@ -69,28 +73,57 @@ std::string_view include_path(std::string_view t) {
   return {};
 }
 
-// requirements.txt (pip's requirements file format): one requirement per line; a line ending in
-// `\` continues on the next (pip-compile's `--hash` lines); options after a requirement
-// (`--hash=sha256:...`) and option lines (--index-url) skipped; `-r`/`-c` includes recorded.
+// One logical line of a requirements file: the physical lines pip joins, with the file offset of
+// each of its characters (for spans).
+struct LogicalLine {
+  std::string text;
+  std::vector<std::uint32_t> at;
+
+  void append(const SourceFile& file, std::string_view part) {
+    const auto base = static_cast<std::uint32_t>(part.data() - file.text.data());
+    for (std::size_t i = 0; i < part.size(); ++i) {
+      text.push_back(part[i]);
+      at.push_back(base + static_cast<std::uint32_t>(i));
+    }
+  }
+};
+
+// requirements.txt (pip's requirements file format), read the way pip's req_file.py preprocess()
+// does (pip 26.0 src/pip/_internal/req/req_file.py): join_lines first (a line ending in `\` is
+// joined with the next, its backslashes dropped; a full-line comment is never continued and ends a
+// join), then comments stripped (`#` at the start or after whitespace, to the end of the joined
+// line). So `trl \` followed by `==0.19.0` is `trl ==0.19.0`, and pip-compile's `--hash` lines
+// are options of the requirement before them. Option lines (--index-url) are skipped, options
+// after a requirement (`--hash=sha256:...`) cut off, `-r`/`-c` includes recorded. `${VAR}` is
+// expanded by pip at install time (expand_env_variables): parse_requirement leaves such a version
+// unknown.
 void from_requirements(const SourceFile& file, FileFacts& facts) {
-  for (std::uint32_t line = 0; line < file.line_starts.size(); ++line) {
+  const auto lines = static_cast<std::uint32_t>(file.line_starts.size());
+  auto physical = [&](std::uint32_t line) {
     std::string_view l = file.line_text(line);
     if (!l.empty() && l.back() == '\r') l.remove_suffix(1);
-    // pip joins a line ending in a backslash with the next, except a comment line's (req_file.py
-    // join_lines: a full-line comment is never continued).
-    if (!l.empty() && l.back() == '\\' && trim(l).front() != '#') {
-      // What the continuation lines hold after a requirement are its options: the requirement
-      // is this line's text.
-      l.remove_suffix(1);
-      while (line + 1 < file.line_starts.size()) {
-        std::string_view next = file.line_text(line + 1);
-        if (!next.empty() && next.back() == '\r') next.remove_suffix(1);
-        ++line;
-        if (next.empty() || next.back() != '\\') break;
+    return l;
+  };
+  for (std::uint32_t line = 0; line < lines;) {
+    LogicalLine logical;
+    while (line < lines) {
+      std::string_view l = physical(line++);
+      const std::string_view lead = trim(l);
+      const bool comment = !lead.empty() && lead.front() == '#';
+      if (comment || l.empty() || l.back() != '\\') {
+        if (!comment) logical.append(file, l);  // a comment line adds only a comment, stripped below
+        break;
       }
+      while (!l.empty() && l.front() == '\\') l.remove_prefix(1);
+      while (!l.empty() && l.back() == '\\') l.remove_suffix(1);
+      logical.append(file, l);
     }
-    if (auto hash = l.find(" #"); hash != std::string_view::npos) l = l.substr(0, hash);
-    if (!l.empty() && l.front() == '#') continue;
+    std::string_view l = logical.text;
+    for (std::size_t i = 0; i < l.size(); ++i)
+      if (l[i] == '#' && (i == 0 || std::isspace(static_cast<unsigned char>(l[i - 1])))) {
+        l = l.substr(0, i);
+        break;
+      }
     std::string_view t = trim(l);
     if (t.empty()) continue;
     if (t.rfind("-e ", 0) == 0 || t.rfind("--editable", 0) == 0) {
@@ -105,8 +138,20 @@ void from_requirements(const SourceFile& file, FileFacts& facts) {
         t = trim(t.substr(0, at));
         break;
       }
-    const auto offset = static_cast<std::uint32_t>(t.data() - file.text.data());
-    add(file, facts, t, offset);
+    if (t.empty()) continue;
+    const auto first = static_cast<std::size_t>(t.data() - logical.text.data());
+    const std::size_t before = facts.pins.size();
+    add(file, facts, t, logical.at[first], logical.at[first + t.size() - 1] + 1);
+    // A requirement joined from several lines reads, in messages, with one space where the
+    // line break and indentation were.
+    if (facts.pins.size() > before) {
+      std::string& text = facts.pins.back().text;
+      std::string one;
+      for (char c : text)
+        if (!std::isspace(static_cast<unsigned char>(c)) || one.empty() || one.back() != ' ')
+          one.push_back(std::isspace(static_cast<unsigned char>(c)) ? ' ' : c);
+      text = std::move(one);
+    }
   }
 }
 
@@ -333,6 +378,14 @@ std::optional<PackagePin> parse_requirement(std::string_view text) {
     return pin;
   }
   if (!rest.empty() && rest.front() == '(' && rest.back() == ')') rest = rest.substr(1, rest.size() - 2);
+  // `trl==${TRL_VERSION}`: pip expands `${VAR}` in requirements files when it installs (pip 26.0
+  // req_file.py expand_env_variables; docs/html/reference/requirements-file-format.md "Using
+  // environment variables"); elsewhere (pyproject.toml, setup.cfg) nothing expands it and the
+  // requirement is not valid as written. Either way the version is not knowable here.
+  if (rest.find('$') != std::string_view::npos) {
+    pin.env_var = true;
+    return pin;
+  }
   std::string spec = strip_spaces(rest);
   // What remains must be version clauses (or nothing): otherwise this literal is not a requirement.
   if (!spec.empty() && spec.find_first_of("=<>!~") != 0) return std::nullopt;

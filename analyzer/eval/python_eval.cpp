@@ -1896,7 +1896,7 @@ class Exec {
     for (auto& kw : args.keywords) obj->members.push_back(kw);
     keep_last_of_each(obj->members);
     obj->complete = !args.unknown_spread;
-    ev_.constructions.push_back({&cls, callee.qualified, e.span, args.keywords, args.unknown_spread});
+    ev_.constructions.push_back({&cls, callee.qualified, e.span, args.keywords, args.unknown_spread, args.positional});
     switch (cls.role) {
       case ClassRole::TrainerConfig: ev_.objects[obj->object_id] = obj; break;
       case ClassRole::Trainer: {

@@ -40,7 +40,8 @@ struct Construction {
   std::string qualified;
   Span span;
   std::vector<Member> keywords;
-  bool unknown_spread = false;  // *args/**kwargs we could not expand: more keywords may be passed
+  bool unknown_spread = false;       // *args/**kwargs we could not expand: more keywords may be passed
+  std::vector<ValueRef> positional;  // the arguments passed by position, in order (`*list` expanded)
 };
 
 // Statements executed (and calls made) per script summary, imported modules included: the

@@ -861,7 +861,26 @@ class Builder {
   // exports PARALLELISM_CONFIG_* (utils/launch.py prepare_extend_env_parallelism_config).
   void launcher_parallelism(TrainingRun& run, const LaunchCommand& l, EnvMap& env) {
     const LaunchOption* file = l.option("config_file");
-    if (l.launcher == Launcher::Trl) file = l.option("accelerate_config") ? l.option("accelerate_config") : file;
+    // `trl <command>` turns the first `--accelerate_config X` of its launch options (the trainer
+    // YAML's keys come before the command line's) into `--config_file PATH` put in front of them
+    // (trl/cli/accelerate_config.py@v1.9.0 resolve_accelerate_config_argument; inline in
+    // trl/cli.py@v0.19.0 and @v0.23.0): a `--config_file` given as well comes later and wins in
+    // accelerate launch's parser. A second `--accelerate_config` stays in the options, and that
+    // parser (allow_abbrev=False, accelerate commands/launch.py) rejects it as an unrecognized
+    // argument: the launch never starts, so no accelerate config is known.
+    const LaunchOption* second_accelerate_config = nullptr;
+    if (l.launcher == Launcher::Trl) {
+      const LaunchOption* first = nullptr;
+      for (const LaunchOption& o : l.options) {
+        if (o.name != "accelerate_config") continue;
+        if (first) {
+          second_accelerate_config = &o;
+          break;
+        }
+        first = &o;
+      }
+      if (!file) file = first;
+    }
     const YamlNode* root = nullptr;
     struct WorldGuard {
       Builder& b;
@@ -872,6 +891,13 @@ class Builder {
     } guard{*this, run, l, root};
     AccelerateConfigSource src;
     if (file) src.span = file->span;
+    if (second_accelerate_config) {
+      src.span = second_accelerate_config->span;
+      src.kind = AccelerateConfigSource::Kind::Unresolved;
+      run.accelerate = read_accelerate_settings(l, src);
+      env["ACCELERATE_USE_PARALLELISM_CONFIG"] = Setting::unknown(src.span, "accelerate config");
+      return;
+    }
     if (file && file->value) {
       if (!file->value->known) {
         src.kind = AccelerateConfigSource::Kind::Unresolved;

@@ -316,7 +316,11 @@ VersionTargets compute_targets(const Project& project, FileId file, const Knowle
       }
       const std::string spec = spec_of(true);
       bool url = false;
-      for (const PackagePin* p : found) url = url || p->direct_url;
+      const PackagePin* env_var = nullptr;
+      for (const PackagePin* p : found) {
+        url = url || p->direct_url;
+        if (p->env_var && !env_var) env_var = p;
+      }
       // The pin that names the version, when one does (`==`), else the first.
       const auto exact = std::find_if(found.begin(), found.end(), [](const PackagePin* p) {
         return p->spec.find("==") != std::string::npos && p->spec.find('*') == std::string::npos;
@@ -326,6 +330,13 @@ VersionTargets compute_targets(const Project& project, FileId file, const Knowle
       t->why = project.sources.get(first.span.file).path + ": " + first.text;
       if (url) {
         t->why += "; a direct URL, version unknown";
+        break;
+      }
+      if (env_var) {
+        // `trl==${TRL_VERSION}`: pip substitutes the variable when it installs; it may be anything.
+        t->pin = env_var->span;
+        t->why = project.sources.get(env_var->span.file).path + ": " + env_var->text +
+                 "; an environment variable, version unknown";
         break;
       }
       t->version = resolve_spec(spec, knowledge, t->library);

@@ -194,6 +194,12 @@ std::string Knowledge::to_blob() const {
       w.str(fname);
       put_field(w, f);
     }
+    w.u32(static_cast<std::uint32_t>(c.init_positional.size()));
+    for (const PositionalParams& pp : c.init_positional) {
+      w.str(pp.from);
+      w.strings(pp.params);
+      w.str(pp.source);
+    }
   }
   w.u32(static_cast<std::uint32_t>(launch_flags_.size()));
   for (const auto& [key, f] : launch_flags_) {
@@ -265,6 +271,13 @@ Knowledge Knowledge::from_blob(std::string_view blob) try {
     for (std::uint32_t m = r.count(); m > 0; --m) {
       std::string key = r.str();
       c.fields.emplace_hint(c.fields.end(), std::move(key), read_field(r));
+    }
+    for (std::uint32_t m = r.count(); m > 0; --m) {
+      PositionalParams pp;
+      pp.from = r.str();
+      pp.params = r.strings();
+      pp.source = r.str();
+      c.init_positional.push_back(std::move(pp));
     }
     k.classes_.emplace_hint(k.classes_.end(), std::move(name), std::move(c));
   }

@@ -41,6 +41,14 @@ enum class ClassRole {
   ModelConfig
 };
 
+// The leading positional parameters of a trainer's __init__ (after self) from one release on:
+// what an argument passed by position binds to.
+struct PositionalParams {
+  std::string from;                 // first release with this order
+  std::vector<std::string> params;  // empty: not knowable (the class takes `*args` and forwards them)
+  std::string source;
+};
+
 struct ClassInfo {
   std::string name;
   std::string package;
@@ -49,6 +57,7 @@ struct ClassInfo {
   std::vector<std::string> bases;
   std::map<std::string, FieldInfo, std::less<>> fields;
   std::string source;
+  std::vector<PositionalParams> init_positional;  // oldest first; empty when not recorded
 };
 
 // A renamed or removed argument (old -> new, or new empty when removed without replacement),

@@ -86,6 +86,19 @@ void Knowledge::load(const std::string& file, const std::string& text) {
           auto base = b.as<std::string>();
           if (std::find(info.bases.begin(), info.bases.end(), base) == info.bases.end()) info.bases.push_back(base);
         }
+      if (auto positional = c["init_positional"]) {
+        for (const auto& entry : positional) {
+          PositionalParams pp;
+          pp.from = str_or_empty(entry["from"]);
+          pp.source = str_or_empty(entry["source"]);
+          if (entry["params"])
+            for (const auto& param : entry["params"]) pp.params.push_back(param.as<std::string>());
+          if (pp.from.empty() || pp.source.empty())
+            throw std::runtime_error("knowledge file " + file + ": init_positional of " + name +
+                                     " needs `from` and `source`");
+          info.init_positional.push_back(std::move(pp));
+        }
+      }
       if (auto fields = c["fields"]) {
         for (auto f = fields.begin(); f != fields.end(); ++f) {
           FieldInfo field = parse_field(f->first.as<std::string>(), f->second, info.source);

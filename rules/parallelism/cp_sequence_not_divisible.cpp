@@ -22,8 +22,10 @@ Finds runs with context parallelism (`cp_size > 1`) whose `pad_to_multiple_of` i
 of `2 * cp_size` (error), or is unset so that batch lengths are arbitrary (warning).
 
 The setting only reaches the collator the trainer builds itself: when the trainer call passes a
-`data_collator=` (or may, through `**kwargs`), the config's `pad_to_multiple_of` is not used and
-nothing is reported.
+`data_collator=` (or may, through `**kwargs`), or an argument at the position of `data_collator`
+for the target TRL version (`SFTTrainer(model, args, collator)`; any position the parameter has
+had when the version is unknown), the config's `pad_to_multiple_of` is not used and nothing is
+reported.
 
 ## Why is this bad?
 PyTorch's context parallelism splits each sequence into `2 * cp_size` chunks for load balancing
@@ -46,13 +48,25 @@ pad_to_multiple_of: 4     # 2 * cp_size
 - torch `torch/distributed/tensor/experimental/_attention.py` (`_HeadTailLoadBalancer`, `_RoundRobinLoadBalancer`)
 )"};
 
-// True when some trainer call of the run's script passes (or may pass) its own data collator: the
-// config's pad_to_multiple_of then reaches no collator.
+// True when some trainer call of the run's script passes (or may pass) its own data collator, by
+// keyword or by position: the config's pad_to_multiple_of then reaches no collator. The position
+// of data_collator depends on the trainer and on its library's version (rules/knowledge/
+// trainer_signatures.yaml: 2 in SFTTrainer at every release, 3 to 6 in DPOTrainer); with the
+// version unknown, an argument at any position it has had counts.
 bool passes_collator(const Project& project, const TrainingRun& run) {
-  for (const Construction& c : rules::trainer_calls(project, run, ""))
+  const Knowledge& k = Knowledge::get();
+  std::optional<VersionTargets> targets;
+  for (const Construction& c : rules::trainer_calls(project, run, "")) {
     if (const rules::Passed p = rules::keyword_passed(c, "data_collator");
         p != rules::Passed::Absent && p != rules::Passed::None)
       return true;
+    if (c.positional.empty()) continue;
+    if (!targets) targets = version_targets(project, rules::run_anchor(run), k);
+    const VersionTarget& target = targets->of(c.cls ? k.library_of(c.cls->name) : std::string("trl"));
+    if (const rules::Passed p = rules::positional_passed(c, "data_collator", target);
+        p != rules::Passed::Absent && p != rules::Passed::None)
+      return true;
+  }
   return false;
 }
 

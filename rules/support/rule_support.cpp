@@ -181,6 +181,44 @@ Passed keyword_passed(const Construction& call, std::string_view name) {
   }
 }
 
+Passed positional_passed(const Construction& call, std::string_view name, const VersionTarget& target) {
+  if (call.positional.empty()) return Passed::Absent;
+  if (!call.cls || call.cls->init_positional.empty()) return Passed::Unknown;
+  const std::vector<PositionalParams>& orders = call.cls->init_positional;
+  // The orders that may hold: the one in force at the target, or all of them.
+  std::vector<const PositionalParams*> candidates;
+  if (target.known()) {
+    for (const PositionalParams& o : orders)
+      if (compare_versions(o.from, *target.version) <= 0) candidates.assign(1, &o);
+  } else {
+    for (const PositionalParams& o : orders) candidates.push_back(&o);
+  }
+  if (candidates.empty()) return Passed::Unknown;  // a target older than the first recorded order
+  bool none = false;
+  for (const PositionalParams* o : candidates) {
+    if (o->params.empty()) return Passed::Unknown;  // `*args` forwarded: any position may be it
+    const auto at = std::find(o->params.begin(), o->params.end(), name);
+    if (at == o->params.end()) continue;
+    const auto index = static_cast<std::size_t>(at - o->params.begin());
+    if (index >= call.positional.size()) continue;
+    const ValueRef& v = call.positional[index];
+    if (v && v->is_const() && v->constant.kind == Scalar::Kind::Null) {
+      none = true;
+      continue;
+    }
+    const bool all_none = v && v->kind == PyValue::Kind::OneOf && !v->items.empty() &&
+                          std::all_of(v->items.begin(), v->items.end(), [](const ValueRef& a) {
+                            return a && a->is_const() && a->constant.kind == Scalar::Kind::Null;
+                          });
+    if (all_none) {
+      none = true;
+      continue;
+    }
+    return Passed::Unknown;
+  }
+  return none ? Passed::None : Passed::Absent;
+}
+
 std::string library_display(std::string_view library) {
   if (library == "trl") return "TRL";
   return std::string(library);

@@ -79,6 +79,14 @@ enum class Passed {
 };
 Passed keyword_passed(const Construction& call, std::string_view name);
 
+// What a call passes by position for the parameter `name` of its class's __init__, from the
+// class's `init_positional` knowledge at `target` (the version of the class's library): at each
+// position `name` may have there (every recorded one when the target is unknown). Absent: no
+// positional argument can bind to `name`; None: every one that can is None; Unknown: one may be a
+// value, or the order is not known (not recorded, not knowable at the target, or the target is
+// older than the first recorded release) and the call passes arguments by position.
+Passed positional_passed(const Construction& call, std::string_view name, const VersionTarget& target);
+
 // "TRL", "transformers", "accelerate"
 std::string library_display(std::string_view library);
 

@@ -143,6 +143,33 @@ TEST_CASE("requirements files: hash lines, includes, markers and pins that disag
   Project comment = make_project(
       "/repo", {{"requirements.txt", "# see docs/env.md \\\ntrl==0.18.2\n"}, {"train.py", "import trl\n"}});
   CHECK(trl_at(comment).version == "0.18.2");
+  // pip joins a line ending in a backslash with the next before it parses the requirement
+  // (req_file.py join_lines): `trl \` + `==0.19.0` is `trl ==0.19.0`; the span covers both lines.
+  Project split = make_project(
+      "/repo", {{"requirements.txt", "accelerate==1.10.0\ntrl \\\n    ==0.19.0\n"}, {"train.py", "import trl\n"}});
+  CHECK(trl_at(split).describe() == "TRL 0.19.0 (requirements.txt: trl ==0.19.0)");
+  CHECK(trl_at(split).pin.start.line == 1);
+  CHECK(trl_at(split).pin.stop.line == 2);
+  Project split_clauses = make_project(
+      "/repo",
+      {{"requirements.txt", "trl>=0.18,\\\n<0.19 --hash=sha256:aa \\\n  # via x\n"}, {"train.py", "import trl\n"}});
+  CHECK(trl_at(split_clauses).version == "0.18.2");
+  // A comment after whitespace runs to the end of the joined line, across the continuation.
+  Project commented = make_project(
+      "/repo", {{"requirements.txt", "trl==0.19.0 # was 0.18 \\\ntrl==1.0.0\n"}, {"train.py", "import trl\n"}});
+  CHECK(trl_at(commented).version == "0.19.0");
+  // `${VAR}` is expanded by pip at install time (req_file.py expand_env_variables): the version
+  // is not knowable, never the newest release as if there were no pin.
+  for (const char* req : {"trl==${TRL_VERSION}\n", "trl>=${TRL_MIN},<2\n",
+                          "trl == ${TRL_VERSION} ; python_version >= \"3.10\"\n", "trl \\\n==${TRL_VERSION}\n"}) {
+    Project env = make_project("/repo", {{"requirements.txt", req}, {"train.py", "import trl\n"}});
+    CHECK(!trl_at(env).known());
+    CHECK(trl_at(env).why.find("environment variable") != std::string::npos);
+  }
+  Project env_toml =
+      make_project("/repo", {{"pyproject.toml", "[project]\nname = \"x\"\ndependencies = [\"trl==${TRL_VERSION}\"]\n"},
+                             {"train.py", "import trl\n"}});
+  CHECK(!trl_at(env_toml).known());
   // An include that is not a requirements file of the project may pin anything: unknown.
   for (const char* include :
        {"-r ../outside.txt", "-r ${REQ_DIR}/base.txt", "-r https://example.com/r.txt", "--requirement=base.txt"}) {
