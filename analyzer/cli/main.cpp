@@ -251,7 +251,8 @@ int print_fix_diff(Analysis& a, const trl::FixOptions& options, const Focus& foc
   std::size_t fixable = std::count(plan.fixed.begin(), plan.fixed.end(), true);
   for (const auto& f : plan.files) {
     const trl::SourceFile& src = a.project.sources.get(f.file);
-    std::cout << trl::unified_diff(src.path, src.text, f.fixed);
+    // Both sides as on disk (a byte order mark as itself), so that `git apply` takes the patch.
+    std::cout << trl::unified_diff(src.path, trl::text_on_disk(src, src.text), trl::text_on_disk(src, f.fixed));
   }
   std::cout.flush();
   if (fixable) std::cerr << "Would fix " << fixable << " finding" << (fixable == 1 ? "" : "s") << ".\n";
@@ -303,7 +304,7 @@ std::size_t fix_stdin(trl::LoadOptions& options, trl::Configuration& config, con
     std::size_t now = 0;
     for (auto& f : plan.files)
       if (f.file == target) {
-        options.overlay->text = std::move(f.fixed);
+        options.overlay->text = trl::text_on_disk(a.project.sources.get(target), f.fixed);
         now = f.applied.size();
       }
     fixed += now;

@@ -195,11 +195,13 @@ std::optional<Fix> unused_fix(const SourceFile& f, const NoqaDirective& d, const
   std::size_t comment_end = d.comment.end;
   while (comment_end > d.span.end && (text[comment_end - 1] == ' ' || text[comment_end - 1] == '\t')) --comment_end;
   if (comment_end != d.span.end) return std::nullopt;
+  // A byte order mark is held as three spaces at the start: the file's first line starts after it.
+  const std::size_t first = f.bom ? 3 : 0;
   std::size_t begin = d.span.begin;
-  while (begin > 0 && (text[begin - 1] == ' ' || text[begin - 1] == '\t')) --begin;
+  while (begin > first && (text[begin - 1] == ' ' || text[begin - 1] == '\t')) --begin;
   std::size_t end = d.comment.end;
   fix.title = "Remove the unused `noqa` directive";
-  if (begin == 0 || text[begin - 1] == '\n') {
+  if (begin == first || text[begin - 1] == '\n') {
     // The comment is alone on its line (and the directive is all of it): remove the line.
     if (d.span.begin != d.comment.begin) return std::nullopt;
     if (end < text.size() && text[end] == '\r') ++end;
