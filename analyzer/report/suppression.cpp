@@ -204,6 +204,12 @@ std::optional<Fix> unused_fix(const SourceFile& f, const NoqaDirective& d, const
   if (begin == first || text[begin - 1] == '\n') {
     // The comment is alone on its line (and the directive is all of it): remove the line.
     if (d.span.begin != d.comment.begin) return std::nullopt;
+    // After a line ending in a backslash (shell, Makefile) the comment line ends the command;
+    // without it the next line would join the command. No fix then, as the LSP's `noqa` action.
+    std::size_t prev = begin;
+    if (prev > first && text[prev - 1] == '\n') --prev;
+    while (prev > first && (text[prev - 1] == ' ' || text[prev - 1] == '\t' || text[prev - 1] == '\r')) --prev;
+    if (begin > first && prev > first && text[prev - 1] == '\\') return std::nullopt;
     if (end < text.size() && text[end] == '\r') ++end;
     if (end < text.size() && text[end] == '\n') ++end;
   }
