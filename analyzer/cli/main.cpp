@@ -205,7 +205,9 @@ Analysis analyse(trl::LoadOptions options, trl::Configuration& config, const Foc
     trl::Selection selection{{}, trl::disabled_everywhere(config)};
     a.diags = trl::collect_diagnostics(a.project, a.runs, selection, options.threads);
     trl::apply_settings(a.diags, a.project, config);
-    trl::apply_suppressions(a.project, a.diags, selection);
+    trl::apply_suppressions(a.project, a.diags, selection, [&](trl::FileId file, const std::string& code) {
+      return trl::enabled_in_file(a.project, config, file, code);
+    });
     // TRL910, made by the suppressions, obeys the configuration of its file like every code
     // (per-file-ignores, a nested `ignore`, `severity`); the others are unchanged by a second pass.
     trl::apply_settings(a.diags, a.project, config);

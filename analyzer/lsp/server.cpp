@@ -469,7 +469,9 @@ class Server {
     project_diagnostics(*project_, runs_, selection_, diags_);
     finish_diagnostics(*project_, selection_, diags_);
     apply_settings(diags_, *project_, *config_);
-    apply_suppressions(*project_, diags_, selection_);
+    apply_suppressions(*project_, diags_, selection_, [this](FileId file, const std::string& code) {
+      return enabled_in_file(*project_, *config_, file, code);
+    });
     apply_settings(diags_, *project_, *config_);  // TRL910 obeys its file's configuration too
   }
 

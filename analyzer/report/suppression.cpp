@@ -219,7 +219,8 @@ std::optional<Fix> unused_fix(const SourceFile& f, const NoqaDirective& d, const
 
 }  // namespace
 
-std::size_t apply_suppressions(const Project& project, std::vector<Diagnostic>& diags, const Selection& selection) {
+std::size_t apply_suppressions(const Project& project, std::vector<Diagnostic>& diags, const Selection& selection,
+                               const EnabledInFile& enabled_in) {
   Suppressor sup(project);
   if (sup.entries.empty()) return 0;
   const std::size_t before = diags.size();
@@ -255,7 +256,9 @@ std::size_t apply_suppressions(const Project& project, std::vector<Diagnostic>& 
     for (std::size_t k = 0; k < d.codes.size(); ++k) {
       const std::string& code = d.codes[k].code;
       const bool ours = code.rfind("TRL", 0) == 0 && is_known_code(code) && code != info->code;
-      if (ours && !e.used[k] && selection.enabled(code))
+      // A code the directive's file disables (a nested configuration's `ignore`) is not unused;
+      // one that `per-file-ignores` turns off is (the comment is redundant there, as in ruff).
+      if (ours && !e.used[k] && selection.enabled(code) && (!enabled_in || enabled_in(e.file, code)))
         names.push_back(code);
       else
         kept.push_back(code);
