@@ -246,7 +246,8 @@ void keep_fixes_in_focus(std::vector<trl::Diagnostic>& diags, const trl::Project
 }
 
 // --diff: the fixes as a unified diff; nothing is written. Exit 1 when there would be changes.
-int print_fix_diff(Analysis& a, const trl::FixOptions& options, const Focus& focus) {
+// --quiet drops the "Would fix N findings" note, as it drops "Fixed N findings".
+int print_fix_diff(Analysis& a, const trl::FixOptions& options, const Focus& focus, bool quiet) {
   keep_fixes_in_focus(a.diags, a.project, focus);
   trl::FixPlan plan = trl::plan_fixes(a.diags, a.project, options);
   for (const auto& r : plan.refused) std::cerr << "trl-lint: " << r << '\n';
@@ -257,7 +258,7 @@ int print_fix_diff(Analysis& a, const trl::FixOptions& options, const Focus& foc
     std::cout << trl::unified_diff(src.path, trl::text_on_disk(src, src.text), trl::text_on_disk(src, f.fixed));
   }
   std::cout.flush();
-  if (fixable) std::cerr << "Would fix " << fixable << " finding" << (fixable == 1 ? "" : "s") << ".\n";
+  if (fixable && !quiet) std::cerr << "Would fix " << fixable << " finding" << (fixable == 1 ? "" : "s") << ".\n";
   return plan.files.empty() ? 0 : 1;
 }
 
@@ -627,7 +628,7 @@ int main(int argc, char** argv) {
       return 2;
     }
     if (diff) {
-      const int changes = print_fix_diff(a, fix_options, focus);
+      const int changes = print_fix_diff(a, fix_options, focus, quiet);
       return exit_zero ? 0 : changes;
     }
     auto& diags = a.diags;
