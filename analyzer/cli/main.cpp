@@ -205,7 +205,9 @@ Analysis analyse(trl::LoadOptions options, trl::Configuration& config, const Foc
     trl::Selection selection{{}, trl::disabled_everywhere(config)};
     a.diags = trl::collect_diagnostics(a.project, a.runs, selection, options.threads);
     trl::apply_settings(a.diags, a.project, config);
-    trl::apply_suppressions(a.project, a.diags, selection);
+    trl::apply_suppressions(a.project, a.diags, selection, [&](trl::FileId file, const std::string& code) {
+      return trl::enabled_in_file(a.project, config, file, code);
+    });
     // TRL910, made by the suppressions, obeys the configuration of its file like every code
     // (per-file-ignores, a nested `ignore`, `severity`); the others are unchanged by a second pass.
     trl::apply_settings(a.diags, a.project, config);
@@ -244,17 +246,19 @@ void keep_fixes_in_focus(std::vector<trl::Diagnostic>& diags, const trl::Project
 }
 
 // --diff: the fixes as a unified diff; nothing is written. Exit 1 when there would be changes.
-int print_fix_diff(Analysis& a, const trl::FixOptions& options, const Focus& focus) {
+// --quiet drops the "Would fix N findings" note, as it drops "Fixed N findings".
+int print_fix_diff(Analysis& a, const trl::FixOptions& options, const Focus& focus, bool quiet) {
   keep_fixes_in_focus(a.diags, a.project, focus);
   trl::FixPlan plan = trl::plan_fixes(a.diags, a.project, options);
   for (const auto& r : plan.refused) std::cerr << "trl-lint: " << r << '\n';
   std::size_t fixable = std::count(plan.fixed.begin(), plan.fixed.end(), true);
   for (const auto& f : plan.files) {
     const trl::SourceFile& src = a.project.sources.get(f.file);
-    std::cout << trl::unified_diff(src.path, src.text, f.fixed);
+    // Both sides as on disk (a byte order mark as itself), so that `git apply` takes the patch.
+    std::cout << trl::unified_diff(src.path, trl::text_on_disk(src, src.text), trl::text_on_disk(src, f.fixed));
   }
   std::cout.flush();
-  if (fixable) std::cerr << "Would fix " << fixable << " finding" << (fixable == 1 ? "" : "s") << ".\n";
+  if (fixable && !quiet) std::cerr << "Would fix " << fixable << " finding" << (fixable == 1 ? "" : "s") << ".\n";
   return plan.files.empty() ? 0 : 1;
 }
 
@@ -303,7 +307,7 @@ std::size_t fix_stdin(trl::LoadOptions& options, trl::Configuration& config, con
     std::size_t now = 0;
     for (auto& f : plan.files)
       if (f.file == target) {
-        options.overlay->text = std::move(f.fixed);
+        options.overlay->text = trl::text_on_disk(a.project.sources.get(target), f.fixed);
         now = f.applied.size();
       }
     fixed += now;
@@ -624,7 +628,7 @@ int main(int argc, char** argv) {
       return 2;
     }
     if (diff) {
-      const int changes = print_fix_diff(a, fix_options, focus);
+      const int changes = print_fix_diff(a, fix_options, focus, quiet);
       return exit_zero ? 0 : changes;
     }
     auto& diags = a.diags;

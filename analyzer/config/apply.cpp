@@ -171,6 +171,11 @@ void apply_settings(std::vector<Diagnostic>& diags, const Project& project, Conf
   });
 }
 
+bool enabled_in_file(const Project& project, Configuration& config, FileId file, const std::string& code) {
+  if (file == kNoFile || file >= project.sources.size()) return true;
+  return settings_of(config, project.sources.get(file)).enabled(code);
+}
+
 std::vector<std::string> disabled_everywhere(Configuration& config) {
   std::vector<std::string> out;
   const auto settings = config.resolved();

@@ -31,6 +31,10 @@ void apply_target_versions(std::vector<TrainingRun>& runs, const Project& projec
 // applies severity overrides.
 void apply_settings(std::vector<Diagnostic>& diags, const Project& project, Configuration& config);
 
+// Whether the configuration of a project file enables `code` (`select`, `ignore`, the command
+// line; `per-file-ignores` is not asked).
+bool enabled_in_file(const Project& project, Configuration& config, FileId file, const std::string& code);
+
 // Rules no configuration enables anywhere need not run at all.
 std::vector<std::string> disabled_everywhere(Configuration& config);
 

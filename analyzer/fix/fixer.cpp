@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <optional>
 #include <set>
 
 #include "analyzer/parse/syntax_check.hpp"
@@ -31,26 +32,41 @@ bool same_edit(const TextEdit& a, const TextEdit& b) {
          a.replacement == b.replacement;
 }
 
-// The fix of `d` the options allow, if its edits are well-formed.
-const Fix* chosen_fix(const Diagnostic& d, const Project& project, const FixOptions& options) {
-  for (const Fix& fix : d.fixes) {
-    if (!fix.safe && !options.unsafe) continue;
-    if (fix.edits.empty()) continue;
+// The three bytes a UTF-8 byte order mark takes at the start of `f` (0 without one).
+std::uint32_t bom_size(const SourceFile& f) {
+  return f.bom ? 3 : 0;
+}
+
+// The fix of `d` the options allow, if its edits are well-formed. In a file with a byte order mark
+// an edit starts after it (the analysed text holds the mark as three spaces, which are no content):
+// an edit over the start keeps the mark, one inside the mark only is not a fix.
+std::optional<Fix> chosen_fix(const Diagnostic& d, const Project& project, const FixOptions& options) {
+  for (const Fix& candidate : d.fixes) {
+    if (!candidate.safe && !options.unsafe) continue;
+    if (candidate.edits.empty()) continue;
+    Fix fix = candidate;
     bool ok = true;
     for (std::size_t i = 0; ok && i < fix.edits.size(); ++i) {
-      const TextEdit& e = fix.edits[i];
+      TextEdit& e = fix.edits[i];
       if (e.span.file == kNoFile || e.span.file >= project.sources.size() || !project.facts[e.span.file].loaded) {
         ok = false;
         break;
       }
       const SourceFile& f = project.sources.get(e.span.file);
       if (e.span.begin > e.span.end || e.span.end > f.text.size()) ok = false;
+      if (ok && e.span.begin < bom_size(f)) {
+        if (e.span.end <= bom_size(f) && e.span.end > e.span.begin) ok = false;  // the mark alone
+        e.span.begin = bom_size(f);
+        e.span.end = std::max(e.span.end, bom_size(f));
+        e.span.start = f.point_at(e.span.begin);
+        e.span.stop = f.point_at(e.span.end);
+      }
       for (std::size_t j = 0; ok && j < i; ++j)
         if (overlaps(e, fix.edits[j])) ok = false;
     }
-    if (ok) return &fix;
+    if (ok) return fix;
   }
-  return nullptr;
+  return std::nullopt;
 }
 
 // Problems the extractor reports plus tree-sitter's syntax errors: what "parses as well" compares.
@@ -61,7 +77,7 @@ std::size_t parse_problems(const SourceFile& original, const std::string& text) 
   file->abs_path = original.abs_path;
   file->kind = original.kind;
   file->text = text;
-  file->bom = original.bom && text.rfind("   ", 0) == 0;
+  file->bom = original.bom;
   file->index_lines();
   scratch.sources.add(std::move(file));
   scratch.facts.resize(1);
@@ -139,6 +155,12 @@ void emit_line(std::string& out, char prefix, std::string_view line) {
 
 }  // namespace
 
+std::string text_on_disk(const SourceFile& file, std::string_view text) {
+  std::string out(text);
+  if (file.bom && out.rfind("   ", 0) == 0) out.replace(0, 3, "\xEF\xBB\xBF");
+  return out;
+}
+
 std::string apply_edits(std::string_view text, std::vector<TextEdit> edits) {
   std::stable_sort(edits.begin(), edits.end(),
                    [](const TextEdit& a, const TextEdit& b) { return a.span.begin < b.span.begin; });
@@ -163,7 +185,7 @@ FixPlan plan_fixes(const std::vector<Diagnostic>& diags, const Project& project,
     std::map<FileId, std::vector<TextEdit>> accepted;
     std::map<FileId, std::vector<std::size_t>> applied;
     for (std::size_t i = 0; i < diags.size(); ++i) {
-      const Fix* fix = chosen_fix(diags[i], project, options);
+      const std::optional<Fix> fix = chosen_fix(diags[i], project, options);
       if (!fix) continue;
       bool touches_refused = false, already = true, conflict = false;
       for (const auto& e : fix->edits) {
@@ -313,13 +335,11 @@ std::string write_fixed_file(const SourceFile& file, const std::string& fixed) {
   if ((before.st_mode & 0222) == 0 || ::access(target.c_str(), W_OK) != 0) return "the file is read-only; not fixed";
   std::string raw;
   if (!read_all(target.string(), raw)) return "cannot read the file back";
-  // The loader reads a UTF-8 byte order mark as three spaces; compare (and write) accordingly.
-  const bool bom = raw.rfind("\xEF\xBB\xBF", 0) == 0;
-  std::string as_read = raw;
-  if (bom) as_read.replace(0, 3, "   ");
-  if (as_read != file.text) return "the file changed since it was read; not fixed (run again)";
-  std::string out = fixed;
-  if (bom && out.rfind("   ", 0) == 0) out.replace(0, 3, "\xEF\xBB\xBF");
+  // The loader reads a UTF-8 byte order mark as three spaces; compare (and write) the bytes on disk.
+  if (raw != text_on_disk(file, file.text)) return "the file changed since it was read; not fixed (run again)";
+  // The mark is the file's when it had one, and only then (fixes leave its three bytes alone).
+  if (file.bom && fixed.rfind("   ", 0) != 0) return "the fix would remove the byte order mark; not fixed";
+  const std::string out = text_on_disk(file, fixed);
 
   std::string tmp = (target.parent_path() / ("." + target.filename().string() + ".trl-lint-XXXXXX")).string();
   int fd = ::mkstemp(tmp.data());

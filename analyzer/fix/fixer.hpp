@@ -34,6 +34,11 @@ struct FixPlan {
 // already taken is deferred; a fix spanning several files is all-or-nothing.
 FixPlan plan_fixes(const std::vector<Diagnostic>& diags, const Project& project, const FixOptions& options);
 
+// The bytes of `text` (the file's text as analysed, or a fixed version of it) as they go to disk:
+// a file read with a UTF-8 byte order mark holds it as three spaces, which are the mark again
+// here. Fixes never edit those three bytes (plan_fixes keeps edits after them).
+std::string text_on_disk(const SourceFile& file, std::string_view text);
+
 // Applies `edits` (all in one file, non-overlapping) to `text`.
 std::string apply_edits(std::string_view text, std::vector<TextEdit> edits);
 

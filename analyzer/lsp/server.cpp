@@ -469,7 +469,9 @@ class Server {
     project_diagnostics(*project_, runs_, selection_, diags_);
     finish_diagnostics(*project_, selection_, diags_);
     apply_settings(diags_, *project_, *config_);
-    apply_suppressions(*project_, diags_, selection_);
+    apply_suppressions(*project_, diags_, selection_, [this](FileId file, const std::string& code) {
+      return enabled_in_file(*project_, *config_, file, code);
+    });
     apply_settings(diags_, *project_, *config_);  // TRL910 obeys its file's configuration too
   }
 
@@ -842,11 +844,13 @@ class Server {
         for (const auto& ff : plan.files) {
           const SourceFile& g = project_->sources.get(ff.file);
           const std::uint32_t last = static_cast<std::uint32_t>(g.line_starts.size() - 1);
+          // The editor hides a byte order mark: the document starts after it, and so does the
+          // new text (the three spaces that hold the mark are not content; fixes leave them).
+          const bool bom = g.bom && ff.fixed.rfind("   ", 0) == 0;
+          const Point end{last, static_cast<std::uint32_t>(g.line_text(last).size())};
           changes[uri(ff.file)] =
-              json::array({{{"range",
-                             {{"start", {{"line", 0}, {"character", 0}}},
-                              {"end", {{"line", last}, {"character", utf16_column(g.line_text(last), 0xffffffffu)}}}}},
-                            {"newText", ff.fixed}}});
+              json::array({{{"range", {{"start", {{"line", 0}, {"character", 0}}}, {"end", position(g, end)}}},
+                            {"newText", bom ? ff.fixed.substr(3) : ff.fixed}}});
         }
         actions.push_back({{"title", "trl-lint: fix all safe fixes"},
                            {"kind", "source.fixAll.trl-lint"},

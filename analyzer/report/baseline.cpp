@@ -7,6 +7,7 @@
 #include <tuple>
 
 #include "analyzer/report/location.hpp"
+#include "analyzer/source/source_file.hpp"
 
 namespace fs = std::filesystem;
 
@@ -32,9 +33,18 @@ std::string key_path(const SourceFile& f, const fs::path& dir) {
   return rel.empty() ? abs.generic_string() : rel.generic_string();
 }
 
+// A key's text as the baseline file holds it: JSON is UTF-8, so bytes that are not (a file name
+// in another encoding) are written as U+FFFD. Findings are compared in that form too, or the
+// entry of such a file would never match its finding.
+std::string as_stored(std::string text) {
+  if (is_valid_utf8(text)) return text;
+  const std::string dumped = nlohmann::json(text).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  return nlohmann::json::parse(dumped).get<std::string>();
+}
+
 Key key_of(const Diagnostic& d, const Project& project, const fs::path& dir) {
   const SourceFile& f = project.sources.get(d.span.file);
-  return {key_path(f, dir), d.code, normalized_line(f.line_text(d.span.start.line))};
+  return {as_stored(key_path(f, dir)), as_stored(d.code), normalized_line(f.line_text(d.span.start.line))};
 }
 
 }  // namespace

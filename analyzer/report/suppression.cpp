@@ -196,13 +196,21 @@ std::optional<Fix> unused_fix(const SourceFile& f, const NoqaDirective& d, const
   std::size_t comment_end = d.comment.end;
   while (comment_end > d.span.end && (text[comment_end - 1] == ' ' || text[comment_end - 1] == '\t')) --comment_end;
   if (comment_end != d.span.end) return std::nullopt;
+  // A byte order mark is held as three spaces at the start: the file's first line starts after it.
+  const std::size_t first = f.bom ? 3 : 0;
   std::size_t begin = d.span.begin;
-  while (begin > 0 && (text[begin - 1] == ' ' || text[begin - 1] == '\t')) --begin;
+  while (begin > first && (text[begin - 1] == ' ' || text[begin - 1] == '\t')) --begin;
   std::size_t end = d.comment.end;
   fix.title = "Remove the unused `noqa` directive";
-  if (begin == 0 || text[begin - 1] == '\n') {
+  if (begin == first || text[begin - 1] == '\n') {
     // The comment is alone on its line (and the directive is all of it): remove the line.
     if (d.span.begin != d.comment.begin) return std::nullopt;
+    // After a line ending in a backslash (shell, Makefile) the comment line ends the command;
+    // without it the next line would join the command. No fix then, as the LSP's `noqa` action.
+    std::size_t prev = begin;
+    if (prev > first && text[prev - 1] == '\n') --prev;
+    while (prev > first && (text[prev - 1] == ' ' || text[prev - 1] == '\t' || text[prev - 1] == '\r')) --prev;
+    if (begin > first && prev > first && text[prev - 1] == '\\') return std::nullopt;
     if (end < text.size() && text[end] == '\r') ++end;
     if (end < text.size() && text[end] == '\n') ++end;
   }
@@ -212,7 +220,8 @@ std::optional<Fix> unused_fix(const SourceFile& f, const NoqaDirective& d, const
 
 }  // namespace
 
-std::size_t apply_suppressions(const Project& project, std::vector<Diagnostic>& diags, const Selection& selection) {
+std::size_t apply_suppressions(const Project& project, std::vector<Diagnostic>& diags, const Selection& selection,
+                               const EnabledInFile& enabled_in) {
   Suppressor sup(project);
   if (sup.entries.empty()) return 0;
   const std::size_t before = diags.size();
@@ -248,7 +257,9 @@ std::size_t apply_suppressions(const Project& project, std::vector<Diagnostic>& 
     for (std::size_t k = 0; k < d.codes.size(); ++k) {
       const std::string& code = d.codes[k].code;
       const bool ours = code.rfind("TRL", 0) == 0 && is_known_code(code) && code != info->code;
-      if (ours && !e.used[k] && selection.enabled(code))
+      // A code the directive's file disables (a nested configuration's `ignore`) is not unused;
+      // one that `per-file-ignores` turns off is (the comment is redundant there, as in ruff).
+      if (ours && !e.used[k] && selection.enabled(code) && (!enabled_in || enabled_in(e.file, code)))
         names.push_back(code);
       else
         kept.push_back(code);

@@ -6,6 +6,7 @@
 // an enabled rule and suppress nothing are reported as TRL910 (unused-noqa).
 #pragma once
 
+#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -36,8 +37,15 @@ struct NoqaDirective {
 // The directives of one comment (`text` starts with `#`; `span` is the comment's).
 std::vector<NoqaDirective> parse_noqa(std::string_view text, const Span& span);
 
+// Whether the configuration of `file` enables `code` (its `select` / `ignore`, not
+// `per-file-ignores`).
+using EnabledInFile = std::function<bool(FileId file, const std::string& code)>;
+
 // Removes suppressed findings from `diags` and appends TRL910 findings for unused directives
 // (when TRL910 is enabled); keeps `diags` sorted. Returns how many findings were suppressed.
-std::size_t apply_suppressions(const Project& project, std::vector<Diagnostic>& diags, const Selection& selection);
+// A directive's code is judged unused only when `selection` and, when given, `enabled_in` for
+// the directive's file enable it.
+std::size_t apply_suppressions(const Project& project, std::vector<Diagnostic>& diags, const Selection& selection,
+                               const EnabledInFile& enabled_in = {});
 
 }  // namespace trl

@@ -60,4 +60,14 @@ case "$out" in *"eval_packing"*) ;; *) fail "from another folder: $out" ;; esac
 "$bin" --baseline missing.json . > /dev/null 2>&1; [ $? -eq 2 ] || fail "missing baseline must exit 2"
 echo '{"findings": 3}' > bad.json
 "$bin" --baseline bad.json . > /dev/null 2>&1; [ $? -eq 2 ] || fail "malformed baseline must exit 2"
+# A file whose name is not UTF-8: the baseline (JSON, UTF-8) holds the name with U+FFFD, and
+# reading it back matches the finding all the same.
+nu=$(mktemp -d)
+cp "$src/fixtures/TRL501/python_tokenizer_deprecated/requirements.txt" "$nu/"
+cp "$src/fixtures/TRL501/python_tokenizer_deprecated/train.py" "$nu/$(printf 'caf\351.py')"
+(cd "$nu" && "$bin" -n -q --write-baseline bl.json .) || { rm -rf "$nu"; fail "writing a baseline with a non-UTF-8 name"; }
+out=$(cd "$nu" && "$bin" -n --output-format concise --baseline bl.json . 2>&1); status=$?
+rm -rf "$nu"
+expect_eq "non-UTF-8 file name in the baseline" "" "$out"; [ $status -eq 0 ] || fail "non-UTF-8 name: exit $status"
+
 echo "baseline: all checks passed"

@@ -33,6 +33,13 @@ cp "$tmp/config.orig" recipes/config.yaml
 "$bin" -n --diff --exit-zero . > "$tmp/out" 2>&1; status=$?
 [ $status -eq 0 ] || fail "--diff --exit-zero: exit $status, want 0"
 cmp -s recipes/config.yaml "$tmp/config.orig" || fail "--diff changed a file"
+# -q drops the "Would fix N findings" note on stderr (as it drops "Fixed N findings"); the diff stays.
+"$bin" -n --diff -q . > "$tmp/out" 2> "$tmp/err"; status=$?
+[ $status -eq 1 ] || fail "--diff -q: exit $status, want 1"
+grep -q '^+max_length: 4096$' "$tmp/out" || fail "--diff -q: no diff on stdout"
+[ -s "$tmp/err" ] && { cat "$tmp/err" >> "$tmp/out"; fail "--diff -q wrote to stderr"; }
+"$bin" -n --diff . > /dev/null 2> "$tmp/err"
+grep -q '^Would fix 1 finding\.$' "$tmp/err" || fail "--diff without -q: no 'Would fix' note"
 
 # 3. Repeated selection options accumulate (a CLI11 usage error before).
 all=$("$bin" -n --output-format concise . 2>/dev/null | cut -d' ' -f2 | sort -u | tr '\n' ' ')

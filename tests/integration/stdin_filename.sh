@@ -80,6 +80,16 @@ grep -q 'TRL501' err.txt && fail "fixed finding still reported: $(cat err.txt)"
 "$bin" --output-format concise -q --fix --stdin-filename recipes/config.yaml . < buffer.txt > fixed.txt 2> err.txt
 expect_eq "-q: nothing on stderr" "" "$(cat err.txt)"
 expect_eq "disk file still untouched" "$before" "$(cat recipes/config.yaml)"
+# 7b. A buffer that starts with a UTF-8 byte order mark comes back with it, the rest fixed as
+#     without it (the mark is not three spaces: Python would see an indented first line).
+bomdir=$(mktemp -d)
+cp -r "$src/fixtures/TRL501/python_tokenizer_deprecated/." "$bomdir/"
+(cd "$bomdir" && "$bin" -n --stdin-filename train.py --fix --unsafe-fixes < train.py) > "$bomdir/plain.out" 2>/dev/null
+{ printf '\xef\xbb\xbf'; cat "$bomdir/train.py"; } > "$bomdir/bom.in"
+(cd "$bomdir" && "$bin" -n --stdin-filename train.py --fix --unsafe-fixes < bom.in) > "$bomdir/bom.out" 2>/dev/null
+cmp -s "$bomdir/plain.out" "$bomdir/train.py" && fail "BOM case: the buffer was not fixed"
+expect_eq "byte order mark kept on stdout" "$(printf '\xef\xbb\xbf'; cat "$bomdir/plain.out")" "$(cat "$bomdir/bom.out")"
+rm -rf "$bomdir"
 # 8. Without folder arguments, the project is the repository of the stdin file, wherever the tool
 #    runs from: from the file's own folder (editors often do), the launch and requirements.txt
 #    at the root still take part (the working folder alone had no run, so no finding).

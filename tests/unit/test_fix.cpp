@@ -240,6 +240,32 @@ TEST_CASE("a byte order mark survives a fix", "[fix]") {
   CHECK(dir.read("a.yaml") == "\xEF\xBB\xBFmax_length: 2048\n");
 }
 
+TEST_CASE("an edit from the start of a file keeps its byte order mark, and three spaces are no mark", "[fix]") {
+  FixDir dir;
+  dir.write("a.sh", "\xEF\xBB\xBF# first\n   accelerate launch x.py\n");
+  dir.write("b.sh", "# first\n   accelerate launch x.py\n");
+  Project p = load(dir);
+  std::vector<Diagnostic> diags;
+  for (const char* name : {"a.sh", "b.sh"}) {
+    const FileId id = id_of(p, dir, name);
+    REQUIRE(id != kNoFile);
+    Span line = find(p, id, "# first\n");
+    line.begin = 0;  // the edit starts at byte 0 (the mark's three bytes in a.sh)
+    line.start = p.sources.get(id).point_at(0);
+    diags.push_back(with_fix(line, {TextEdit{line, ""}}));
+  }
+  FixPlan plan = plan_fixes(diags, p, {});
+  REQUIRE(plan.files.size() == 2);
+  for (const auto& f : plan.files) {
+    const SourceFile& src = p.sources.get(f.file);
+    CHECK(unified_diff(src.path, text_on_disk(src, src.text), text_on_disk(src, f.fixed)).find("-   # first") ==
+          std::string::npos);
+    CHECK(write_fixed_file(src, f.fixed).empty());
+  }
+  CHECK(dir.read("a.sh") == "\xEF\xBB\xBF   accelerate launch x.py\n");
+  CHECK(dir.read("b.sh") == "   accelerate launch x.py\n");
+}
+
 TEST_CASE("a file with hard links, a read-only file and another user's file keep their text or owner", "[fix]") {
   const std::string original = "max_seq_length: 2048\n";
   SECTION("hard links: the fix would leave the other name with the old text") {

@@ -768,6 +768,33 @@ TEST_CASE("lsp server: the rule's fix as a quickfix, and fix-all of the document
   CHECK(fixed.find("# noqa: E501") != std::string::npos);
 }
 
+TEST_CASE("lsp server: fix-all of a file with a byte order mark leaves the mark to the editor") {
+  Copy p("formats/fixes_and_file_problems");
+  const std::string recipe = "recipes/qwen2.5-0.5b/sft_long.yaml";
+  const std::string original = p.read(recipe);
+  p.write(recipe, "\xEF\xBB\xBF" + original);
+  Session s;
+  s.add(request(1, "initialize", init_params(p.root.string())));
+  json pos = {{"line", 14}, {"character", 20}};
+  s.add(request(2, "textDocument/codeAction",
+                {{"textDocument", {{"uri", p.uri(recipe)}}},
+                 {"range", {{"start", pos}, {"end", pos}}},
+                 {"context", {{"diagnostics", json::array()}, {"only", {"source.fixAll"}}}}}));
+  s.add(request(3, "shutdown"));
+  s.add(notification("exit"));
+  s.run();
+  REQUIRE(s.response(2));
+  const json& all = (*s.response(2))["result"];
+  REQUIRE(all.size() == 1);
+  const json& edit = all[0]["edit"]["changes"][p.uri(recipe)][0];
+  const std::string fixed = edit["newText"];
+  // The editor's document starts after the mark: the new text has neither the mark nor the three
+  // spaces that stand for it, and starts as the file's first line does.
+  CHECK(fixed.substr(0, 20) == original.substr(0, 20));
+  CHECK(fixed.find("TRL101") == std::string::npos);
+  CHECK(edit["range"]["start"]["character"] == 0);
+}
+
 TEST_CASE("lsp server: an edit re-judges only the runs its file takes part in, and republishes their files") {
   // Two independent copies of a cross-file project: a/ and b/, one run each.
   Copy p("trl101/yaml_packing_accel_yaml_cp", {"a", "b"});
