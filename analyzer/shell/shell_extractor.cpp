@@ -6,6 +6,7 @@
 #include <map>
 #include <optional>
 #include <set>
+#include <utility>
 
 #include "analyzer/parse/tree_sitter.hpp"
 #include "analyzer/shell/shell_words.hpp"
@@ -1689,15 +1690,10 @@ ShellFacts extract_session(std::string_view text, const std::vector<SessionPiece
     ts::Tree tree = ts::parse(tree_sitter_bash(), src);
     ShellFacts piece_facts;
     Walker walker(src, file, piece_facts);
-    if (piece.isolated) {
-      walker.vars_ = vars;
-      walker.cwd_ = cwd;
-      walker.functions_ = functions;
-    } else {
-      walker.vars_ = std::move(vars);
-      walker.cwd_ = std::move(cwd);
-      walker.functions_ = std::move(functions);
-    }
+    // An isolated piece works on copies; the others take the state and hand it back below.
+    walker.vars_ = piece.isolated ? vars : std::exchange(vars, {});
+    walker.cwd_ = piece.isolated ? cwd : std::exchange(cwd, {});
+    walker.functions_ = piece.isolated ? functions : std::exchange(functions, {});
     walker.cwd_known_ = cwd_known;
     walker.opaque_ = opaque;
     walker.base_offset_ = options.base_offset + piece.begin;
