@@ -158,12 +158,10 @@ std::vector<Construction> trainer_calls(const Project& project, const TrainingRu
   return out;
 }
 
-Passed keyword_passed(const Construction& call, std::string_view name) {
-  const Member* found = nullptr;
-  for (const Member& kw : call.keywords)
-    if (kw.name == name) found = &kw;
-  if (!found) return call.unknown_spread ? Passed::Unknown : Passed::Absent;
-  const ValueRef& v = found->value;
+namespace {
+
+// Whether an argument's value is None: on every path, on none, or not known.
+Passed value_passed(const ValueRef& v) {
   if (!v) return Passed::Unknown;
   switch (v->kind) {
     case PyValue::Kind::Const: return v->constant.kind == Scalar::Kind::Null ? Passed::None : Passed::Value;
@@ -179,6 +177,16 @@ Passed keyword_passed(const Construction& call, std::string_view name) {
     case PyValue::Kind::Unknown: return v->not_none ? Passed::Value : Passed::Unknown;
     default: return Passed::Value;
   }
+}
+
+}  // namespace
+
+Passed keyword_passed(const Construction& call, std::string_view name) {
+  const Member* found = nullptr;
+  for (const Member& kw : call.keywords)
+    if (kw.name == name) found = &kw;
+  if (!found) return call.unknown_spread ? Passed::Unknown : Passed::Absent;
+  return value_passed(found->value);
 }
 
 Passed positional_passed(const Construction& call, std::string_view name, const VersionTarget& target) {
@@ -201,16 +209,7 @@ Passed positional_passed(const Construction& call, std::string_view name, const 
     if (at == o->params.end()) continue;
     const auto index = static_cast<std::size_t>(at - o->params.begin());
     if (index >= call.positional.size()) continue;
-    const ValueRef& v = call.positional[index];
-    if (v && v->is_const() && v->constant.kind == Scalar::Kind::Null) {
-      none = true;
-      continue;
-    }
-    const bool all_none = v && v->kind == PyValue::Kind::OneOf && !v->items.empty() &&
-                          std::all_of(v->items.begin(), v->items.end(), [](const ValueRef& a) {
-                            return a && a->is_const() && a->constant.kind == Scalar::Kind::Null;
-                          });
-    if (all_none) {
+    if (value_passed(call.positional[index]) == Passed::None) {
       none = true;
       continue;
     }
