@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "analyzer/diag/diagnostic.hpp"
+#include "analyzer/eval/python_eval.hpp"
 #include "analyzer/eval/training_run.hpp"
 #include "analyzer/project/project.hpp"
 
@@ -19,17 +20,26 @@ struct RuleInfo {
   std::string doc;      // Markdown: What it does / Why is this bad? / Example / Use instead / References
 };
 
+// A rule judges three kinds of part, each from its own inputs only, so that a caller may keep
+// the findings of a part whose inputs did not change (the LSP server does):
+// - a run: its settings, the files it reads (TrainingRun, run_files), and the version pins;
+// - an evaluated Python script (for_each_script): its summary (which covers the modules it read)
+//   and the version pins;
+// - a file: its facts, the version pins, and what the runs say about it (FileUses).
 // collect_diagnostics judges different rules on different threads at the same time (one rule's
 // calls all on one thread): a rule keeps no state of its own between calls, and what it reads
 // of the project is read-only by then (the script cache is filled before the threads start).
+// Where several parts reach one place (two runs read one YAML), the rule sets merge_key.
 class Rule {
  public:
   virtual ~Rule() = default;
   virtual const RuleInfo& info() const = 0;
   // Judges one training run.
   virtual void check_run(const TrainingRun&, const Project&, std::vector<Diagnostic>&) const {}
-  // Judges the project as a whole (file-level checks).
-  virtual void check_project(const Project&, const std::vector<TrainingRun>&, std::vector<Diagnostic>&) const {}
+  // Judges one evaluated script: the constructions in it.
+  virtual void check_script(const Project&, FileId, const ScriptSummary&, std::vector<Diagnostic>&) const {}
+  // Judges one file that holds YAML documents or that a run reads as its accelerate config.
+  virtual void check_file(const Project&, FileId, const FileUses&, std::vector<Diagnostic>&) const {}
 
  protected:
   Diagnostic make(Span span, std::string message) const {
@@ -39,6 +49,12 @@ class Rule {
     d.severity = info().severity;
     d.span = span;
     d.message = std::move(message);
+    return d;
+  }
+  // The same, merged with the findings of this rule at the same place (Diagnostic::merge_key).
+  Diagnostic make_merged(Span span, std::string message, std::string key = {}) const {
+    Diagnostic d = make(span, std::move(message));
+    d.merge_key = std::move(key);
     return d;
   }
 };

@@ -40,6 +40,11 @@ struct Diagnostic {
   std::vector<std::string> notes;  // free-standing notes without a location
   std::optional<std::string> help;
   std::vector<Fix> fixes;
+  // Set by a rule where several runs or scripts reach one place and may judge it differently
+  // (other target versions, another launch in `related`): the findings of one code at the same
+  // place (file and start of the primary span) with the same merge key are one, the first judged
+  // (runs in order, then scripts, then files; finish_diagnostics). Never shown.
+  std::optional<std::string> merge_key;
 };
 
 }  // namespace trl

@@ -1174,11 +1174,15 @@ ScriptSummary script_summary(const Project& project, const Knowledge& knowledge,
   return evaluator.summarize(script);
 }
 
-void ScriptCache::invalidate(FileId changed) {
+std::vector<FileId> ScriptCache::invalidate(FileId changed) {
+  std::vector<FileId> dropped;
   std::erase_if(summaries, [&](const auto& entry) {
     const auto& read = entry.second.modules;
-    return entry.first == changed || std::binary_search(read.begin(), read.end(), changed);
+    const bool drop = entry.first == changed || std::binary_search(read.begin(), read.end(), changed);
+    if (drop) dropped.push_back(entry.first);
+    return drop;
   });
+  return dropped;
 }
 
 namespace {
@@ -1282,6 +1286,20 @@ void add_setting_files(const Setting& s, std::set<FileId>& out) {
     if (r.span.valid()) out.insert(r.span.file);
 }
 }  // namespace
+
+std::vector<FileUses> file_uses(const Project& project, const std::vector<TrainingRun>& runs) {
+  std::vector<FileUses> out(project.sources.size());
+  for (const TrainingRun& r : runs) {
+    if (r.accelerate_yaml == kNoFile || r.accelerate_yaml >= out.size()) continue;
+    AccelerateUse use;
+    use.doc = r.accelerate_yaml_doc;
+    use.sets_num_processes = r.launch && r.launch->option("num_processes");
+    const LaunchOption* mp = r.launch ? r.launch->option("mixed_precision") : nullptr;
+    use.sets_mixed_precision = mp && mp->value && mp->value->known;
+    out[r.accelerate_yaml].accelerate.push_back(use);
+  }
+  return out;
+}
 
 std::set<FileId> run_files(const TrainingRun& run) {
   std::set<FileId> out;

@@ -39,6 +39,9 @@ struct RunScope {
 std::vector<TrainingRun> build_runs(const Project& project, const Knowledge& knowledge,
                                     const std::vector<DeclaredRun>& declared, const RunScope& scope);
 
+// What the runs say about each file (indexed by FileId, one per file of the project).
+std::vector<FileUses> file_uses(const Project& project, const std::vector<TrainingRun>& runs);
+
 // Every file a run reads: launch file, script and the modules it imports, config files,
 // referenced files, and the files its settings were written in.
 std::set<FileId> run_files(const TrainingRun& run);
@@ -49,8 +52,8 @@ struct ScriptCache {
   std::map<FileId, ScriptSummary> summaries;
   std::size_t files = 0;      // the project's file count when `summaries` was filled
   std::size_t evaluated = 0;  // scripts evaluated through this cache so far (tests, stats)
-  // Drops the evaluations that read `changed`.
-  void invalidate(FileId changed);
+  // Drops the evaluations that read `changed`, and returns their scripts.
+  std::vector<FileId> invalidate(FileId changed);
 };
 
 // One script's evaluation: the copy the project's script cache holds (read only: safe while

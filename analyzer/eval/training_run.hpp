@@ -166,4 +166,20 @@ struct TrainingRun {
   Span launch_span() const { return launch ? launch->span : Span{}; }
 };
 
+// A launch that reads a file as its accelerate config, as the per-file rules need to know it
+// (Rule::check_file): what the launch line itself sets.
+struct AccelerateUse {
+  std::size_t doc = 0;                // the YAML document read (TrainingRun::accelerate_yaml_doc)
+  bool sets_num_processes = false;    // the launch line passes --num_processes
+  bool sets_mixed_precision = false;  // the launch line passes --mixed_precision with a known value
+  bool operator==(const AccelerateUse&) const = default;
+};
+
+// What the runs of a project say about one file (file_uses): small, so that it can be kept
+// where the runs themselves are not.
+struct FileUses {
+  std::vector<AccelerateUse> accelerate;  // in the runs' order
+  bool operator==(const FileUses&) const = default;
+};
+
 }  // namespace trl

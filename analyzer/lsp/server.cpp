@@ -160,6 +160,14 @@ class Server {
   std::vector<TrainingRun> runs_;
   std::vector<std::set<FileId>> run_files_;
   std::vector<std::vector<Diagnostic>> run_diags_;
+  // The findings of each evaluated script, kept until its evaluation is dropped (it or a module
+  // it read changed); of each file judged as a file, kept until it changes or its uses do.
+  std::map<FileId, std::vector<Diagnostic>> script_diags_;
+  struct FileFindings {
+    FileUses uses;
+    std::vector<Diagnostic> diags;
+  };
+  std::map<FileId, FileFindings> file_diags_;
   std::vector<Diagnostic> diags_;          // the findings shown
   std::map<std::string, json> published_;  // uri -> the diagnostics last published (non-empty only)
   DocumentStore docs_;
@@ -324,6 +332,8 @@ class Server {
     runs_.clear();
     run_files_.clear();
     run_diags_.clear();
+    script_diags_.clear();
+    file_diags_.clear();
     diags_.clear();
     if (!project_) return;
     const auto t0 = std::chrono::steady_clock::now();
@@ -350,7 +360,10 @@ class Server {
   // every run is judged again.
   void reanalyse(FileId changed, const std::vector<PackagePin>& old_pins) {
     if (!project_) return;
-    if (project_->script_cache) project_->script_cache->invalidate(changed);
+    if (project_->script_cache)
+      for (FileId script : project_->script_cache->invalidate(changed)) script_diags_.erase(script);
+    script_diags_.erase(changed);
+    file_diags_.erase(changed);
     if (old_pins != project_->facts[changed].pins) {
       analyse();
       stats_.runs_rebuilt = runs_.size();
@@ -460,13 +473,34 @@ class Server {
     run_diags_ = std::move(diags);
   }
 
-  // The findings shown: file problems, every run's, the project rules'; then the selection,
-  // the settings of each file's configuration and the `noqa` comments.
+  // The findings shown: file problems, every run's, every script's, every file's (the kept ones,
+  // the others judged now); then the selection, the settings of each file's configuration and
+  // the `noqa` comments.
   void finish() {
     diags_.clear();
     file_problem_diagnostics(*project_, diags_);
     for (const auto& d : run_diags_) diags_.insert(diags_.end(), d.begin(), d.end());
-    project_diagnostics(*project_, runs_, selection_, diags_);
+    for_each_script(*project_, Knowledge::get(), [&](FileId id, const ScriptSummary& summary) {
+      auto it = script_diags_.find(id);
+      if (it == script_diags_.end()) {
+        it = script_diags_.emplace(id, std::vector<Diagnostic>{}).first;
+        script_diagnostics(*project_, id, summary, selection_, it->second);
+        ++stats_.scripts_judged;
+      }
+      diags_.insert(diags_.end(), it->second.begin(), it->second.end());
+    });
+    std::vector<FileUses> uses = file_uses(*project_, runs_);
+    for (FileId id = 0; id < project_->sources.size(); ++id) {
+      if (!judged_as_file(*project_, id, uses[id])) continue;
+      auto it = file_diags_.find(id);
+      if (it == file_diags_.end() || !(it->second.uses == uses[id])) {
+        FileFindings f{std::move(uses[id]), {}};
+        file_diagnostics(*project_, id, f.uses, selection_, f.diags);
+        it = file_diags_.insert_or_assign(id, std::move(f)).first;
+        ++stats_.files_judged;
+      }
+      diags_.insert(diags_.end(), it->second.diags.begin(), it->second.diags.end());
+    }
     finish_diagnostics(*project_, selection_, diags_);
     apply_settings(diags_, *project_, *config_);
     apply_suppressions(*project_, diags_, selection_, [this](FileId file, const std::string& code) {

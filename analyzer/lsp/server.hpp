@@ -20,6 +20,8 @@ struct ServerStats {
   std::size_t runs_rebuilt = 0;        // runs rebuilt by the last edit (its file takes part in them)
   std::size_t runs_total = 0;          // runs after the last analysis
   std::size_t scripts_evaluated = 0;   // script evaluations the project-wide rules needed, in all
+  std::size_t scripts_judged = 0;      // scripts judged by the rules, in all (each kept until it changes)
+  std::size_t files_judged = 0;        // files judged by the rules, in all (each kept until it or its uses change)
 };
 
 struct ServerOptions {

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <deque>
 #include <iterator>
 #include <map>
 #include <set>
@@ -75,11 +76,37 @@ void run_diagnostics(const Project& project, const TrainingRun& run, const Selec
     if (selection.enabled(rule->info().code)) rule->check_run(run, project, out);
 }
 
-void project_diagnostics(const Project& project, const std::vector<TrainingRun>& runs, const Selection& selection,
-                         std::vector<Diagnostic>& out) {
+void script_diagnostics(const Project& project, FileId script, const ScriptSummary& summary, const Selection& selection,
+                        std::vector<Diagnostic>& out) {
   const VersionTargetsMemo memo(project);
   for (const auto& rule : all_rules())
-    if (selection.enabled(rule->info().code)) rule->check_project(project, runs, out);
+    if (selection.enabled(rule->info().code)) rule->check_script(project, script, summary, out);
+}
+
+bool judged_as_file(const Project& project, FileId file, const FileUses& uses) {
+  return !uses.accelerate.empty() || (file < project.facts.size() && !project.facts[file].yaml.empty());
+}
+
+void file_diagnostics(const Project& project, FileId file, const FileUses& uses, const Selection& selection,
+                      std::vector<Diagnostic>& out) {
+  const VersionTargetsMemo memo(project);
+  for (const auto& rule : all_rules())
+    if (selection.enabled(rule->info().code)) rule->check_file(project, file, uses, out);
+}
+
+void merge_findings(std::vector<Diagnostic>& diags) {
+  std::set<std::tuple<std::string_view, FileId, std::uint32_t, std::string_view>> seen;
+  std::vector<bool> drop(diags.size(), false);
+  bool any = false;
+  for (std::size_t i = 0; i < diags.size(); ++i) {
+    const Diagnostic& d = diags[i];
+    if (!d.merge_key) continue;
+    drop[i] = !seen.insert({d.code, d.span.file, d.span.begin, *d.merge_key}).second;
+    any = any || drop[i];
+  }
+  if (!any) return;
+  std::size_t i = 0;
+  std::erase_if(diags, [&](const Diagnostic&) { return drop[i++]; });
 }
 
 void notebook_positions(const Project& project, std::vector<Diagnostic>& diags) {
@@ -112,6 +139,7 @@ void notebook_positions(const Project& project, std::vector<Diagnostic>& diags) 
 
 void finish_diagnostics(const Project& project, const Selection& selection, std::vector<Diagnostic>& diags) {
   std::erase_if(diags, [&](const Diagnostic& d) { return !selection.enabled(d.code); });
+  merge_findings(diags);
   notebook_positions(project, diags);
   sort_diagnostics(project, diags);
 }
@@ -125,19 +153,35 @@ std::vector<Diagnostic> collect_diagnostics(const Project& project, const std::v
   std::vector<const Rule*> rules;
   for (const auto& rule : all_rules())
     if (selection.enabled(rule->info().code)) rules.push_back(rule.get());
+  // What each rule judges besides the runs: the evaluated scripts, gathered once (the summaries
+  // the project's script cache keeps, else copies), and the files with YAML or read as accelerate
+  // configs. Filling the script cache here also lets the threads below only read it.
+  std::vector<std::pair<FileId, const ScriptSummary*>> scripts;
+  std::deque<ScriptSummary> copies;
+  for_each_script(project, Knowledge::get(), [&](FileId id, const ScriptSummary& s) {
+    if (project.script_cache) {
+      scripts.emplace_back(id, &s);
+    } else {
+      copies.push_back(s);
+      scripts.emplace_back(id, &copies.back());
+    }
+  });
+  const std::vector<FileUses> uses = file_uses(project, runs);
+  std::vector<FileId> files;
+  for (FileId id = 0; id < project.sources.size(); ++id)
+    if (judged_as_file(project, id, uses[id])) files.push_back(id);
   // Each rule's findings go to a list of their own, joined in the rules' order afterwards: the
-  // list a single thread makes, whatever thread judged which rule.
+  // list a single thread makes, whatever thread judged which rule. In each list: the runs, then
+  // the scripts, then the files (the order merge_findings keeps the first of).
   std::vector<std::vector<Diagnostic>> found(rules.size());
   auto judge = [&](std::size_t i) {
     for (const auto& run : runs) rules[i]->check_run(run, project, found[i]);
-    rules[i]->check_project(project, runs, found[i]);
+    for (const auto& [id, summary] : scripts) rules[i]->check_script(project, id, *summary, found[i]);
+    for (FileId id : files) rules[i]->check_file(project, id, uses[id], found[i]);
   };
   if (threads == 1) {
     for (std::size_t i = 0; i < rules.size(); ++i) judge(i);
   } else {
-    // The rules that read the scripts' evaluations share the project's script cache: it is
-    // filled here, so that the threads only read it.
-    if (project.script_cache) for_each_script(project, Knowledge::get(), [](FileId, const ScriptSummary&) {});
     // Rules in the registry's order, taken by whichever thread is free; each thread asks for
     // the version targets through a memo of its own (the calling thread's is `memo`).
     std::atomic<std::size_t> next{0};

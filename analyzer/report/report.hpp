@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "analyzer/diag/diagnostic.hpp"
+#include "analyzer/eval/python_eval.hpp"
 #include "analyzer/eval/training_run.hpp"
 #include "analyzer/project/project.hpp"
 
@@ -24,19 +25,28 @@ struct Selection {
 std::vector<Diagnostic> collect_diagnostics(const Project& project, const std::vector<TrainingRun>& runs,
                                             const Selection& selection, unsigned threads = 1);
 
-// The parts of collect_diagnostics, for a caller that keeps each run's findings (the LSP server
-// re-judges only the runs an edit touches). None filters by selection or sorts: finish with
-// finish_diagnostics.
+// The parts of collect_diagnostics, for a caller that keeps each part's findings (the LSP server
+// judges again only the runs, scripts and files an edit touches; rules/rule.hpp says what each
+// part reads). None filters by selection or sorts: join them in the order collect_diagnostics
+// does (file problems; runs; scripts; files) and finish with finish_diagnostics.
 void file_problem_diagnostics(const Project& project, std::vector<Diagnostic>& out);
 void run_diagnostics(const Project& project, const TrainingRun& run, const Selection& selection,
                      std::vector<Diagnostic>& out);
-void project_diagnostics(const Project& project, const std::vector<TrainingRun>& runs, const Selection& selection,
-                         std::vector<Diagnostic>& out);
+void script_diagnostics(const Project& project, FileId script, const ScriptSummary& summary, const Selection& selection,
+                        std::vector<Diagnostic>& out);
+// For each file that holds YAML documents or that a run reads as its accelerate config
+// (judged_as_file); `uses`: file_uses(project, runs)[file].
+bool judged_as_file(const Project& project, FileId file, const FileUses& uses);
+void file_diagnostics(const Project& project, FileId file, const FileUses& uses, const Selection& selection,
+                      std::vector<Diagnostic>& out);
 // A notebook's code is read with each line of a cell decoded and placed at the start of its
 // .ipynb line (analyzer/notebook): moves the spans of findings there onto the characters of the
 // JSON strings they came from, and drops fixes that would edit a notebook. Call once per finding.
 void notebook_positions(const Project& project, std::vector<Diagnostic>& diags);
-// Drops what `selection` disables, maps notebook positions, then sorts and de-duplicates.
+// Keeps the first of the findings of one code at one place with one merge key (Diagnostic::merge_key).
+void merge_findings(std::vector<Diagnostic>& diags);
+// Drops what `selection` disables, merges (merge_findings), maps notebook positions, then sorts
+// and de-duplicates.
 void finish_diagnostics(const Project& project, const Selection& selection, std::vector<Diagnostic>& diags);
 
 // Orders findings by (path, line, column, code, message) and drops exact repeats.

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <map>
-#include <set>
 #include <vector>
 
 #include "analyzer/eval/run_builder.hpp"
@@ -17,7 +16,6 @@ struct Context {
   bool removed;
   const Project& project;
   const Knowledge& k = Knowledge::get();
-  std::set<std::tuple<FileId, std::uint32_t, std::string>> seen;
   std::map<const ClassInfo*, std::vector<const Rename*>> renames;  // renames_for, once per class
 
   const std::vector<const Rename*>& renames_of(const ClassInfo& cls) {
@@ -45,7 +43,6 @@ void report(Context& cx, const Rename& r, Span at, const VersionTargets& targets
   if (state == RenameState::NotYet) return;
   Span word = find_word(cx.project, at, r.old_name);
   if (!word.valid()) word = at;
-  if (!cx.seen.insert({word.file, word.begin, r.old_name}).second) return;
   const std::string L = library_display(lib);
   std::string msg = "`" + r.old_name + "` ";
   if (!r.new_name.empty())
@@ -60,6 +57,8 @@ void report(Context& cx, const Rename& r, Span at, const VersionTargets& targets
   Diagnostic d;
   d.code = cx.rule.info().code;
   d.name = cx.rule.info().name;
+  // Two runs may read one trainer YAML, and one dict may reach two calls: one finding per word.
+  d.merge_key = r.old_name;
   d.severity = state == RenameState::Removed ? Severity::Error : Severity::Warning;
   d.span = word;
   d.message = msg;
@@ -95,54 +94,53 @@ void report(Context& cx, const Rename& r, Span at, const VersionTargets& targets
 
 }  // namespace
 
-void find_renamed_arguments(const Rule& rule, bool removed, const Project& project,
-                            const std::vector<TrainingRun>& runs, std::vector<Diagnostic>& out) {
+void find_renamed_in_run(const Rule& rule, bool removed, const Project& project, const TrainingRun& run,
+                         std::vector<Diagnostic>& out) {
+  if (!run.args_from_parser || run.parser_classes.empty()) return;
   Context cx{rule, removed, project};
-  // Trainer YAML keys and launch-line flags of runs whose arguments come from TrlParser.
-  for (const TrainingRun& run : runs) {
-    if (!run.args_from_parser || run.parser_classes.empty()) continue;
-    const VersionTargets targets = version_targets(project, run_anchor(run), cx.k);
-    std::vector<const Rename*> renames;
-    for (const ClassInfo* c : run.parser_classes)
-      for (const Rename* r : cx.renames_of(*c)) renames.push_back(r);
-    for (const auto& [key, setting] : run.args) {
-      if (setting.origin != "trainer YAML" && setting.origin != "command line") continue;
-      if (is_field_of_any(cx.k, run.parser_classes, key)) continue;
-      // A field of the script's own dataclass (TrlParser fills it like the others), or of a class
-      // we could not resolve: the key is that class's, not an old name of the library's.
-      if (!run.parser_classes_complete ||
-          std::find(run.user_fields.begin(), run.user_fields.end(), key) != run.user_fields.end())
-        continue;
+  const VersionTargets targets = version_targets(project, run_anchor(run), cx.k);
+  std::vector<const Rename*> renames;
+  for (const ClassInfo* c : run.parser_classes)
+    for (const Rename* r : cx.renames_of(*c)) renames.push_back(r);
+  for (const auto& [key, setting] : run.args) {
+    if (setting.origin != "trainer YAML" && setting.origin != "command line") continue;
+    if (is_field_of_any(cx.k, run.parser_classes, key)) continue;
+    // A field of the script's own dataclass (TrlParser fills it like the others), or of a class
+    // we could not resolve: the key is that class's, not an old name of the library's.
+    if (!run.parser_classes_complete ||
+        std::find(run.user_fields.begin(), run.user_fields.end(), key) != run.user_fields.end())
+      continue;
+    for (const Rename* r : renames) {
+      if (r->old_name != key) continue;
+      const bool also_new =
+          !r->new_name.empty() && run.args.count(r->new_name) && run.args.at(r->new_name).origin == setting.origin;
+      report(cx, *r, setting.span, targets, also_new,
+             setting.origin == "trainer YAML" ? "trainer YAML key" : "command-line flag", out);
+      break;
+    }
+  }
+}
+
+void find_renamed_in_script(const Rule& rule, bool removed, const Project& project, FileId file,
+                            const ScriptSummary& summary, std::vector<Diagnostic>& out) {
+  Context cx{rule, removed, project};
+  const VersionTargets targets = version_targets(project, file, cx.k);
+  for (const Construction& c : summary.constructions) {
+    if (!c.cls) continue;
+    const auto& renames = cx.renames_of(*c.cls);
+    for (const Member& kw : c.keywords) {
+      if (cx.k.field(*c.cls, kw.name)) continue;
       for (const Rename* r : renames) {
-        if (r->old_name != key) continue;
-        const bool also_new =
-            !r->new_name.empty() && run.args.count(r->new_name) && run.args.at(r->new_name).origin == setting.origin;
-        report(cx, *r, setting.span, targets, also_new,
-               setting.origin == "trainer YAML" ? "trainer YAML key" : "command-line flag", out);
+        if (r->old_name != kw.name) continue;
+        bool also_new = false;
+        for (const Member& o : c.keywords) also_new = also_new || o.name == r->new_name;
+        const bool in_call =
+            kw.set_at.file == c.span.file && kw.set_at.begin >= c.span.begin && kw.set_at.end <= c.span.end;
+        report(cx, *r, kw.set_at, targets, also_new, "keyword argument of " + c.cls->name, out, !in_call);
         break;
       }
     }
   }
-  // Python keyword arguments of known classes (configs and trainers).
-  for_each_script(project, cx.k, [&](FileId file, const ScriptSummary& summary) {
-    const VersionTargets targets = version_targets(project, file, cx.k);
-    for (const Construction& c : summary.constructions) {
-      if (!c.cls) continue;
-      const auto& renames = cx.renames_of(*c.cls);
-      for (const Member& kw : c.keywords) {
-        if (cx.k.field(*c.cls, kw.name)) continue;
-        for (const Rename* r : renames) {
-          if (r->old_name != kw.name) continue;
-          bool also_new = false;
-          for (const Member& o : c.keywords) also_new = also_new || o.name == r->new_name;
-          const bool in_call =
-              kw.set_at.file == c.span.file && kw.set_at.begin >= c.span.begin && kw.set_at.end <= c.span.end;
-          report(cx, *r, kw.set_at, targets, also_new, "keyword argument of " + c.cls->name, out, !in_call);
-          break;
-        }
-      }
-    }
-  });
 }
 
 }  // namespace trl::rules

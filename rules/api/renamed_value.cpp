@@ -1,8 +1,6 @@
 // TRL503 renamed-value: a renamed value of an argument (packing_strategy ffd -> bfd,
 // bfd-requeue -> bfd_split, truncation_mode keep_end -> keep_start).
 
-#include <set>
-
 #include "rules/rule.hpp"
 #include "rules/support/rule_support.hpp"
 
@@ -53,56 +51,52 @@ class RenamedValue final : public Rule {
  public:
   const RuleInfo& info() const override { return kInfo; }
 
-  void check_project(const Project& project, const std::vector<TrainingRun>& runs,
-                     std::vector<Diagnostic>& out) const override {
+  void check_run(const TrainingRun& run, const Project& project, std::vector<Diagnostic>& out) const override {
     const Knowledge& k = Knowledge::get();
-    std::set<std::pair<FileId, std::uint32_t>> seen;
-    for (const TrainingRun& run : runs) {
-      if (!run.config_class) continue;
-      const VersionTargets targets = version_targets(project, rules::run_anchor(run), k);
-      for (const Rename* r : rules::renames_for(k, *run.config_class, true)) {
-        if (r->old_value.kind != Scalar::Kind::Str) continue;
-        auto it = run.args.find(r->field);
-        if (it == run.args.end() || !it->second.known()) continue;
-        const Setting& s = it->second;
-        if (!(s.value == r->old_value)) continue;
-        const VersionTarget& target = targets.of(k.library_of(r->cls));
-        const auto state = rules::rename_state(*r, target);
-        if (state == rules::RenameState::NotYet) continue;
-        // The literal: where the value was written when it flowed here from elsewhere (a variable),
-        // else in the setting itself. Only there may the fix edit (a search from the setting on
-        // would find the word in other arguments of the line).
-        const bool flowed =
-            s.value_span.valid() &&
-            (s.value_span.file != s.span.file || s.value_span.begin != s.span.begin || s.value_span.end != s.span.end);
-        Span at = rules::find_word(project, flowed ? s.value_span : s.span, r->old_value.s, true);
-        const bool literal = at.valid() && (!flowed || (at.begin >= s.value_span.begin && at.end <= s.value_span.end));
-        if (!at.valid()) at = s.primary_span();
-        if (!seen.insert({at.file, at.begin}).second) continue;
-        const std::string L = rules::library_display(k.library_of(r->cls));
-        const std::string nv = r->new_value.kind == Scalar::Kind::Str ? r->new_value.s : r->new_value.yaml();
-        Diagnostic d = make(at, "`" + r->field + ": " + r->old_value.s + "` " +
-                                    (state == rules::RenameState::Removed ? "no longer exists" : "is deprecated") +
-                                    ": use `" + nv + "` (" +
-                                    (r->removed.empty() ? "deprecated in " + L + " " + r->deprecated
-                                                        : "renamed in " + L + " " + r->removed) +
-                                    "); judged against " + target.describe());
-        d.severity = state == rules::RenameState::Removed ? Severity::Error : Severity::Warning;
-        d.label = "set here (" + s.origin + ")";
-        if (target.pin.valid()) d.related.push_back({target.pin, "version pinned here"});
-        if (!r->note.empty()) d.notes.push_back(r->note);
-        d.notes.push_back("source: " + r->source);
-        d.help = "set `" + r->field + ": " + nv + "`";
-        if (literal && rules::span_text(project, at) == r->old_value.s) {
-          Fix fix;
-          fix.title = "Replace `" + r->old_value.s + "` with `" + nv + "`";
-          fix.edits.push_back({at, nv});
-          // A literal assigned to a variable may be read elsewhere too.
-          fix.safe = !r->unsafe_fix && !flowed;
-          d.fixes.push_back(std::move(fix));
-        }
-        out.push_back(std::move(d));
+    if (!run.config_class) return;
+    const VersionTargets targets = version_targets(project, rules::run_anchor(run), k);
+    for (const Rename* r : rules::renames_for(k, *run.config_class, true)) {
+      if (r->old_value.kind != Scalar::Kind::Str) continue;
+      auto it = run.args.find(r->field);
+      if (it == run.args.end() || !it->second.known()) continue;
+      const Setting& s = it->second;
+      if (!(s.value == r->old_value)) continue;
+      const VersionTarget& target = targets.of(k.library_of(r->cls));
+      const auto state = rules::rename_state(*r, target);
+      if (state == rules::RenameState::NotYet) continue;
+      // The literal: where the value was written when it flowed here from elsewhere (a variable),
+      // else in the setting itself. Only there may the fix edit (a search from the setting on
+      // would find the word in other arguments of the line).
+      const bool flowed =
+          s.value_span.valid() &&
+          (s.value_span.file != s.span.file || s.value_span.begin != s.span.begin || s.value_span.end != s.span.end);
+      Span at = rules::find_word(project, flowed ? s.value_span : s.span, r->old_value.s, true);
+      const bool literal = at.valid() && (!flowed || (at.begin >= s.value_span.begin && at.end <= s.value_span.end));
+      if (!at.valid()) at = s.primary_span();
+      const std::string L = rules::library_display(k.library_of(r->cls));
+      const std::string nv = r->new_value.kind == Scalar::Kind::Str ? r->new_value.s : r->new_value.yaml();
+      // Two runs may read one trainer YAML: one finding per place.
+      Diagnostic d = make_merged(
+          at,
+          "`" + r->field + ": " + r->old_value.s + "` " +
+              (state == rules::RenameState::Removed ? "no longer exists" : "is deprecated") + ": use `" + nv + "` (" +
+              (r->removed.empty() ? "deprecated in " + L + " " + r->deprecated : "renamed in " + L + " " + r->removed) +
+              "); judged against " + target.describe());
+      d.severity = state == rules::RenameState::Removed ? Severity::Error : Severity::Warning;
+      d.label = "set here (" + s.origin + ")";
+      if (target.pin.valid()) d.related.push_back({target.pin, "version pinned here"});
+      if (!r->note.empty()) d.notes.push_back(r->note);
+      d.notes.push_back("source: " + r->source);
+      d.help = "set `" + r->field + ": " + nv + "`";
+      if (literal && rules::span_text(project, at) == r->old_value.s) {
+        Fix fix;
+        fix.title = "Replace `" + r->old_value.s + "` with `" + nv + "`";
+        fix.edits.push_back({at, nv});
+        // A literal assigned to a variable may be read elsewhere too.
+        fix.safe = !r->unsafe_fix && !flowed;
+        d.fixes.push_back(std::move(fix));
       }
+      out.push_back(std::move(d));
     }
   }
 };

@@ -61,47 +61,47 @@ class InvalidChoice final : public Rule {
  public:
   const RuleInfo& info() const override { return kInfo; }
 
-  void check_project(const Project& project, const std::vector<TrainingRun>& runs,
-                     std::vector<Diagnostic>& out) const override {
+  // Several runs may read one YAML, and a launch's accelerate YAML is judged as a file too:
+  // one finding per place (merge key).
+  void check_run(const TrainingRun& run, const Project& project, std::vector<Diagnostic>& out) const override {
     const Knowledge& k = Knowledge::get();
-    std::set<std::pair<FileId, std::uint32_t>> seen;
-    for (const TrainingRun& run : runs) {
-      std::vector<const ClassInfo*> classes = run.parser_classes;
-      if (classes.empty() && run.config_class) classes.push_back(run.config_class);
-      if (classes.empty()) continue;
-      const VersionTargets t = version_targets(project, rules::run_anchor(run), k);
-      if (!version_ok(t, k, "trl") || !version_ok(t, k, "transformers")) continue;
-      for (const auto& [key, s] : run.args) {
-        if (!s.known() || s.value.kind != Scalar::Kind::Str || !s.span.valid()) continue;
-        const FieldInfo* f = nullptr;
-        for (const ClassInfo* c : classes)
-          if (!f) f = k.field(*c, key);
-        if (!f || f->choices.empty() || f->type == "list") continue;
-        if (std::find(f->choices.begin(), f->choices.end(), s.value.s) != f->choices.end()) continue;
-        if (renamed_value(k, run, key, s.value.s)) continue;  // TRL503
-        if (!used(run, key)) continue;
-        Span at = rules::find_word(project, s.span, s.value.s, true);
-        if (!at.valid()) at = s.span;
-        if (!seen.insert({at.file, at.begin}).second) continue;
-        Diagnostic d =
-            make(at, "`" + key + ": " + s.value.s + "` is not one of the accepted values (" + join(f->choices) + ")");
-        d.label = "set here (" + s.origin + ")";
-        if (auto near = rules::nearest(s.value.s, f->choices); !near.empty()) d.help = "did you mean `" + near + "`?";
-        if (!f->source.empty()) d.notes.push_back("source: " + f->source);
-        if (run.launch) d.related.push_back({run.launch->span, "used by this launch"});
-        out.push_back(std::move(d));
-      }
+    std::vector<const ClassInfo*> classes = run.parser_classes;
+    if (classes.empty() && run.config_class) classes.push_back(run.config_class);
+    if (classes.empty()) return;
+    const VersionTargets t = version_targets(project, rules::run_anchor(run), k);
+    if (!version_ok(t, k, "trl") || !version_ok(t, k, "transformers")) return;
+    for (const auto& [key, s] : run.args) {
+      if (!s.known() || s.value.kind != Scalar::Kind::Str || !s.span.valid()) continue;
+      const FieldInfo* f = nullptr;
+      for (const ClassInfo* c : classes)
+        if (!f) f = k.field(*c, key);
+      if (!f || f->choices.empty() || f->type == "list") continue;
+      if (std::find(f->choices.begin(), f->choices.end(), s.value.s) != f->choices.end()) continue;
+      if (renamed_value(k, run, key, s.value.s)) continue;  // TRL503
+      if (!used(run, key)) continue;
+      Span at = rules::find_word(project, s.span, s.value.s, true);
+      if (!at.valid()) at = s.span;
+      Diagnostic d = make_merged(
+          at, "`" + key + ": " + s.value.s + "` is not one of the accepted values (" + join(f->choices) + ")");
+      d.label = "set here (" + s.origin + ")";
+      if (auto near = rules::nearest(s.value.s, f->choices); !near.empty()) d.help = "did you mean `" + near + "`?";
+      if (!f->source.empty()) d.notes.push_back("source: " + f->source);
+      if (run.launch) d.related.push_back({run.launch->span, "used by this launch"});
+      out.push_back(std::move(d));
     }
-    rules::for_each_yaml_key(project, runs, [&](const rules::YamlKeyUse& u) {
-      if (u.reader != rules::YamlReader::Accelerate || u.field->choices.empty()) return;
+  }
+
+  void check_file(const Project& project, FileId file, const FileUses& uses,
+                  std::vector<Diagnostic>& out) const override {
+    rules::for_each_accelerate_yaml_key(project, file, uses, [&](const rules::YamlKeyUse& u) {
+      if (u.field->choices.empty()) return;
       const YamlNode& v = *u.entry->value;
       if (v.kind != YamlNode::Kind::Scalar || v.tagged) return;
       if (v.scalar.kind != Scalar::Kind::Str && v.scalar.kind != Scalar::Kind::Int) return;
       const std::string value = v.scalar.kind == Scalar::Kind::Str ? v.scalar.s : std::to_string(v.scalar.i);
       if (std::find(u.field->choices.begin(), u.field->choices.end(), value) != u.field->choices.end()) return;
-      if (!seen.insert({v.span.file, v.span.begin}).second) return;
-      Diagnostic d = make(v.span, "`" + u.entry->key + ": " + value + "` is not one of the accepted values (" +
-                                      join(u.field->choices) + ")");
+      Diagnostic d = make_merged(v.span, "`" + u.entry->key + ": " + value + "` is not one of the accepted values (" +
+                                             join(u.field->choices) + ")");
       if (auto near = rules::nearest(value, u.field->choices); !near.empty()) d.help = "did you mean `" + near + "`?";
       d.notes.push_back("accelerate rejects it when it loads the config or builds the plugin");
       out.push_back(std::move(d));

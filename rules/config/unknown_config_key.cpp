@@ -2,11 +2,10 @@
 // accelerate YAML key that the target version does not accept.
 
 #include <algorithm>
-#include <set>
 
-#include "analyzer/eval/run_builder.hpp"
 #include "rules/rule.hpp"
 #include "rules/support/rule_support.hpp"
+#include "rules/support/yaml_scopes.hpp"
 
 namespace trl {
 
@@ -96,127 +95,111 @@ std::string class_list(const std::vector<const ClassInfo*>& classes) {
   return out;
 }
 
-const YamlNode* root_of(const Project& p, FileId id) {
-  if (id == kNoFile || id >= p.facts.size() || p.facts[id].yaml.empty()) return nullptr;
-  const auto& r = p.facts[id].yaml.front().root;
-  return r && r->kind == YamlNode::Kind::Mapping ? r.get() : nullptr;
-}
-
 class UnknownConfigKey final : public Rule {
  public:
   const RuleInfo& info() const override { return kInfo; }
 
-  void check_project(const Project& project, const std::vector<TrainingRun>& runs,
-                     std::vector<Diagnostic>& out) const override {
+  // Trainer YAML keys and flags of TrlParser runs. Several runs may read one YAML, a keyword may
+  // be written in a dict two calls read, and a launch's accelerate YAML is judged as a file too:
+  // one finding per place (merge key).
+  void check_run(const TrainingRun& run, const Project& project, std::vector<Diagnostic>& out) const override {
     const Knowledge& k = Knowledge::get();
-    std::set<std::pair<FileId, std::uint32_t>> seen;
-    auto emit = [&](Diagnostic d) {
-      if (seen.insert({d.span.file, d.span.begin}).second) out.push_back(std::move(d));
+    if (!run.args_from_parser || !run.parser_classes_complete || run.parser_keeps_unknown || run.parser_classes.empty())
+      return;
+    const VersionTargets t = version_targets(project, rules::run_anchor(run), k);
+    if (!at_least(t, k, "trl") || !at_least(t, k, "transformers")) return;
+    const bool trl_cli = run.launch && run.launch->launcher == Launcher::Trl;
+    // Every field name, for "did you mean": gathered only when a key is reported.
+    std::vector<std::string> names;
+    bool names_gathered = false;
+    auto field_names = [&]() -> const std::vector<std::string>& {
+      if (!names_gathered)
+        for (const ClassInfo* c : run.parser_classes) all_fields(k, *c, names);
+      names_gathered = true;
+      return names;
     };
-
-    // Trainer YAML keys and flags of TrlParser runs.
-    for (const TrainingRun& run : runs) {
-      if (!run.args_from_parser || !run.parser_classes_complete || run.parser_keeps_unknown ||
-          run.parser_classes.empty())
-        continue;
-      const VersionTargets t = version_targets(project, rules::run_anchor(run), k);
-      if (!at_least(t, k, "trl") || !at_least(t, k, "transformers")) continue;
-      const bool trl_cli = run.launch && run.launch->launcher == Launcher::Trl;
-      // Every field name, for "did you mean": gathered only when a key is reported.
-      std::vector<std::string> names;
-      bool names_gathered = false;
-      auto field_names = [&]() -> const std::vector<std::string>& {
-        if (!names_gathered)
-          for (const ClassInfo* c : run.parser_classes) all_fields(k, *c, names);
-        names_gathered = true;
-        return names;
-      };
-      for (const auto& [key, s] : run.args) {
-        if (s.origin != "trainer YAML" && s.origin != "command line") continue;
-        bool known = false;
-        for (const ClassInfo* c : run.parser_classes) known = known || k.field(*c, key);
-        // Fields of the script's own @dataclass classes the parser also fills.
-        known = known || std::find(run.user_fields.begin(), run.user_fields.end(), key) != run.user_fields.end();
-        if (known || is_old_name(k, key) || key == "env") continue;
-        if (trl_cli && (k.launch_flag(key) || key == "accelerate_config")) continue;
-        if (!trl_cli && s.origin == "command line" && key.rfind("no_", 0) == 0) continue;
-        Span at = rules::find_word(project, s.span, key);
-        if (!at.valid()) at = s.span;
-        const bool yaml = s.origin == "trainer YAML";
-        Diagnostic d =
-            make(at, std::string(yaml ? "trainer YAML key" : "flag") + " `" + key + "` is not an argument of " +
-                         class_list(run.parser_classes) + " (" + t.trl.describe() + ")");
-        if (k.launch_flag(key)) {
-          d.notes.push_back("`" + key +
-                            "` is an `accelerate launch` option: the script's argument parser does not read it");
-          d.help = "pass `--" + key + "` to `accelerate launch` instead";
-        } else if (auto near = rules::nearest(key, field_names()); !near.empty()) {
-          d.help = "did you mean `" + near + "`?";
-        }
-        d.notes.push_back(yaml ? "TrlParser raises \"Unknown arguments from config file\" (TRL >= 0.19); TRL's own "
-                                 "scripts ignore the key silently"
-                               : "HfArgumentParser raises on arguments no dataclass takes");
-        if (run.launch) d.related.push_back({run.launch->span, "read by this launch"});
-        emit(std::move(d));
+    for (const auto& [key, s] : run.args) {
+      if (s.origin != "trainer YAML" && s.origin != "command line") continue;
+      bool known = false;
+      for (const ClassInfo* c : run.parser_classes) known = known || k.field(*c, key);
+      // Fields of the script's own @dataclass classes the parser also fills.
+      known = known || std::find(run.user_fields.begin(), run.user_fields.end(), key) != run.user_fields.end();
+      if (known || is_old_name(k, key) || key == "env") continue;
+      if (trl_cli && (k.launch_flag(key) || key == "accelerate_config")) continue;
+      if (!trl_cli && s.origin == "command line" && key.rfind("no_", 0) == 0) continue;
+      Span at = rules::find_word(project, s.span, key);
+      if (!at.valid()) at = s.span;
+      const bool yaml = s.origin == "trainer YAML";
+      Diagnostic d =
+          make_merged(at, std::string(yaml ? "trainer YAML key" : "flag") + " `" + key + "` is not an argument of " +
+                              class_list(run.parser_classes) + " (" + t.trl.describe() + ")");
+      if (k.launch_flag(key)) {
+        d.notes.push_back("`" + key +
+                          "` is an `accelerate launch` option: the script's argument parser does not read it");
+        d.help = "pass `--" + key + "` to `accelerate launch` instead";
+      } else if (auto near = rules::nearest(key, field_names()); !near.empty()) {
+        d.help = "did you mean `" + near + "`?";
       }
+      d.notes.push_back(yaml ? "TrlParser raises \"Unknown arguments from config file\" (TRL >= 0.19); TRL's own "
+                               "scripts ignore the key silently"
+                             : "HfArgumentParser raises on arguments no dataclass takes");
+      if (run.launch) d.related.push_back({run.launch->span, "read by this launch"});
+      out.push_back(std::move(d));
     }
+  }
 
-    // Keyword arguments of known config classes in Python.
-    for_each_script(project, k, [&](FileId file, const ScriptSummary& summary) {
-      const VersionTargets t = version_targets(project, file, k);
-      for (const Construction& c : summary.constructions) {
-        if (!c.cls) continue;
-        const ClassRole role = c.cls->role;
-        if (role != ClassRole::TrainerConfig && role != ClassRole::ParallelismConfig &&
-            role != ClassRole::ModelConfig && role != ClassRole::ScriptArgs)
-          continue;
-        if (!fully_described(k, *c.cls)) continue;
-        if (!at_least(t, k, c.cls->package) || (c.cls->package == "trl" && !at_least(t, k, "transformers"))) continue;
-        std::vector<std::string> names;  // gathered at the first keyword reported
-        for (const Member& kw : c.keywords) {
-          if (k.field(*c.cls, kw.name) || is_old_name(k, kw.name)) continue;
-          if (names.empty()) all_fields(k, *c.cls, names);
-          Span at = rules::find_word(project, kw.set_at, kw.name);
-          if (!at.valid()) at = kw.set_at;
-          Diagnostic d = make(at, "`" + kw.name + "` is not an argument of " + c.cls->name + " (" +
-                                      t.of(c.cls->package).describe() + ")");
-          if (auto near = rules::nearest(kw.name, names); !near.empty()) d.help = "did you mean `" + near + "`?";
-          d.notes.push_back(c.cls->name + "(...) raises TypeError: unexpected keyword argument");
-          emit(std::move(d));
-        }
-      }
-    });
-
-    // accelerate config YAMLs: the ones launches use, and files that are clearly accelerate configs.
-    std::set<FileId> files;
-    for (const TrainingRun& run : runs)
-      if (run.accelerate_yaml != kNoFile) files.insert(run.accelerate_yaml);
-    for (FileId id = 0; id < project.sources.size(); ++id)
-      if (const YamlNode* r = root_of(project, id); r && r->find("distributed_type") && r->find("compute_environment"))
-        files.insert(id);
-    for (FileId id : files) {
-      const YamlNode* root = root_of(project, id);
-      if (!root) continue;
-      if (const YamlEntry* ce = root->find("compute_environment");
-          ce && ce->value->kind == YamlNode::Kind::Scalar && ce->value->scalar.yaml() != "LOCAL_MACHINE")
-        continue;  // SageMaker configs have other keys
-      const VersionTargets t = version_targets(project, id, k);
-      if (!at_least(t, k, "accelerate")) continue;
-      check_section(project, *root, "accelerate_yaml", "", t, emit);
-      for (const auto& e : root->entries) {
-        if (e.value->kind != YamlNode::Kind::Mapping) continue;
-        if (e.key == "fsdp_config") check_section(project, *e.value, "fsdp_config", "fsdp_", t, emit);
-        if (e.key == "deepspeed_config") check_section(project, *e.value, "deepspeed_config", "", t, emit);
-        if (e.key == "dynamo_config") check_section(project, *e.value, "dynamo_config", "dynamo_", t, emit);
-        if (e.key == "parallelism_config") check_section(project, *e.value, "parallelism_config", "", t, emit);
+  // Keyword arguments of known config classes in Python.
+  void check_script(const Project& project, FileId file, const ScriptSummary& summary,
+                    std::vector<Diagnostic>& out) const override {
+    const Knowledge& k = Knowledge::get();
+    const VersionTargets t = version_targets(project, file, k);
+    for (const Construction& c : summary.constructions) {
+      if (!c.cls) continue;
+      const ClassRole role = c.cls->role;
+      if (role != ClassRole::TrainerConfig && role != ClassRole::ParallelismConfig && role != ClassRole::ModelConfig &&
+          role != ClassRole::ScriptArgs)
+        continue;
+      if (!fully_described(k, *c.cls)) continue;
+      if (!at_least(t, k, c.cls->package) || (c.cls->package == "trl" && !at_least(t, k, "transformers"))) continue;
+      std::vector<std::string> names;  // gathered at the first keyword reported
+      for (const Member& kw : c.keywords) {
+        if (k.field(*c.cls, kw.name) || is_old_name(k, kw.name)) continue;
+        if (names.empty()) all_fields(k, *c.cls, names);
+        Span at = rules::find_word(project, kw.set_at, kw.name);
+        if (!at.valid()) at = kw.set_at;
+        Diagnostic d = make_merged(at, "`" + kw.name + "` is not an argument of " + c.cls->name + " (" +
+                                           t.of(c.cls->package).describe() + ")");
+        if (auto near = rules::nearest(kw.name, names); !near.empty()) d.help = "did you mean `" + near + "`?";
+        d.notes.push_back(c.cls->name + "(...) raises TypeError: unexpected keyword argument");
+        out.push_back(std::move(d));
       }
     }
   }
 
+  // accelerate config YAMLs: the ones launches use, and files that are clearly accelerate configs.
+  void check_file(const Project& project, FileId id, const FileUses& uses,
+                  std::vector<Diagnostic>& out) const override {
+    const Knowledge& k = Knowledge::get();
+    if (!rules::is_accelerate_yaml(project, id, uses)) return;
+    const YamlNode* root = rules::yaml_root(project, id);
+    if (const YamlEntry* ce = root->find("compute_environment");
+        ce && ce->value->kind == YamlNode::Kind::Scalar && ce->value->scalar.yaml() != "LOCAL_MACHINE")
+      return;  // SageMaker configs have other keys
+    const VersionTargets t = version_targets(project, id, k);
+    if (!at_least(t, k, "accelerate")) return;
+    check_section(project, *root, "accelerate_yaml", "", t, out);
+    for (const auto& e : root->entries) {
+      if (e.value->kind != YamlNode::Kind::Mapping) continue;
+      if (e.key == "fsdp_config") check_section(project, *e.value, "fsdp_config", "fsdp_", t, out);
+      if (e.key == "deepspeed_config") check_section(project, *e.value, "deepspeed_config", "", t, out);
+      if (e.key == "dynamo_config") check_section(project, *e.value, "dynamo_config", "dynamo_", t, out);
+      if (e.key == "parallelism_config") check_section(project, *e.value, "parallelism_config", "", t, out);
+    }
+  }
+
  private:
-  template <typename Emit>
   void check_section(const Project&, const YamlNode& map, const char* section, const std::string& prefix,
-                     const VersionTargets& t, Emit& emit) const {
+                     const VersionTargets& t, std::vector<Diagnostic>& out) const {
     const Knowledge& k = Knowledge::get();
     const auto* keys = k.accelerate_section(section);
     if (!keys) return;
@@ -229,14 +212,14 @@ class UnknownConfigKey final : public Rule {
       if (!prefix.empty() && key.rfind(prefix, 0) != 0) key = prefix + key;
       if (keys->count(key)) continue;
       if (std::string(section) == "parallelism_config" && key.rfind("parallelism_config_", 0) != 0) continue;  // TRL108
-      Diagnostic d = make(
+      Diagnostic d = make_merged(
           e.key_span, top ? "unknown accelerate config key `" + e.key + "` (" + t.accelerate.describe() + ")"
                           : "unknown key `" + e.key + "` under `" + section + "` (" + t.accelerate.describe() + ")");
       if (auto near = rules::nearest(key, names); !near.empty()) d.help = "did you mean `" + near + "`?";
       d.notes.push_back(top ? "accelerate raises ValueError on unknown top-level keys when it loads the config"
                             : "accelerate copies nested keys onto the launch arguments unchecked: this one is "
                               "silently ignored");
-      emit(std::move(d));
+      out.push_back(std::move(d));
     }
   }
 };

@@ -69,51 +69,59 @@ class YamlFloatReadAsString final : public Rule {
  public:
   const RuleInfo& info() const override { return kInfo; }
 
-  void check_project(const Project& project, const std::vector<TrainingRun>& runs,
-                     std::vector<Diagnostic>& out) const override {
-    rules::for_each_yaml_key(project, runs, [&](const rules::YamlKeyUse& u) {
-      if (u.reader == rules::YamlReader::TrlParser) return;  // argparse converts string defaults
-      const YamlNode& v = *u.entry->value;
-      if (v.kind != YamlNode::Kind::Scalar || v.style != ScalarStyle::Plain || v.tagged ||
-          v.scalar.kind != Scalar::Kind::Str || !yaml::matches_exponent_number(v.raw))
-        return;
-      const std::string& type = u.field->type;
-      if (u.reader == rules::YamlReader::Accelerate ? type != "int" : (type != "float" && type != "int")) return;
-      Diagnostic d = make(v.span, "PyYAML reads `" + u.entry->key + ": " + v.raw + "` as the string '" + v.raw +
-                                      "', not a number (" + type + " field)");
-      d.label = "a string for PyYAML";
-      d.notes.push_back("YAML 1.1 floats need a dot and a signed exponent (`1.0e-5`)");
-      if (u.reader == rules::YamlReader::PythonLoad)
-        d.notes.push_back(
-            "this YAML is loaded with yaml.safe_load and passed to the config as is; nothing converts "
-            "the string");
-      else
-        d.notes.push_back("accelerate exports the value and reads it back with int(), which rejects '" + v.raw + "'");
-      if (u.run && u.run->launch) d.related.push_back({u.run->launch->span, "read by this launch"});
-      std::string fixed = canonical(v.raw);
-      if (type == "int") {
-        // An int field wants digits: 1e8 -> 100000000 when exact. Underscores separate digits
-        // (PyYAML drops them from a float, as Python's float() does: `1_0e7` is 1e8).
-        std::string digits = fixed;
-        std::erase(digits, '_');
-        try {
-          std::size_t used = 0;
-          const double x = std::stod(digits, &used);
-          if (used == digits.size() && x < 1e18 && x > -1e18 && x == static_cast<double>(static_cast<long long>(x)))
-            fixed = std::to_string(static_cast<long long>(x));
-        } catch (const std::exception&) {
-        }
+  // Several runs may read one YAML: one finding per place (merge key).
+  void check_run(const TrainingRun& run, const Project& project, std::vector<Diagnostic>& out) const override {
+    rules::for_each_run_yaml_key(project, run, [&](const rules::YamlKeyUse& u) { judge(u, out); });
+  }
+  void check_file(const Project& project, FileId file, const FileUses& uses,
+                  std::vector<Diagnostic>& out) const override {
+    rules::for_each_accelerate_yaml_key(project, file, uses, [&](const rules::YamlKeyUse& u) { judge(u, out); });
+  }
+
+ private:
+  // One key's value.
+  void judge(const rules::YamlKeyUse& u, std::vector<Diagnostic>& out) const {
+    if (u.reader == rules::YamlReader::TrlParser) return;  // argparse converts string defaults
+    const YamlNode& v = *u.entry->value;
+    if (v.kind != YamlNode::Kind::Scalar || v.style != ScalarStyle::Plain || v.tagged ||
+        v.scalar.kind != Scalar::Kind::Str || !yaml::matches_exponent_number(v.raw))
+      return;
+    const std::string& type = u.field->type;
+    if (u.reader == rules::YamlReader::Accelerate ? type != "int" : (type != "float" && type != "int")) return;
+    Diagnostic d = make_merged(v.span, "PyYAML reads `" + u.entry->key + ": " + v.raw + "` as the string '" + v.raw +
+                                           "', not a number (" + type + " field)");
+    d.label = "a string for PyYAML";
+    d.notes.push_back("YAML 1.1 floats need a dot and a signed exponent (`1.0e-5`)");
+    if (u.reader == rules::YamlReader::PythonLoad)
+      d.notes.push_back(
+          "this YAML is loaded with yaml.safe_load and passed to the config as is; nothing converts "
+          "the string");
+    else
+      d.notes.push_back("accelerate exports the value and reads it back with int(), which rejects '" + v.raw + "'");
+    if (u.run && u.run->launch) d.related.push_back({u.run->launch->span, "read by this launch"});
+    std::string fixed = canonical(v.raw);
+    if (type == "int") {
+      // An int field wants digits: 1e8 -> 100000000 when exact. Underscores separate digits
+      // (PyYAML drops them from a float, as Python's float() does: `1_0e7` is 1e8).
+      std::string digits = fixed;
+      std::erase(digits, '_');
+      try {
+        std::size_t used = 0;
+        const double x = std::stod(digits, &used);
+        if (used == digits.size() && x < 1e18 && x > -1e18 && x == static_cast<double>(static_cast<long long>(x)))
+          fixed = std::to_string(static_cast<long long>(x));
+      } catch (const std::exception&) {
       }
-      d.help = "write `" + fixed + "`";
-      // No fix on an anchored value (`&n 1e8`): the aliases that reuse it would change too.
-      if (fixed != v.raw && !v.anchored) {
-        Fix fix;
-        fix.title = "Write `" + fixed + "`";
-        fix.edits.push_back({v.span, fixed});
-        d.fixes.push_back(std::move(fix));
-      }
-      out.push_back(std::move(d));
-    });
+    }
+    d.help = "write `" + fixed + "`";
+    // No fix on an anchored value (`&n 1e8`): the aliases that reuse it would change too.
+    if (fixed != v.raw && !v.anchored) {
+      Fix fix;
+      fix.title = "Write `" + fixed + "`";
+      fix.edits.push_back({v.span, fixed});
+      d.fixes.push_back(std::move(fix));
+    }
+    out.push_back(std::move(d));
   }
 };
 

@@ -67,73 +67,78 @@ bool top_level_sibling(const Project& project, const rules::YamlKeyUse& u, const
   return false;
 }
 
-// Whether `file` is the accelerate config of some launch, and each launch that uses it passes
+// Whether the file is the accelerate config of some launch, and each launch that uses it passes
 // `--num_processes`.
-bool every_launch_sets_processes(const std::vector<TrainingRun>& runs, FileId file) {
-  bool used = false;
-  for (const TrainingRun& r : runs) {
-    if (r.accelerate_yaml != file) continue;
-    if (!r.launch || !r.launch->option("num_processes")) return false;
-    used = true;
-  }
-  return used;
+bool every_launch_sets_processes(const FileUses& uses) {
+  return !uses.accelerate.empty() && std::all_of(uses.accelerate.begin(), uses.accelerate.end(),
+                                                 [](const AccelerateUse& a) { return a.sets_num_processes; });
 }
 
 class YamlWordReadAsBoolean final : public Rule {
  public:
   const RuleInfo& info() const override { return kInfo; }
 
-  void check_project(const Project& project, const std::vector<TrainingRun>& runs,
-                     std::vector<Diagnostic>& out) const override {
-    rules::for_each_yaml_key(project, runs, [&](const rules::YamlKeyUse& u) {
-      const YamlNode& v = *u.entry->value;
-      if (v.kind != YamlNode::Kind::Scalar || v.style != ScalarStyle::Plain || v.tagged ||
-          v.scalar.kind != Scalar::Kind::Bool)
-        return;
-      const std::string word = lower(v.raw);
-      if (word != "yes" && word != "no" && word != "on" && word != "off") return;
-      if (u.field->type != "str" || u.field->accepts_bool) return;
-      auto choice = std::find_if(u.field->choices.begin(), u.field->choices.end(),
-                                 [&](const std::string& c) { return lower(c) == word; });
-      if (choice == u.field->choices.end()) return;
-      // `distributed_type: NO` as False: no DistributedType equals it, so launch_command picks
-      // simple_launcher, which is what NO asks for. It only fails where NO would set a default:
-      // without `num_processes`, process_config sets 1 for NO only (False == "NO" is false), and
-      // launch raises "You need to manually pass in `--num_processes`" (accelerate v1.14
-      // commands/config/config_args.py process_config, commands/launch.py).
-      // `accelerate launch --num_processes N` gives the number too (launch copies the config's
-      // value only where the flag is None).
-      if (u.reader == rules::YamlReader::Accelerate && u.entry->key == "distributed_type" && !v.scalar.b &&
-          (top_level_sibling(project, u, "num_processes") || every_launch_sets_processes(runs, u.file)))
-        return;
-      Diagnostic d = make(v.span, "PyYAML reads `" + u.entry->key + ": " + v.raw + "` as the boolean " +
-                                      (v.scalar.b ? "True" : "False") + ", not the string '" + *choice + "'");
-      d.label = "a boolean for PyYAML";
-      if (u.reader == rules::YamlReader::Accelerate && u.entry->key == "mixed_precision")
-        d.notes.push_back("`accelerate launch` calls .lower() on it: AttributeError before training starts");
-      else if (u.reader == rules::YamlReader::Accelerate && u.entry->key == "distributed_type")
-        d.notes.push_back(
-            "as False it sets no default number of processes, as NO would (1): `accelerate launch` "
-            "raises \"You need to manually pass in `--num_processes` using this config yaml\"");
-      else if (u.reader == rules::YamlReader::Accelerate)
-        d.notes.push_back("accelerate expects one of its string values here and fails on a boolean");
-      else
-        d.notes.push_back("the config receives a bool where it converts the value to an enum: ValueError at start");
-      if (u.run && u.run->launch) d.related.push_back({u.run->launch->span, "read by this launch"});
-      const std::string quoted = "'" + *choice + "'";
-      d.help = "quote it: `" + u.entry->key + ": " + quoted + "`";
-      if (v.anchored) {
-        // `mixed_precision: &off no` with `downcast_bf16: *off`: quoting here would turn the
-        // aliases into the string too.
-        d.notes.push_back("the value carries an anchor that aliases reuse: quote it by hand where a string is meant");
-      } else {
-        Fix fix;
-        fix.title = "Quote the value";
-        fix.edits.push_back({v.span, quoted});
-        d.fixes.push_back(std::move(fix));
-      }
-      out.push_back(std::move(d));
-    });
+  // Several runs may read one YAML: one finding per place (merge key).
+  void check_run(const TrainingRun& run, const Project& project, std::vector<Diagnostic>& out) const override {
+    rules::for_each_run_yaml_key(project, run, [&](const rules::YamlKeyUse& u) { judge(project, u, {}, out); });
+  }
+  void check_file(const Project& project, FileId file, const FileUses& uses,
+                  std::vector<Diagnostic>& out) const override {
+    rules::for_each_accelerate_yaml_key(project, file, uses,
+                                        [&](const rules::YamlKeyUse& u) { judge(project, u, uses, out); });
+  }
+
+ private:
+  // One key's value; `uses`: the launches that read the file, for an accelerate config.
+  void judge(const Project& project, const rules::YamlKeyUse& u, const FileUses& uses,
+             std::vector<Diagnostic>& out) const {
+    const YamlNode& v = *u.entry->value;
+    if (v.kind != YamlNode::Kind::Scalar || v.style != ScalarStyle::Plain || v.tagged ||
+        v.scalar.kind != Scalar::Kind::Bool)
+      return;
+    const std::string word = lower(v.raw);
+    if (word != "yes" && word != "no" && word != "on" && word != "off") return;
+    if (u.field->type != "str" || u.field->accepts_bool) return;
+    auto choice = std::find_if(u.field->choices.begin(), u.field->choices.end(),
+                               [&](const std::string& c) { return lower(c) == word; });
+    if (choice == u.field->choices.end()) return;
+    // `distributed_type: NO` as False: no DistributedType equals it, so launch_command picks
+    // simple_launcher, which is what NO asks for. It only fails where NO would set a default:
+    // without `num_processes`, process_config sets 1 for NO only (False == "NO" is false), and
+    // launch raises "You need to manually pass in `--num_processes`" (accelerate v1.14
+    // commands/config/config_args.py process_config, commands/launch.py).
+    // `accelerate launch --num_processes N` gives the number too (launch copies the config's
+    // value only where the flag is None).
+    if (u.reader == rules::YamlReader::Accelerate && u.entry->key == "distributed_type" && !v.scalar.b &&
+        (top_level_sibling(project, u, "num_processes") || every_launch_sets_processes(uses)))
+      return;
+    Diagnostic d = make_merged(v.span, "PyYAML reads `" + u.entry->key + ": " + v.raw + "` as the boolean " +
+                                           (v.scalar.b ? "True" : "False") + ", not the string '" + *choice + "'");
+    d.label = "a boolean for PyYAML";
+    if (u.reader == rules::YamlReader::Accelerate && u.entry->key == "mixed_precision")
+      d.notes.push_back("`accelerate launch` calls .lower() on it: AttributeError before training starts");
+    else if (u.reader == rules::YamlReader::Accelerate && u.entry->key == "distributed_type")
+      d.notes.push_back(
+          "as False it sets no default number of processes, as NO would (1): `accelerate launch` "
+          "raises \"You need to manually pass in `--num_processes` using this config yaml\"");
+    else if (u.reader == rules::YamlReader::Accelerate)
+      d.notes.push_back("accelerate expects one of its string values here and fails on a boolean");
+    else
+      d.notes.push_back("the config receives a bool where it converts the value to an enum: ValueError at start");
+    if (u.run && u.run->launch) d.related.push_back({u.run->launch->span, "read by this launch"});
+    const std::string quoted = "'" + *choice + "'";
+    d.help = "quote it: `" + u.entry->key + ": " + quoted + "`";
+    if (v.anchored) {
+      // `mixed_precision: &off no` with `downcast_bf16: *off`: quoting here would turn the
+      // aliases into the string too.
+      d.notes.push_back("the value carries an anchor that aliases reuse: quote it by hand where a string is meant");
+    } else {
+      Fix fix;
+      fix.title = "Quote the value";
+      fix.edits.push_back({v.span, quoted});
+      d.fixes.push_back(std::move(fix));
+    }
+    out.push_back(std::move(d));
   }
 };
 

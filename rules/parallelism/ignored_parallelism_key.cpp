@@ -42,38 +42,35 @@ class IgnoredParallelismKey final : public Rule {
  public:
   const RuleInfo& info() const override { return kInfo; }
 
-  void check_project(const Project& project, const std::vector<TrainingRun>&,
-                     std::vector<Diagnostic>& out) const override {
-    for (FileId id = 0; id < project.sources.size(); ++id) {
-      if (project.sources.get(id).kind != FileKind::Yaml) continue;
-      for (const auto& doc : project.facts[id].yaml) {
-        const YamlNode* root = doc.root.get();
-        if (!root || root->kind != YamlNode::Kind::Mapping || !root->find("distributed_type")) continue;
-        const YamlEntry* pc = root->find("parallelism_config");
-        if (!pc || pc->value->kind != YamlNode::Kind::Mapping) continue;
-        for (const auto& e : pc->value->entries) {
-          if (e.key.rfind("parallelism_config_", 0) == 0) continue;
-          const std::string fixed = "parallelism_config_" + e.key;
-          Diagnostic d = make(e.key_span, "`" + e.key +
-                                              "` under `parallelism_config:` is ignored by accelerate launch; "
-                                              "the key must be spelled `" +
-                                              fixed + "`");
-          d.label = "silently ignored";
-          d.notes.push_back(
-              "accelerate copies parallelism_config keys as written (no prefix is added), so this "
-              "value never takes effect and training runs without it");
-          d.help = "rename the key to `" + fixed + "`";
-          if (pc->value->find(fixed)) {
-            // Renaming would write the key twice; PyYAML keeps the last, whichever that is.
-            d.notes.push_back("`" + fixed + "` is set in this mapping too: remove `" + e.key + "`");
-          } else {
-            Fix fix;
-            fix.title = "Rename to `" + fixed + "`";
-            fix.edits.push_back({e.key_span, fixed});
-            d.fixes.push_back(std::move(fix));
-          }
-          out.push_back(std::move(d));
+  void check_file(const Project& project, FileId id, const FileUses&, std::vector<Diagnostic>& out) const override {
+    if (project.sources.get(id).kind != FileKind::Yaml) return;
+    for (const auto& doc : project.facts[id].yaml) {
+      const YamlNode* root = doc.root.get();
+      if (!root || root->kind != YamlNode::Kind::Mapping || !root->find("distributed_type")) continue;
+      const YamlEntry* pc = root->find("parallelism_config");
+      if (!pc || pc->value->kind != YamlNode::Kind::Mapping) continue;
+      for (const auto& e : pc->value->entries) {
+        if (e.key.rfind("parallelism_config_", 0) == 0) continue;
+        const std::string fixed = "parallelism_config_" + e.key;
+        Diagnostic d = make(e.key_span, "`" + e.key +
+                                            "` under `parallelism_config:` is ignored by accelerate launch; "
+                                            "the key must be spelled `" +
+                                            fixed + "`");
+        d.label = "silently ignored";
+        d.notes.push_back(
+            "accelerate copies parallelism_config keys as written (no prefix is added), so this "
+            "value never takes effect and training runs without it");
+        d.help = "rename the key to `" + fixed + "`";
+        if (pc->value->find(fixed)) {
+          // Renaming would write the key twice; PyYAML keeps the last, whichever that is.
+          d.notes.push_back("`" + fixed + "` is set in this mapping too: remove `" + e.key + "`");
+        } else {
+          Fix fix;
+          fix.title = "Rename to `" + fixed + "`";
+          fix.edits.push_back({e.key_span, fixed});
+          d.fixes.push_back(std::move(fix));
         }
+        out.push_back(std::move(d));
       }
     }
   }

@@ -57,58 +57,55 @@ class DeepspeedFileConflict final : public Rule {
  public:
   const RuleInfo& info() const override { return kInfo; }
 
-  void check_project(const Project& project, const std::vector<TrainingRun>& runs,
-                     std::vector<Diagnostic>& out) const override {
+  void check_file(const Project& project, FileId id, const FileUses& uses,
+                  std::vector<Diagnostic>& out) const override {
     static constexpr std::string_view forbidden[] = {
         "gradient_accumulation_steps", "gradient_clipping",     "zero_stage",
         "offload_optimizer_device",    "offload_param_device",  "offload_param_nvme_path",
         "offload_optimizer_nvme_path", "zero3_save_16bit_model"};
-    for (FileId id = 0; id < project.sources.size(); ++id) {
-      if (project.sources.get(id).kind != FileKind::Yaml) continue;
-      for (const auto& doc : project.facts[id].yaml) {
-        const YamlNode* root = doc.root.get();
-        if (!root || root->kind != YamlNode::Kind::Mapping) continue;
-        const YamlEntry* type = root->find("distributed_type");
-        if (!type || type->value->kind != YamlNode::Kind::Scalar || type->value->scalar.kind != Scalar::Kind::Str ||
-            type->value->scalar.s != "DEEPSPEED")
-          continue;
-        const YamlEntry* ds = root->find("deepspeed_config");
-        if (!ds || ds->value->kind != YamlNode::Kind::Mapping) continue;
-        const YamlEntry* file = ds->value->find("deepspeed_config_file");
-        if (!file || is_null_scalar(*file->value)) continue;
-        if (file->value->kind == YamlNode::Kind::Scalar && file->value->scalar.kind == Scalar::Kind::Str &&
-            file->value->scalar.s == "none")
-          continue;
-        std::vector<const YamlEntry*> bad;
-        for (const auto& e : ds->value->entries)
-          if (std::find(std::begin(forbidden), std::end(forbidden), e.key) != std::end(forbidden)) bad.push_back(&e);
-        // mixed_precision counts only when accelerate takes it from the config: `--mixed_precision`
-        // on the launch line wins, and then the key is not among the fields the plugin checks
-        // (accelerate commands/launch.py, v1.14.0: mp_from_config_flag). Kept when some launch of
-        // this config does not pass the flag, or none launches it.
-        const std::size_t doc_index = static_cast<std::size_t>(&doc - project.facts[id].yaml.data());
-        bool launched = false, every_launch_sets_it = true;
-        for (const TrainingRun& run : runs)
-          if (run.accelerate_yaml == id && run.accelerate_yaml_doc == doc_index) {
-            launched = true;
-            const LaunchOption* flag = run.launch ? run.launch->option("mixed_precision") : nullptr;
-            every_launch_sets_it = every_launch_sets_it && flag && flag->value && flag->value->known;
-          }
-        if (const YamlEntry* mp = root->find("mixed_precision");
-            mp && !is_null_scalar(*mp->value) && !(launched && every_launch_sets_it))
-          bad.push_back(mp);
-        for (const YamlEntry* e : bad) {
-          Diagnostic d = make(e->key_span, "`" + e->key +
-                                               "` must not be set in the accelerate config when "
-                                               "`deepspeed_config_file` is used; set it in the DeepSpeed JSON");
-          d.label = "conflicts with deepspeed_config_file";
-          d.related.push_back({file->key_span, "deepspeed_config_file set here"});
-          d.notes.push_back(
-              "accelerate's DeepSpeedPlugin raises ValueError at start-up (the key's presence counts, "
-              "whatever its value)");
-          d.help = "remove `" + e->key + "` from the accelerate config and set it in the DeepSpeed config file";
-          out.push_back(std::move(d));
+    if (project.sources.get(id).kind != FileKind::Yaml) return;
+    for (const auto& doc : project.facts[id].yaml) {
+      const YamlNode* root = doc.root.get();
+      if (!root || root->kind != YamlNode::Kind::Mapping) continue;
+      const YamlEntry* type = root->find("distributed_type");
+      if (!type || type->value->kind != YamlNode::Kind::Scalar || type->value->scalar.kind != Scalar::Kind::Str ||
+          type->value->scalar.s != "DEEPSPEED")
+        continue;
+      const YamlEntry* ds = root->find("deepspeed_config");
+      if (!ds || ds->value->kind != YamlNode::Kind::Mapping) continue;
+      const YamlEntry* file = ds->value->find("deepspeed_config_file");
+      if (!file || is_null_scalar(*file->value)) continue;
+      if (file->value->kind == YamlNode::Kind::Scalar && file->value->scalar.kind == Scalar::Kind::Str &&
+          file->value->scalar.s == "none")
+        continue;
+      std::vector<const YamlEntry*> bad;
+      for (const auto& e : ds->value->entries)
+        if (std::find(std::begin(forbidden), std::end(forbidden), e.key) != std::end(forbidden)) bad.push_back(&e);
+      // mixed_precision counts only when accelerate takes it from the config: `--mixed_precision`
+      // on the launch line wins, and then the key is not among the fields the plugin checks
+      // (accelerate commands/launch.py, v1.14.0: mp_from_config_flag). Kept when some launch of
+      // this config does not pass the flag, or none launches it.
+      const std::size_t doc_index = static_cast<std::size_t>(&doc - project.facts[id].yaml.data());
+      bool launched = false, every_launch_sets_it = true;
+      for (const AccelerateUse& use : uses.accelerate)
+        if (use.doc == doc_index) {
+          launched = true;
+          every_launch_sets_it = every_launch_sets_it && use.sets_mixed_precision;
         }
+      if (const YamlEntry* mp = root->find("mixed_precision");
+          mp && !is_null_scalar(*mp->value) && !(launched && every_launch_sets_it))
+        bad.push_back(mp);
+      for (const YamlEntry* e : bad) {
+        Diagnostic d = make(e->key_span, "`" + e->key +
+                                             "` must not be set in the accelerate config when "
+                                             "`deepspeed_config_file` is used; set it in the DeepSpeed JSON");
+        d.label = "conflicts with deepspeed_config_file";
+        d.related.push_back({file->key_span, "deepspeed_config_file set here"});
+        d.notes.push_back(
+            "accelerate's DeepSpeedPlugin raises ValueError at start-up (the key's presence counts, "
+            "whatever its value)");
+        d.help = "remove `" + e->key + "` from the accelerate config and set it in the DeepSpeed config file";
+        out.push_back(std::move(d));
       }
     }
   }

@@ -838,6 +838,48 @@ TEST_CASE("lsp server: an edit re-judges only the runs its file takes part in, a
   CHECK(!s.published(p.uri("b" + recipe)).empty());
 }
 
+TEST_CASE("lsp server: an edit judges again only the scripts and files it touches") {
+  // Two independent copies of a cross-file project: a/ and b/, one script and two YAML files each.
+  Copy p("trl101/yaml_packing_accel_yaml_cp", {"a", "b"});
+  const std::string recipe = "a/recipes/qwen2.5-0.5b/sft_long.yaml";
+  const std::string script = "a/scripts/sft.py";
+  auto edited = [&](const std::string& file, json change) {
+    Session s;
+    s.add(request(1, "initialize", init_params(p.root.string())));
+    s.add(notification("textDocument/didOpen", {{"textDocument",
+                                                 {{"uri", p.uri(file)},
+                                                  {"languageId", file.ends_with(".py") ? "python" : "yaml"},
+                                                  {"version", 1},
+                                                  {"text", p.read(file)}}}}));
+    s.add(notification("textDocument/didChange",
+                       {{"textDocument", {{"uri", p.uri(file)}, {"version", 2}}}, {"contentChanges", {change}}}));
+    s.add(request(2, "shutdown"));
+    s.add(notification("exit"));
+    s.run();
+    CHECK(s.code == 0);
+    CHECK(s.stats.full_analyses == 1);
+    return s.stats;
+  };
+  // The open and the edit are each judged as a change of the file. The recipe: `packing: true` ->
+  // `packing: false`. a's run is built again; the scripts were judged once each (the recipe is not
+  // one of the modules their evaluation read); the files: the four YAML files once, then the recipe
+  // at the open and at the edit (a's accelerate config's uses did not change).
+  json packing = {{"range", {{"start", {{"line", 14}, {"character", 9}}}, {"end", {{"line", 14}, {"character", 13}}}}},
+                  {"text", "false"}};
+  ServerStats stats = edited(recipe, packing);
+  CHECK(stats.runs_rebuilt == 1);
+  CHECK(stats.scripts_judged == 2);
+  CHECK(stats.files_judged == 4 + 2);
+  // The script: a comment line added at the top. Its evaluation is dropped and it is judged again,
+  // at the open and at the edit; no YAML file changed, nor did what the runs say of them.
+  json comment = {{"range", {{"start", {{"line", 0}, {"character", 0}}}, {"end", {{"line", 0}, {"character", 0}}}}},
+                  {"text", "# edited\n"}};
+  stats = edited(script, comment);
+  CHECK(stats.runs_rebuilt == 1);
+  CHECK(stats.scripts_judged == 2 + 2);
+  CHECK(stats.files_judged == 4);
+}
+
 TEST_CASE("lsp server: a launch line edited to drop the recipe takes its finding away; the undo brings it back") {
   Copy p("trl101/yaml_packing_accel_yaml_cp");
   const std::string launch = "launch.sh";

@@ -382,6 +382,84 @@ TEST_CASE("building and judging on several threads gives every fixture project t
   CHECK(declared_total >= 2);  // runs declared in a configuration are built on the threads too
 }
 
+TEST_CASE("judging in parts (runs, scripts, files, as the LSP server keeps them) gives every fixture project the "
+          "findings of collect_diagnostics",
+          "[report][parts]") {
+  // The rules judge three kinds of part, each from its own inputs (rules/rule.hpp); the LSP server
+  // keeps each part's findings and judges again only what an edit touched. Joined in the order
+  // collect_diagnostics judges them (runs, scripts, files) and finished, the parts must be the
+  // whole: same findings, and where several parts reach one place, the same one kept.
+  std::size_t projects = 0, scripts_judged = 0, files_judged = 0;
+  for (const auto& group : fs::directory_iterator(fs::path(TRL_LINT_SOURCE_DIR) / "fixtures")) {
+    if (!group.is_directory()) continue;
+    for (const auto& dir : fs::directory_iterator(group.path())) {
+      if (!dir.is_directory()) continue;
+      LoadOptions o;
+      o.paths = {dir.path().string()};
+      Project project = load_project(o);
+      project.script_cache = std::make_shared<ScriptCache>();
+      Configuration config(ConfigOptions{});
+      const auto runs = build_runs(project, Knowledge::get(), declared_runs(project, config));
+      std::ostringstream whole, parts;
+      print_json(whole, collect_diagnostics(project, runs, Selection{}), project);
+      std::vector<Diagnostic> diags;
+      file_problem_diagnostics(project, diags);
+      for (const auto& run : runs) run_diagnostics(project, run, Selection{}, diags);
+      for_each_script(project, Knowledge::get(), [&](FileId id, const ScriptSummary& summary) {
+        script_diagnostics(project, id, summary, Selection{}, diags);
+        ++scripts_judged;
+      });
+      const std::vector<FileUses> uses = file_uses(project, runs);
+      REQUIRE(uses.size() == project.sources.size());
+      for (FileId id = 0; id < project.sources.size(); ++id)
+        if (judged_as_file(project, id, uses[id])) {
+          file_diagnostics(project, id, uses[id], Selection{}, diags);
+          ++files_judged;
+        }
+      finish_diagnostics(project, Selection{}, diags);
+      print_json(parts, diags, project);
+      INFO(dir.path().string());
+      CHECK(parts.str() == whole.str());
+      ++projects;
+    }
+  }
+  CHECK(projects > 200);
+  CHECK(scripts_judged > 200);
+  CHECK(files_judged > 200);
+}
+
+TEST_CASE("merging findings: the first of one code at one place with one merge key is kept", "[report][parts]") {
+  auto diag = [](const std::string& code, FileId file, std::uint32_t begin, std::optional<std::string> key,
+                 const std::string& message) {
+    Diagnostic d;
+    d.code = code;
+    d.span.file = file;
+    d.span.begin = begin;
+    d.span.end = begin + 1;
+    d.merge_key = std::move(key);
+    d.message = message;
+    return d;
+  };
+  std::vector<Diagnostic> diags = {
+      diag("TRL501", 0, 10, "max_seq_length", "first run"),
+      diag("TRL501", 0, 10, "max_seq_length", "second run (another target version)"),  // merged
+      diag("TRL501", 0, 10, "tokenizer", "another old name at the same word"),
+      diag("TRL502", 0, 10, "max_seq_length", "another code"),
+      diag("TRL501", 1, 10, "max_seq_length", "another file"),
+      diag("TRL501", 0, 11, "max_seq_length", "another place"),
+      diag("TRL001", 0, 10, "", "an empty key is a key"),
+      diag("TRL001", 0, 10, "", "merged too"),                                   // merged
+      diag("TRL101", 0, 10, std::nullopt, "no key: never merged"),
+      diag("TRL101", 0, 10, std::nullopt, "no key: never merged"),
+  };
+  merge_findings(diags);
+  std::vector<std::string> kept;
+  for (const auto& d : diags) kept.push_back(d.message);
+  CHECK(kept == std::vector<std::string>{"first run", "another old name at the same word", "another code",
+                                         "another file", "another place", "an empty key is a key",
+                                         "no key: never merged", "no key: never merged"});
+}
+
 TEST_CASE("building on several threads: forty launches sharing ten scripts, their modules and configs",
           "[report][threads]") {
   // Launches on different threads evaluate the same scripts (and the modules they import) at
