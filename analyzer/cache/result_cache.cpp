@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <initializer_list>
 #include <optional>
 #include <set>
 #include <sstream>
@@ -27,7 +28,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-constexpr std::string_view kMagic = "TRLCACHE3";
+constexpr std::string_view kMagic = "TRLCACHE4";
 constexpr std::string_view kFactsMagic = "TRLFACTS1";
 constexpr std::uint64_t kSeedA = 0x51ed2701a3c4e5f7ull, kSeedB = 0x2545f4914f6cdd1dull;
 constexpr std::uint32_t kNone = 0xffffffffu;
@@ -85,21 +86,28 @@ bool ensure_dir(const std::string& dir) {
   return true;
 }
 
-// Writes `data` to `path` through a temporary file in the same folder and a rename, so that a
-// reader sees the old entry or the new one, never a part.
-bool write_atomically(const std::string& path, const std::string& data) {
+// Writes `parts`, one after the other, to `path` through a temporary file in the same folder and
+// a rename, so that a reader sees the old entry or the new one, never a part. (In parts: joining
+// a header to megabytes of body first copies them all, and touching that much fresh memory was a
+// tenth of a run after one file changed.)
+bool write_atomically(const std::string& path, std::initializer_list<std::string_view> parts) {
   static std::atomic<unsigned> counter{0};
   const std::string tmp = path + ".tmp." + std::to_string(::getpid()) + "." + std::to_string(counter++);
   int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd < 0) return false;
-  std::size_t done = 0;
-  while (done < data.size()) {
-    ssize_t n = ::write(fd, data.data() + done, data.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) break;
-    done += static_cast<std::size_t>(n);
+  bool ok = true;
+  for (std::string_view data : parts) {
+    std::size_t done = 0;
+    while (ok && done < data.size()) {
+      ssize_t n = ::write(fd, data.data() + done, data.size() - done);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0)
+        ok = false;
+      else
+        done += static_cast<std::size_t>(n);
+    }
   }
-  const bool ok = done == data.size() && ::close(fd) == 0;
+  ok = ::close(fd) == 0 && ok;
   if (!ok || std::rename(tmp.c_str(), path.c_str()) != 0) {
     ::unlink(tmp.c_str());
     return false;
@@ -146,6 +154,8 @@ std::string encode_diagnostics(const std::vector<Diagnostic>& diags) {
         w.str(e.replacement);
       }
     }
+    w.u8(d.merge_key ? 1 : 0);
+    if (d.merge_key) w.str(*d.merge_key);
   }
   return std::move(w.out);
 }
@@ -180,6 +190,7 @@ std::optional<std::vector<Diagnostic>> decode_diagnostics(std::string_view data,
           e.replacement = r.str();
         }
       }
+      if (r.u8()) d.merge_key = r.str();
     }
     if (!r.at_end()) return std::nullopt;
     return diags;
@@ -296,6 +307,12 @@ void ResultCache::prepare(const Project& project, Configuration& config) {
   key.str(invocation_);
   key.str(project.root);
   key.u32(static_cast<std::uint32_t>(n));
+  // The frame: the same without the files' contents and reading outcomes.
+  bin::Writer frame;
+  frame.out.reserve(size);
+  frame.str(invocation_);
+  frame.str(project.root);
+  frame.u32(static_cast<std::uint32_t>(n));
   deferred_.assign(n, 0);
   std::set<std::string> dirs;
   // Files come folder by folder: most have the folder of the one before (none before the first).
@@ -306,6 +323,9 @@ void ResultCache::prepare(const Project& project, Configuration& config) {
     key.str(f.path);
     key.str(f.abs_path);
     key.u8(static_cast<std::uint8_t>(f.kind));
+    frame.str(f.path);
+    frame.str(f.abs_path);
+    frame.u8(static_cast<std::uint8_t>(f.kind));
     key.u8(static_cast<std::uint8_t>((facts.loaded ? 1 : 0) | (facts.deferred ? 2 : 0) | (facts.conditional ? 4 : 0)));
     key.u32(static_cast<std::uint32_t>(facts.problems.size()));
     for (const auto& p : facts.problems) {
@@ -326,15 +346,20 @@ void ResultCache::prepare(const Project& project, Configuration& config) {
     const Settings& s = config.for_folder(d);
     key.str(d);
     key.strings(s.files);
+    frame.str(d);
+    frame.strings(s.files);
     config_files.insert(s.files.begin(), s.files.end());
   }
   for (const auto& c : config_files) {
     key.str(c);
+    frame.str(c);
     auto text = read_whole(c, std::size_t{64} << 20);
     key.u64(text ? bin::hash64(*text) : 0);
+    frame.u64(text ? bin::hash64(*text) : 0);
   }
   digest_[0] = bin::hash64(key.out, kSeedA);
   digest_[1] = bin::hash64(key.out, kSeedB);
+  frame_ = bin::hash64(frame.out, kSeedA);
 }
 
 std::optional<std::vector<Diagnostic>> ResultCache::lookup(Project& project, const LoadOptions& options) const {
@@ -363,14 +388,22 @@ std::optional<std::vector<Diagnostic>> ResultCache::lookup(Project& project, con
     read_unread(project, options, &shown);
     for (std::size_t k = 0; k < shown.size(); ++k)
       if (project.facts[shown[k]].content_hash != expected[k]) return std::nullopt;
-    return decode_diagnostics(p.rest(), project);
+    const std::uint32_t size = p.u32();
+    const std::string_view diags = p.rest().substr(0, size);
+    p.skip(size);
+    return decode_diagnostics(diags, project);
   } catch (const bin::BinaryFormatError&) {
     return std::nullopt;
   }
 }
 
-bool ResultCache::store(const Project& project, const std::vector<Diagnostic>& diags,
-                        std::int64_t read_start_ns) const {
+namespace {
+// The parts of an analysis, after its findings in the entry (kept_parts reads them).
+void encode_parts(bin::Writer& p, const Project& project, std::uint64_t frame, const JudgedParts& parts);
+}  // namespace
+
+bool ResultCache::store(const Project& project, const std::vector<Diagnostic>& diags, std::int64_t read_start_ns,
+                        const JudgedParts* parts) const {
   // JSON configurations named by Python code are read from outside the discovered files: their
   // presence and contents are not in the key, so such an analysis is not stored.
   if (names_json_files(project)) return false;
@@ -424,15 +457,143 @@ bool ResultCache::store(const Project& project, const std::vector<Diagnostic>& d
   const std::vector<FileId> shown = referenced_files(diags);
   p.u32(static_cast<std::uint32_t>(shown.size()));
   for (FileId id : shown) p.u32(static_cast<std::uint32_t>(id));
-  p.out += encode_diagnostics(diags);
-  bin::Writer entry;
-  entry.out.append(kMagic);
-  entry.u64(bin::hash64(p.out));
-  entry.out += p.out;
+  p.str(encode_diagnostics(diags));
+  p.u8(parts ? 1 : 0);
+  if (parts) encode_parts(p, project, frame_, *parts);
+  bin::Writer head;
+  head.out.append(kMagic);
+  head.u64(bin::hash64(p.out));
   if (!ensure_dir(dir_)) return false;
-  if (!write_atomically(entry_path(), entry.out)) return false;
+  if (!write_atomically(entry_path(), {head.out, p.out})) return false;
   prune_entries(dir_, fs::path(entry_path()).filename().string(), now_ns());
   return true;
+}
+
+namespace {
+
+// A file as the parts saw it: its contents, whether it was read and parsed (a module the
+// pre-filter deferred is parsed when an import chain through other files reaches a training
+// module: it becomes a script to judge without a change of its own), and whether it holds version
+// pins.
+std::uint8_t file_state(const FileFacts& f) {
+  return static_cast<std::uint8_t>((f.loaded ? 1 : 0) | (f.extracted ? 2 : 0));
+}
+void put_file_state(bin::Writer& w, const FileFacts& f) {
+  w.u64(f.content_hash);
+  w.u8(static_cast<std::uint8_t>(file_state(f) | (f.pins.empty() ? 0 : 4)));
+}
+
+void put_ids(bin::Writer& w, const std::vector<FileId>& ids) {
+  w.u32(static_cast<std::uint32_t>(ids.size()));
+  for (FileId id : ids) w.u32(static_cast<std::uint32_t>(id));
+}
+
+std::vector<FileId> get_ids(bin::Reader& r, std::size_t files) {
+  std::vector<FileId> ids(r.count());
+  for (auto& id : ids) {
+    const std::uint32_t v = r.u32();
+    if (v >= files) bin::Reader::fail();
+    id = static_cast<FileId>(v);
+  }
+  return ids;
+}
+
+FileId get_file_or_none(bin::Reader& r, std::size_t files) {
+  const std::uint32_t v = r.u32();
+  if (v == kNone) return kNoFile;
+  if (v >= files) bin::Reader::fail();
+  return static_cast<FileId>(v);
+}
+
+void encode_parts(bin::Writer& p, const Project& project, std::uint64_t frame, const JudgedParts& parts) {
+  p.u64(frame);
+  p.u32(static_cast<std::uint32_t>(project.facts.size()));
+  for (const FileFacts& f : project.facts) put_file_state(p, f);
+  p.u32(static_cast<std::uint32_t>(parts.runs.size()));
+  for (const JudgedRun& r : parts.runs) {
+    p.u8(static_cast<std::uint8_t>(r.origin.kind));
+    p.u32(r.origin.file == kNoFile ? kNone : static_cast<std::uint32_t>(r.origin.file));
+    p.u64(r.origin.index);
+    p.u32(r.script == kNoFile ? kNone : static_cast<std::uint32_t>(r.script));
+    put_ids(p, r.files);
+    p.u32(r.accelerate_yaml == kNoFile ? kNone : static_cast<std::uint32_t>(r.accelerate_yaml));
+    p.u64(r.use.doc);
+    p.u8(static_cast<std::uint8_t>((r.use.sets_num_processes ? 1 : 0) | (r.use.sets_mixed_precision ? 2 : 0)));
+    p.str(encode_diagnostics(r.diags));
+  }
+  p.u32(static_cast<std::uint32_t>(parts.scripts.size()));
+  for (const JudgedScript& s : parts.scripts) {
+    p.u32(static_cast<std::uint32_t>(s.script));
+    put_ids(p, s.read);
+    p.str(encode_diagnostics(s.diags));
+  }
+}
+
+}  // namespace
+
+std::optional<ResultCache::Kept> ResultCache::kept_parts(const Project& project) const {
+  if (!tail_) return std::nullopt;
+  const std::size_t n = project.sources.size();
+  try {
+    bin::Reader p(std::string_view(entry_).substr(tail_));
+    p.skip(16);                                                // the key's digest
+    for (std::uint32_t k = p.count(); k > 0; --k) p.skip(12);  // deferred files reached
+    for (std::uint32_t k = p.count(); k > 0; --k) p.skip(4);   // files shown
+    p.skip(p.u32());                                           // the findings
+    if (!p.u8()) return std::nullopt;
+    if (p.u64() != frame_ || p.u32() != n) return std::nullopt;
+    Kept kept;
+    kept.changed.assign(n, 0);
+    for (FileId id = 0; id < n; ++id) {
+      const std::uint64_t hash = p.u64();
+      const std::uint8_t flags = p.u8();
+      const FileFacts& f = project.facts[id];
+      kept.changed[id] = hash != f.content_hash || (flags & 3) != file_state(f);
+      // Pins set the versions of every run below their folder, and are in no run's files.
+      if (kept.changed[id] && ((flags & 4) || !f.pins.empty())) return std::nullopt;
+    }
+    // The findings of a part that read no changed file point into unchanged files, where their
+    // spans still fit. A part that read one is judged again (rejudge): its findings, whose spans
+    // may no longer fit, are not decoded.
+    auto changed = [&](FileId id) { return id != kNoFile && kept.changed[id]; };
+    auto diags = [&](bin::Reader& r, bool touched) {
+      const std::string data = r.str();
+      if (touched) return std::vector<Diagnostic>{};
+      auto d = decode_diagnostics(data, project);
+      if (!d) bin::Reader::fail();
+      return std::move(*d);
+    };
+    for (std::uint32_t k = p.count(); k > 0; --k) {
+      JudgedRun r;
+      const std::uint8_t kind = p.u8();
+      if (kind > static_cast<std::uint8_t>(RunOrigin::Kind::Script)) bin::Reader::fail();
+      r.origin.kind = static_cast<RunOrigin::Kind>(kind);
+      r.origin.file = get_file_or_none(p, n);
+      r.origin.index = p.u64();
+      r.script = get_file_or_none(p, n);
+      r.files = get_ids(p, n);
+      r.accelerate_yaml = get_file_or_none(p, n);
+      r.use.doc = p.u64();
+      const std::uint8_t use = p.u8();
+      r.use.sets_num_processes = use & 1;
+      r.use.sets_mixed_precision = use & 2;
+      r.diags = diags(p, (r.origin.kind != RunOrigin::Kind::Declared && changed(r.origin.file)) ||
+                             std::any_of(r.files.begin(), r.files.end(), changed));
+      kept.parts.runs.push_back(std::move(r));
+    }
+    for (std::uint32_t k = p.count(); k > 0; --k) {
+      JudgedScript s;
+      s.script = get_file_or_none(p, n);
+      if (s.script == kNoFile) bin::Reader::fail();
+      s.read = get_ids(p, n);
+      s.diags = diags(p, changed(s.script) || std::any_of(s.read.begin(), s.read.end(), changed));
+      kept.parts.scripts.push_back(std::move(s));
+    }
+    if (!p.at_end()) return std::nullopt;
+    return kept;
+  } catch (const bin::BinaryFormatError&) {
+    return std::nullopt;
+  }
 }
 
 bool is_entry_name(std::string_view name) {
@@ -576,6 +737,7 @@ bool ResultCache::store_facts(const Project& project) const {
   const std::string identity = facts_identity(dir_);
   if (identity.empty()) return false;
   bin::Writer p;
+  p.out.reserve(pack_.size() + (std::size_t{1} << 16));  // about the size of the pack read: grown once
   p.str(identity);
   std::uint32_t count = 0;
   for (FileId id = 0; id < project.sources.size(); ++id) {
@@ -597,11 +759,10 @@ bool ResultCache::store_facts(const Project& project) const {
     else
       p.str(encode_facts(f));
   }
-  bin::Writer pack;
-  pack.out.append(kFactsMagic);
-  pack.u64(bin::hash64(p.out));
-  pack.out += p.out;
-  return write_atomically(facts_path(), pack.out);
+  bin::Writer head;
+  head.out.append(kFactsMagic);
+  head.u64(bin::hash64(p.out));
+  return write_atomically(facts_path(), {head.out, p.out});
 }
 
 }  // namespace trl::cache

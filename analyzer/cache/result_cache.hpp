@@ -22,6 +22,12 @@
 // invalidates it. After such a miss only what the analysis needs is read (read_needed): the
 // deferred modules stay unread unless a run now reaches them.
 //
+// The entry also keeps the findings of each run and each evaluated script with the files each
+// read (JudgedParts), and each file's content hash. After a miss in which no file was added or
+// removed, the configuration is the same and no changed file holds version pins (kept_parts),
+// only the runs and scripts that read a changed file are built and judged again; the others'
+// findings are taken from the entry (analyzer/report/rejudge.hpp).
+//
 // One entry per invocation shape (slot: hash of options and working folder), replaced on every
 // miss. A pre-commit hook names other files at each commit, so each commit is a new shape: after
 // each store, the folder keeps the kKeptEntries most recently written entries and drops the
@@ -41,6 +47,7 @@
 #include "analyzer/config/configuration.hpp"
 #include "analyzer/diag/diagnostic.hpp"
 #include "analyzer/project/project.hpp"
+#include "analyzer/report/report.hpp"
 
 namespace trl::cache {
 
@@ -68,9 +75,21 @@ class ResultCache {
   std::optional<std::vector<Diagnostic>> lookup(Project& project, const LoadOptions& options) const;
   // Stores the findings of the analysis of `project` (after extraction). Files still unread (the
   // deferred Python files nothing reached, see read_needed) keep the records they were read on.
-  // `read_start_ns`: when this run began reading files (the records' time). False when the
-  // entry could not be written; the cache is then simply not used.
-  bool store(const Project& project, const std::vector<Diagnostic>& diags, std::int64_t read_start_ns) const;
+  // `read_start_ns`: when this run began reading files (the records' time). With `parts`, the
+  // findings of each run and script too (kept_parts). False when the entry could not be written;
+  // the cache is then simply not used.
+  bool store(const Project& project, const std::vector<Diagnostic>& diags, std::int64_t read_start_ns,
+             const JudgedParts* parts = nullptr) const;
+
+  // After a miss, once `project` is extracted: the parts the entry keeps (analyzer/report/rejudge.hpp),
+  // and per file whether its contents changed since, when they may be judged from: the entry's
+  // analysis had the same files under the same configuration (frame), and no file that changed
+  // holds version pins, then or now. Nothing otherwise, or for a damaged entry.
+  struct Kept {
+    JudgedParts parts;
+    std::vector<char> changed;
+  };
+  std::optional<Kept> kept_parts(const Project& project) const;
 
   // The entry file of this invocation.
   std::string entry_path() const;
@@ -92,6 +111,7 @@ class ResultCache {
   std::string dir_;
   std::string invocation_;
   std::uint64_t digest_[2] = {0, 0};
+  std::uint64_t frame_ = 0;     // the key without the files' contents (kept_parts)
   std::vector<char> deferred_;  // per file: deferred by the pre-filter when read
   // The loaded entry.
   std::string entry_;

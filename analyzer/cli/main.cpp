@@ -26,6 +26,7 @@
 #include "analyzer/lsp/server.hpp"
 #include "analyzer/report/baseline.hpp"
 #include "analyzer/report/formatters.hpp"
+#include "analyzer/report/rejudge.hpp"
 #include "analyzer/report/report.hpp"
 #include "analyzer/report/suppression.hpp"
 #include "analyzer/util/parallel.hpp"
@@ -96,7 +97,8 @@ struct Focus {
 
 struct Analysis {
   trl::Project project;
-  std::vector<trl::TrainingRun> runs;  // empty when the findings came from the cache
+  std::vector<trl::TrainingRun> runs;  // empty when the findings came from the cache (only the runs built
+                                       // again when they came from its parts)
   std::vector<trl::Diagnostic> diags;
   // The result cache that served or stored the findings, kept with them: main() ends without
   // unwinding (see the end of main), which spares freeing its records of every file too.
@@ -200,10 +202,26 @@ Analysis analyse(trl::LoadOptions options, trl::Configuration& config, const Foc
     if (cache)
       facts_written =
           trl::Background<bool>([&c = *cache, &p = a.project] { return c.store_facts(p); }, options.threads != 1);
-    a.runs = trl::build_runs(a.project, trl::Knowledge::get(), declared, options.threads);
-    trl::apply_target_versions(a.runs, a.project, config);
     trl::Selection selection{{}, trl::disabled_everywhere(config)};
-    a.diags = trl::collect_diagnostics(a.project, a.runs, selection, options.threads);
+    // The findings of each run and script, kept in the entry: after a change that added or
+    // removed no file and changed no version pin, only the runs and scripts that read a changed
+    // file are built and judged again (analyzer/report/rejudge.hpp).
+    trl::JudgedParts parts;
+    std::optional<trl::cache::ResultCache::Kept> kept;
+    if (cache) kept = cache->kept_parts(a.project);
+    if (kept) {
+      trl::Rejudged again = trl::rejudge(a.project, declared, config, selection, std::move(kept->parts), kept->changed);
+      if (cache_choice.trace)
+        std::cerr << "trl-lint: cache kept " << again.runs_kept << " of " << again.parts.runs.size() << " runs and "
+                  << again.scripts_kept << " of " << again.parts.scripts.size() << " scripts\n";
+      a.runs = std::move(again.runs);
+      a.diags = std::move(again.diags);
+      parts = std::move(again.parts);
+    } else {
+      a.runs = trl::build_runs(a.project, trl::Knowledge::get(), declared, options.threads);
+      trl::apply_target_versions(a.runs, a.project, config);
+      a.diags = trl::collect_diagnostics(a.project, a.runs, selection, options.threads, cache ? &parts : nullptr);
+    }
     trl::apply_settings(a.diags, a.project, config);
     trl::apply_suppressions(a.project, a.diags, selection, [&](trl::FileId file, const std::string& code) {
       return trl::enabled_in_file(a.project, config, file, code);
@@ -214,7 +232,7 @@ Analysis analyse(trl::LoadOptions options, trl::Configuration& config, const Foc
     // One writer in the cache folder at a time: the pack is done before the entry is written.
     // (What writing the pack threw, it throws here, and the entry is not written.)
     const bool facts_stored = !facts_written.valid() || facts_written.get();
-    if (cache && !cache->store(a.project, a.diags, read_start) && cache_choice.trace)
+    if (cache && !cache->store(a.project, a.diags, read_start, &parts) && cache_choice.trace)
       std::cerr << "trl-lint: cache not written " << cache->entry_path() << '\n';
     // The facts hold even when the findings are not stored (an analysis that read JSON files).
     if (cache && !facts_stored && cache_choice.trace)

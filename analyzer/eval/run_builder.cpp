@@ -1287,18 +1287,24 @@ void add_setting_files(const Setting& s, std::set<FileId>& out) {
 }
 }  // namespace
 
+AccelerateUse accelerate_use(const TrainingRun& r) {
+  AccelerateUse use;
+  use.doc = r.accelerate_yaml_doc;
+  use.sets_num_processes = r.launch && r.launch->option("num_processes");
+  const LaunchOption* mp = r.launch ? r.launch->option("mixed_precision") : nullptr;
+  use.sets_mixed_precision = mp && mp->value && mp->value->known;
+  return use;
+}
+
 std::vector<FileUses> file_uses(const Project& project, const std::vector<TrainingRun>& runs) {
   std::vector<FileUses> out(project.sources.size());
-  for (const TrainingRun& r : runs) {
-    if (r.accelerate_yaml == kNoFile || r.accelerate_yaml >= out.size()) continue;
-    AccelerateUse use;
-    use.doc = r.accelerate_yaml_doc;
-    use.sets_num_processes = r.launch && r.launch->option("num_processes");
-    const LaunchOption* mp = r.launch ? r.launch->option("mixed_precision") : nullptr;
-    use.sets_mixed_precision = mp && mp->value && mp->value->known;
-    out[r.accelerate_yaml].accelerate.push_back(use);
-  }
+  for (const TrainingRun& r : runs)
+    if (r.accelerate_yaml < out.size()) out[r.accelerate_yaml].accelerate.push_back(accelerate_use(r));
   return out;
+}
+
+bool is_candidate_script(const Project& project, FileId id) {
+  return id < project.sources.size() && is_candidate(project, id);
 }
 
 std::set<FileId> run_files(const TrainingRun& run) {

@@ -39,8 +39,14 @@ struct RunScope {
 std::vector<TrainingRun> build_runs(const Project& project, const Knowledge& knowledge,
                                     const std::vector<DeclaredRun>& declared, const RunScope& scope);
 
-// What the runs say about each file (indexed by FileId, one per file of the project).
+// What the runs say about each file (indexed by FileId, one per file of the project), and what
+// one run says about its accelerate config.
 std::vector<FileUses> file_uses(const Project& project, const std::vector<TrainingRun>& runs);
+AccelerateUse accelerate_use(const TrainingRun& run);
+
+// A Python file (or Markdown/notebook code) that imports a training library: an entry script
+// when no launch starts it, evaluated for the rules (for_each_script).
+bool is_candidate_script(const Project& project, FileId id);
 
 // Every file a run reads: launch file, script and the modules it imports, config files,
 // referenced files, and the files its settings were written in.

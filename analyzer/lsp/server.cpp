@@ -376,9 +376,17 @@ class Server {
     scope.scripts.insert(changed);
     for (std::size_t i = 0; i < project_->facts[changed].commands.size(); ++i) scope.launches.insert({changed, i});
     std::vector<bool> affected(runs_.size(), false);
+    // A launch command (or declared run, or script) is built whole: when one of its runs reads
+    // the file, all of its runs are built again (kept, the others would be there twice).
+    std::set<RunOrigin> affected_origins;
     for (std::size_t i = 0; i < runs_.size(); ++i) {
       const RunOrigin& o = runs_[i].origin;
-      affected[i] = run_files_[i].count(changed) || (o.kind != RunOrigin::Kind::Declared && o.file == changed);
+      if (run_files_[i].count(changed) || (o.kind != RunOrigin::Kind::Declared && o.file == changed))
+        affected_origins.insert(o);
+    }
+    for (std::size_t i = 0; i < runs_.size(); ++i) {
+      const RunOrigin& o = runs_[i].origin;
+      affected[i] = affected_origins.count(o) > 0;
       if (!affected[i]) continue;
       touched.insert(run_files_[i].begin(), run_files_[i].end());
       if (o.kind == RunOrigin::Kind::Launch && o.file != changed) scope.launches.insert({o.file, o.index});

@@ -68,6 +68,24 @@ void evaluation_problem(const Project& project, const TrainingRun& run, std::vec
 
 }  // namespace
 
+JudgedRun judged_run(const TrainingRun& run) {
+  JudgedRun j;
+  j.origin = run.origin;
+  j.script = run.script;
+  const std::set<FileId> files = run_files(run);
+  j.files.assign(files.begin(), files.end());
+  j.accelerate_yaml = run.accelerate_yaml;
+  j.use = accelerate_use(run);
+  return j;
+}
+
+std::vector<FileUses> file_uses(const Project& project, const std::vector<JudgedRun>& runs) {
+  std::vector<FileUses> out(project.sources.size());
+  for (const JudgedRun& r : runs)
+    if (r.accelerate_yaml < out.size()) out[r.accelerate_yaml].accelerate.push_back(r.use);
+  return out;
+}
+
 void run_diagnostics(const Project& project, const TrainingRun& run, const Selection& selection,
                      std::vector<Diagnostic>& out) {
   const VersionTargetsMemo memo(project);
@@ -145,7 +163,7 @@ void finish_diagnostics(const Project& project, const Selection& selection, std:
 }
 
 std::vector<Diagnostic> collect_diagnostics(const Project& project, const std::vector<TrainingRun>& runs,
-                                            const Selection& selection, unsigned threads) {
+                                            const Selection& selection, unsigned threads, JudgedParts* parts) {
   const VersionTargetsMemo memo(project);
   std::vector<Diagnostic> out;
   file_problem_diagnostics(project, out);
@@ -173,10 +191,19 @@ std::vector<Diagnostic> collect_diagnostics(const Project& project, const std::v
   // Each rule's findings go to a list of their own, joined in the rules' order afterwards: the
   // list a single thread makes, whatever thread judged which rule. In each list: the runs, then
   // the scripts, then the files (the order merge_findings keeps the first of).
+  // marks[i][j]: where the findings of rule i about run j (then script j - runs.size()) begin.
   std::vector<std::vector<Diagnostic>> found(rules.size());
+  std::vector<std::vector<std::size_t>> marks(rules.size());
   auto judge = [&](std::size_t i) {
-    for (const auto& run : runs) rules[i]->check_run(run, project, found[i]);
-    for (const auto& [id, summary] : scripts) rules[i]->check_script(project, id, *summary, found[i]);
+    for (const auto& run : runs) {
+      marks[i].push_back(found[i].size());
+      rules[i]->check_run(run, project, found[i]);
+    }
+    for (const auto& [id, summary] : scripts) {
+      marks[i].push_back(found[i].size());
+      rules[i]->check_script(project, id, *summary, found[i]);
+    }
+    marks[i].push_back(found[i].size());
     for (FileId id : files) rules[i]->check_file(project, id, uses[id], found[i]);
   };
   if (threads == 1) {
@@ -191,6 +218,24 @@ std::vector<Diagnostic> collect_diagnostics(const Project& project, const std::v
       const VersionTargetsMemo own(project);
       for (std::size_t i = next++; i < rules.size(); i = next++) judge(i);
     });
+  }
+  if (parts) {
+    auto part = [&](std::size_t j, std::vector<Diagnostic>& into) {
+      for (std::size_t i = 0; i < rules.size(); ++i)
+        into.insert(into.end(), found[i].begin() + static_cast<std::ptrdiff_t>(marks[i][j]),
+                    found[i].begin() + static_cast<std::ptrdiff_t>(marks[i][j + 1]));
+    };
+    parts->runs.clear();
+    for (std::size_t j = 0; j < runs.size(); ++j) {
+      parts->runs.push_back(judged_run(runs[j]));
+      evaluation_problem(project, runs[j], parts->runs.back().diags);
+      part(j, parts->runs.back().diags);
+    }
+    parts->scripts.clear();
+    for (std::size_t j = 0; j < scripts.size(); ++j) {
+      parts->scripts.push_back({scripts[j].first, scripts[j].second->modules, {}});
+      part(runs.size() + j, parts->scripts.back().diags);
+    }
   }
   for (auto& f : found) out.insert(out.end(), std::make_move_iterator(f.begin()), std::make_move_iterator(f.end()));
   finish_diagnostics(project, selection, out);

@@ -19,11 +19,38 @@ struct Selection {
   bool enabled(const std::string& code) const;
 };
 
+// The findings of each run and of each evaluated script, as run_diagnostics and
+// script_diagnostics make them, with what each read (what the result cache keeps, to judge
+// again only what a change touches: analyzer/report/rejudge.hpp).
+struct JudgedRun {
+  RunOrigin origin;
+  FileId script = kNoFile;    // the script it starts (a launched script does not run on its own)
+  std::vector<FileId> files;  // run_files
+  FileId accelerate_yaml = kNoFile;
+  AccelerateUse use;  // what it says of its accelerate config (file_uses)
+  std::vector<Diagnostic> diags;
+};
+// A run's part, without its findings.
+JudgedRun judged_run(const TrainingRun& run);
+struct JudgedScript {
+  FileId script = kNoFile;
+  std::vector<FileId> read;  // the modules and data files its evaluation read (ScriptSummary::modules)
+  std::vector<Diagnostic> diags;
+};
+struct JudgedParts {
+  std::vector<JudgedRun> runs;        // in the runs' order
+  std::vector<JudgedScript> scripts;  // in file order
+};
+// What the runs of `parts` say about each file (file_uses from the parts).
+std::vector<FileUses> file_uses(const Project& project, const std::vector<JudgedRun>& runs);
+
 // Rules over runs and project, plus file problems; sorted (path, line, column, code) and unique.
 // The rules are judged on `threads` threads (0: one per core), each rule on one of them; the
-// findings do not depend on the thread count.
+// findings do not depend on the thread count. With `parts`, also the findings of each run and
+// script apart.
 std::vector<Diagnostic> collect_diagnostics(const Project& project, const std::vector<TrainingRun>& runs,
-                                            const Selection& selection, unsigned threads = 1);
+                                            const Selection& selection, unsigned threads = 1,
+                                            JudgedParts* parts = nullptr);
 
 // The parts of collect_diagnostics, for a caller that keeps each part's findings (the LSP server
 // judges again only the runs, scripts and files an edit touches; rules/rule.hpp says what each

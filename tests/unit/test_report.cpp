@@ -382,9 +382,10 @@ TEST_CASE("building and judging on several threads gives every fixture project t
   CHECK(declared_total >= 2);  // runs declared in a configuration are built on the threads too
 }
 
-TEST_CASE("judging in parts (runs, scripts, files, as the LSP server keeps them) gives every fixture project the "
-          "findings of collect_diagnostics",
-          "[report][parts]") {
+TEST_CASE(
+    "judging in parts (runs, scripts, files, as the LSP server keeps them) gives every fixture project the "
+    "findings of collect_diagnostics",
+    "[report][parts]") {
   // The rules judge three kinds of part, each from its own inputs (rules/rule.hpp); the LSP server
   // keeps each part's findings and judges again only what an edit touched. Joined in the order
   // collect_diagnostics judges them (runs, scripts, files) and finished, the parts must be the
@@ -448,12 +449,13 @@ TEST_CASE("merging findings: the first of one code at one place with one merge k
       diag("TRL501", 1, 10, "max_seq_length", "another file"),
       diag("TRL501", 0, 11, "max_seq_length", "another place"),
       diag("TRL001", 0, 10, "", "an empty key is a key"),
-      diag("TRL001", 0, 10, "", "merged too"),                                   // merged
+      diag("TRL001", 0, 10, "", "merged too"),  // merged
       diag("TRL101", 0, 10, std::nullopt, "no key: never merged"),
       diag("TRL101", 0, 10, std::nullopt, "no key: never merged"),
   };
   merge_findings(diags);
   std::vector<std::string> kept;
+  kept.reserve(diags.size());
   for (const auto& d : diags) kept.push_back(d.message);
   CHECK(kept == std::vector<std::string>{"first run", "another old name at the same word", "another code",
                                          "another file", "another place", "an empty key is a key",
