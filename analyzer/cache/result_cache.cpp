@@ -30,6 +30,7 @@ namespace {
 
 constexpr std::string_view kMagic = "TRLCACHE4";
 constexpr std::string_view kFactsMagic = "TRLFACTS1";
+constexpr std::string_view kPartsMagic = "TRLPARTS1";
 constexpr std::uint64_t kSeedA = 0x51ed2701a3c4e5f7ull, kSeedB = 0x2545f4914f6cdd1dull;
 constexpr std::uint32_t kNone = 0xffffffffu;
 
@@ -251,6 +252,29 @@ std::string ResultCache::entry_path() const {
   return (fs::path(dir_) / ("results-" + hex(bin::hash64(invocation_)) + ".bin")).string();
 }
 
+std::uint64_t ResultCache::frame_digest(const Project& project) const {
+  if (frame_) return *frame_;
+  // The key without the files' contents and reading outcomes: the files by path and kind, and the
+  // settings of every folder (prepare).
+  bin::Writer frame;
+  frame.str(invocation_);
+  frame.str(project.root);
+  frame.u32(static_cast<std::uint32_t>(project.sources.size()));
+  for (FileId id = 0; id < project.sources.size(); ++id) {
+    const SourceFile& f = project.sources.get(id);
+    frame.str(f.path);
+    frame.str(f.abs_path);
+    frame.u8(static_cast<std::uint8_t>(f.kind));
+  }
+  frame.out += frame_settings_;
+  frame_ = bin::hash64(frame.out, kSeedA);
+  return *frame_;
+}
+
+std::string ResultCache::parts_path() const {
+  return (fs::path(dir_) / ("results-" + hex(bin::hash64(invocation_)) + ".parts")).string();
+}
+
 void ResultCache::load() {
   tail_ = 0;
   known_.clear();
@@ -307,12 +331,9 @@ void ResultCache::prepare(const Project& project, Configuration& config) {
   key.str(invocation_);
   key.str(project.root);
   key.u32(static_cast<std::uint32_t>(n));
-  // The frame: the same without the files' contents and reading outcomes.
+  // The frame's part of the settings (the frame is made on a miss only: frame_digest).
   bin::Writer frame;
-  frame.out.reserve(size);
-  frame.str(invocation_);
-  frame.str(project.root);
-  frame.u32(static_cast<std::uint32_t>(n));
+  frame_.reset();
   deferred_.assign(n, 0);
   std::set<std::string> dirs;
   // Files come folder by folder: most have the folder of the one before (none before the first).
@@ -323,9 +344,6 @@ void ResultCache::prepare(const Project& project, Configuration& config) {
     key.str(f.path);
     key.str(f.abs_path);
     key.u8(static_cast<std::uint8_t>(f.kind));
-    frame.str(f.path);
-    frame.str(f.abs_path);
-    frame.u8(static_cast<std::uint8_t>(f.kind));
     key.u8(static_cast<std::uint8_t>((facts.loaded ? 1 : 0) | (facts.deferred ? 2 : 0) | (facts.conditional ? 4 : 0)));
     key.u32(static_cast<std::uint32_t>(facts.problems.size()));
     for (const auto& p : facts.problems) {
@@ -359,7 +377,7 @@ void ResultCache::prepare(const Project& project, Configuration& config) {
   }
   digest_[0] = bin::hash64(key.out, kSeedA);
   digest_[1] = bin::hash64(key.out, kSeedB);
-  frame_ = bin::hash64(frame.out, kSeedA);
+  frame_settings_ = std::move(frame.out);
 }
 
 std::optional<std::vector<Diagnostic>> ResultCache::lookup(Project& project, const LoadOptions& options) const {
@@ -458,13 +476,23 @@ bool ResultCache::store(const Project& project, const std::vector<Diagnostic>& d
   p.u32(static_cast<std::uint32_t>(shown.size()));
   for (FileId id : shown) p.u32(static_cast<std::uint32_t>(id));
   p.str(encode_diagnostics(diags));
-  p.u8(parts ? 1 : 0);
-  if (parts) encode_parts(p, project, frame_, *parts);
   bin::Writer head;
   head.out.append(kMagic);
   head.u64(bin::hash64(p.out));
   if (!ensure_dir(dir_)) return false;
   if (!write_atomically(entry_path(), {head.out, p.out})) return false;
+  // The parts, in a file of their own: a hit does not read them. Written after the entry (the
+  // entry's pruning removes them with it); an older parts file left by a failed write is still
+  // sound: it records the files it was judged from, and kept_parts compares them with these.
+  if (parts) {
+    bin::Writer q;
+    q.str(invocation_);
+    encode_parts(q, project, frame_digest(project), *parts);
+    bin::Writer qhead;
+    qhead.out.append(kPartsMagic);
+    qhead.u64(bin::hash64(q.out));
+    write_atomically(parts_path(), {qhead.out, q.out});
+  }
   prune_entries(dir_, fs::path(entry_path()).filename().string(), now_ns());
   return true;
 }
@@ -532,16 +560,17 @@ void encode_parts(bin::Writer& p, const Project& project, std::uint64_t frame, c
 }  // namespace
 
 std::optional<ResultCache::Kept> ResultCache::kept_parts(const Project& project) const {
-  if (!tail_) return std::nullopt;
   const std::size_t n = project.sources.size();
+  auto data = read_whole(parts_path(), std::size_t{256} << 20);
+  if (!data) return std::nullopt;
   try {
-    bin::Reader p(std::string_view(entry_).substr(tail_));
-    p.skip(16);                                                // the key's digest
-    for (std::uint32_t k = p.count(); k > 0; --k) p.skip(12);  // deferred files reached
-    for (std::uint32_t k = p.count(); k > 0; --k) p.skip(4);   // files shown
-    p.skip(p.u32());                                           // the findings
-    if (!p.u8()) return std::nullopt;
-    if (p.u64() != frame_ || p.u32() != n) return std::nullopt;
+    bin::Reader whole(*data);
+    whole.expect(kPartsMagic);
+    const std::uint64_t checksum = whole.u64();
+    if (bin::hash64(whole.rest()) != checksum) return std::nullopt;  // truncated or damaged
+    bin::Reader p(whole.rest());
+    if (p.str() != invocation_) return std::nullopt;  // another invocation with the same slot
+    if (p.u64() != frame_digest(project) || p.u32() != n) return std::nullopt;
     Kept kept;
     kept.changed.assign(n, 0);
     for (FileId id = 0; id < n; ++id) {
@@ -619,8 +648,10 @@ std::size_t prune_entries(const std::string& dir, const std::string& keep, std::
     const bool entry = is_entry_name(name);
     // A temporary file a killed run left behind (`<name>.tmp.<pid>.<n>`, see write_atomically).
     const auto tmp_at = name.find(".tmp.");
-    const bool tmp = tmp_at != std::string::npos &&
-                     (is_entry_name(std::string_view(name).substr(0, tmp_at)) || name.substr(0, tmp_at) == "facts.bin");
+    const std::string_view stem = std::string_view(name).substr(0, tmp_at == std::string::npos ? 0 : tmp_at);
+    const bool parts_tmp =
+        stem.ends_with(".parts") && is_entry_name(std::string(stem.substr(0, stem.size() - 6)) + ".bin");
+    const bool tmp = tmp_at != std::string::npos && (is_entry_name(stem) || stem == "facts.bin" || parts_tmp);
     if (!entry && !tmp) continue;
     struct stat st {};
     if (::lstat(it->path().c_str(), &st) != 0 || !S_ISREG(st.st_mode)) continue;
@@ -637,8 +668,12 @@ std::size_t prune_entries(const std::string& dir, const std::string& keep, std::
     if ((a.name == keep) != (b.name == keep)) return a.name == keep;
     return a.mtime != b.mtime ? a.mtime > b.mtime : a.name < b.name;
   });
-  for (std::size_t i = kKeptEntries; i < entries.size(); ++i)
+  for (std::size_t i = kKeptEntries; i < entries.size(); ++i) {
     if (::unlink((fs::path(dir) / entries[i].name).c_str()) == 0) ++removed;
+    // Its parts (results-<hex>.parts) go with it.
+    const std::string parts = entries[i].name.substr(0, entries[i].name.size() - 4) + ".parts";
+    if (::unlink((fs::path(dir) / parts).c_str()) == 0) ++removed;
+  }
   return removed;
 }
 

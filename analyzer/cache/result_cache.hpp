@@ -22,11 +22,11 @@
 // invalidates it. After such a miss only what the analysis needs is read (read_needed): the
 // deferred modules stay unread unless a run now reaches them.
 //
-// The entry also keeps the findings of each run and each evaluated script with the files each
-// read (JudgedParts), and each file's content hash. After a miss in which no file was added or
-// removed, the configuration is the same and no changed file holds version pins (kept_parts),
-// only the runs and scripts that read a changed file are built and judged again; the others'
-// findings are taken from the entry (analyzer/report/rejudge.hpp).
+// Beside the entry, a file of its own (read only after a miss) keeps the findings of each run and
+// each evaluated script with the files each read (JudgedParts), and each file's content hash. After a miss in which no
+// file was added or removed, the configuration is the same and no changed file holds version pins (kept_parts), only
+// the runs and scripts that read a changed file are built and judged again; the others' findings are taken from the
+// entry (analyzer/report/rejudge.hpp).
 //
 // One entry per invocation shape (slot: hash of options and working folder), replaced on every
 // miss. A pre-commit hook names other files at each commit, so each commit is a new shape: after
@@ -91,8 +91,9 @@ class ResultCache {
   };
   std::optional<Kept> kept_parts(const Project& project) const;
 
-  // The entry file of this invocation.
+  // The entry file of this invocation, and the file of its parts (kept_parts; removed with the entry).
   std::string entry_path() const;
+  std::string parts_path() const;
 
   // The facts pack of the cache folder (facts_path, one for every invocation: facts depend on
   // the build and the knowledge only; bound to the folder's inode, so a pack that did not come
@@ -111,7 +112,10 @@ class ResultCache {
   std::string dir_;
   std::string invocation_;
   std::uint64_t digest_[2] = {0, 0};
-  std::uint64_t frame_ = 0;     // the key without the files' contents (kept_parts)
+  // The key without the files' contents (kept_parts), made on a miss only; the settings' part of it.
+  std::uint64_t frame_digest(const Project& project) const;
+  mutable std::optional<std::uint64_t> frame_;
+  std::string frame_settings_;
   std::vector<char> deferred_;  // per file: deferred by the pre-filter when read
   // The loaded entry.
   std::string entry_;
@@ -135,8 +139,9 @@ inline constexpr std::int64_t kStaleTemporaryNs = std::int64_t{3600} * 100000000
 // `results-<16 hex digits>.bin`: the name of an entry.
 bool is_entry_name(std::string_view name);
 // Removes from `dir` the entries beyond the kKeptEntries most recently written (by modification
-// time; the same time: by name), the entry named `keep` (the one just written) always kept, and
-// temporary files of entries and of the facts pack older than kStaleTemporaryNs at `now`.
+// time; the same time: by name), with their parts files, the entry named `keep` (the one just
+// written) always kept, and temporary files of entries, of parts files and of the facts pack
+// older than kStaleTemporaryNs at `now`.
 // Touches no other file. Returns how many files it removed.
 std::size_t prune_entries(const std::string& dir, const std::string& keep, std::int64_t now);
 

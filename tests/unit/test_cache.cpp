@@ -383,11 +383,26 @@ TEST_CASE("cache: pruning keeps the most recently written entries and touches no
   }
   d.write(fresh_tmp, "partial");
   set_mtime(d.root / fresh_tmp, now - 1000000000);
+  // Parts files (results-<hex>.parts) go with their entries, whatever their own times; a stale
+  // temporary of one goes too.
+  auto parts_name = [](int i) {
+    const std::string e = entry_name(i);
+    return e.substr(0, e.size() - 4) + ".parts";
+  };
+  const std::string kept_parts = parts_name(0), dropped_parts = parts_name(static_cast<int>(total - 2)),
+                    stale_parts_tmp = parts_name(3) + ".tmp.4242.2";
+  for (const auto& t : {kept_parts, dropped_parts, stale_parts_tmp}) {
+    d.write(t, "parts");
+    set_mtime(d.root / t, now - cache::kStaleTemporaryNs - 1);
+  }
 
   // The oldest entry is the one this run just wrote (a clock that went back): it stays, and
   // takes the place of the newest of the others.
   const std::string oldest = entry_name(static_cast<int>(total - 1));
-  CHECK(cache::prune_entries(d.root.string(), oldest, now) == (total - cache::kKeptEntries) + 2);
+  CHECK(cache::prune_entries(d.root.string(), oldest, now) == (total - cache::kKeptEntries) + 2 + 2);
+  CHECK(fs::exists(d.root / kept_parts));
+  CHECK_FALSE(fs::exists(d.root / dropped_parts));
+  CHECK_FALSE(fs::exists(d.root / stale_parts_tmp));
   CHECK(fs::exists(d.root / oldest));
   // Entries 0..kKeptEntries-2 remain besides it: of kKeptEntries-2 and kKeptEntries-1, which
   // share a time, the smaller name.
