@@ -30,7 +30,7 @@ namespace {
 
 constexpr std::string_view kMagic = "TRLCACHE4";
 constexpr std::string_view kFactsMagic = "TRLFACTS1";
-constexpr std::string_view kPartsMagic = "TRLPARTS1";
+constexpr std::string_view kPartsMagic = "TRLPARTS2";
 constexpr std::uint64_t kSeedA = 0x51ed2701a3c4e5f7ull, kSeedB = 0x2545f4914f6cdd1dull;
 constexpr std::uint32_t kNone = 0xffffffffu;
 
@@ -506,9 +506,13 @@ namespace {
 std::uint8_t file_state(const FileFacts& f) {
   return static_cast<std::uint8_t>((f.loaded ? 1 : 0) | (f.extracted ? 2 : 0));
 }
+// Pins, or `-r`/`-c` includes of other requirements files (which pins_of follows).
+bool holds_pins(const FileFacts& f) {
+  return !f.pins.empty() || !f.pin_includes.empty();
+}
 void put_file_state(bin::Writer& w, const FileFacts& f) {
   w.u64(f.content_hash);
-  w.u8(static_cast<std::uint8_t>(file_state(f) | (f.pins.empty() ? 0 : 4)));
+  w.u8(static_cast<std::uint8_t>(file_state(f) | (holds_pins(f) ? 4 : 0)));
 }
 
 void put_ids(bin::Writer& w, const std::vector<FileId>& ids) {
@@ -549,6 +553,7 @@ void encode_parts(bin::Writer& p, const Project& project, std::uint64_t frame, c
     p.u8(static_cast<std::uint8_t>((r.use.sets_num_processes ? 1 : 0) | (r.use.sets_mixed_precision ? 2 : 0)));
     p.str(encode_diagnostics(r.diags));
   }
+  put_ids(p, parts.imported);
   p.u32(static_cast<std::uint32_t>(parts.scripts.size()));
   for (const JudgedScript& s : parts.scripts) {
     p.u32(static_cast<std::uint32_t>(s.script));
@@ -578,8 +583,12 @@ std::optional<ResultCache::Kept> ResultCache::kept_parts(const Project& project)
       const std::uint8_t flags = p.u8();
       const FileFacts& f = project.facts[id];
       kept.changed[id] = hash != f.content_hash || (flags & 3) != file_state(f);
+      if (!kept.changed[id]) continue;
       // Pins set the versions of every run below their folder, and are in no run's files.
-      if (kept.changed[id] && ((flags & 4) || !f.pins.empty())) return std::nullopt;
+      if ((flags & 4) || holds_pins(f)) return std::nullopt;
+      // A module that could not be read is in no script's modules (the import of it is recorded
+      // nowhere): once readable, or no longer, any script may read it.
+      if (bool(flags & 1) != f.loaded) return std::nullopt;
     }
     // The findings of a part that read no changed file point into unchanged files, where their
     // spans still fit. A part that read one is judged again (rejudge): its findings, whose spans
@@ -610,6 +619,7 @@ std::optional<ResultCache::Kept> ResultCache::kept_parts(const Project& project)
                              std::any_of(r.files.begin(), r.files.end(), changed));
       kept.parts.runs.push_back(std::move(r));
     }
+    kept.parts.imported = get_ids(p, n);
     for (std::uint32_t k = p.count(); k > 0; --k) {
       JudgedScript s;
       s.script = get_file_or_none(p, n);

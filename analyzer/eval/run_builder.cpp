@@ -1303,6 +1303,12 @@ std::vector<FileUses> file_uses(const Project& project, const std::vector<Traini
   return out;
 }
 
+std::vector<FileId> imported_modules(const Project& project, const Knowledge& knowledge) {
+  Builder builder(project, knowledge);
+  const std::set<FileId>& ids = builder.imported_modules();
+  return {ids.begin(), ids.end()};
+}
+
 bool is_candidate_script(const Project& project, FileId id) {
   return id < project.sources.size() && is_candidate(project, id);
 }

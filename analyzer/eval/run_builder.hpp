@@ -44,6 +44,10 @@ std::vector<TrainingRun> build_runs(const Project& project, const Knowledge& kno
 std::vector<FileUses> file_uses(const Project& project, const std::vector<TrainingRun>& runs);
 AccelerateUse accelerate_use(const TrainingRun& run);
 
+// The project's Python files another one imports, sorted: one of them that builds configs and no
+// trainer is no entry script (a settings module), whatever imports it.
+std::vector<FileId> imported_modules(const Project& project, const Knowledge& knowledge);
+
 // A Python file (or Markdown/notebook code) that imports a training library: an entry script
 // when no launch starts it, evaluated for the rules (for_each_script).
 bool is_candidate_script(const Project& project, FileId id);

@@ -1,6 +1,7 @@
 #include "analyzer/report/rejudge.hpp"
 
 #include <algorithm>
+#include <iterator>
 #include <map>
 #include <set>
 
@@ -14,8 +15,20 @@ Rejudged rejudge(const Project& project, const std::vector<DeclaredRun>& declare
                  const Selection& selection, JudgedParts kept, const std::vector<char>& changed) {
   const Knowledge& k = Knowledge::get();
   const VersionTargetsMemo memo(project);
-  auto is_changed = [&](FileId id) { return id < changed.size() && changed[id]; };
   Rejudged out;
+  // A file another one now imports, or no longer does, may stop or start being an entry script
+  // (a settings module, imported_modules) without a change of its own: it counts as changed.
+  std::vector<char> touched_files = changed;
+  touched_files.resize(project.sources.size(), 0);
+  out.parts.imported = imported_modules(project, k);
+  {
+    std::vector<FileId> moved;
+    std::set_symmetric_difference(kept.imported.begin(), kept.imported.end(), out.parts.imported.begin(),
+                                  out.parts.imported.end(), std::back_inserter(moved));
+    for (FileId id : moved)
+      if (id < touched_files.size()) touched_files[id] = 1;
+  }
+  auto is_changed = [&](FileId id) { return id < touched_files.size() && touched_files[id]; };
 
   // The kept runs that read a changed file, or come from one. A launch command (or declared run)
   // is built whole: when one of its runs is touched, all of them are.

@@ -7,7 +7,10 @@
 // Sound when the earlier analysis had the same files (none added or removed: file ids are the
 // same, and no import or path resolves otherwise), the same configuration and options, and no
 // changed file holds version pins (they set the versions of every run below their folder while
-// being in no run's files). The result cache checks that before it hands out the parts.
+// being in no run's files), and no changed file could not be read then or cannot be now (an
+// import of a module that could not be read is recorded nowhere). The result cache checks that
+// before it hands out the parts. A file that another one starts or stops importing counts as
+// changed (a settings module is no entry script).
 #pragma once
 
 #include <vector>

@@ -231,6 +231,7 @@ std::vector<Diagnostic> collect_diagnostics(const Project& project, const std::v
       evaluation_problem(project, runs[j], parts->runs.back().diags);
       part(j, parts->runs.back().diags);
     }
+    parts->imported = imported_modules(project, Knowledge::get());
     parts->scripts.clear();
     for (std::size_t j = 0; j < scripts.size(); ++j) {
       parts->scripts.push_back({scripts[j].first, scripts[j].second->modules, {}});

@@ -40,6 +40,9 @@ struct JudgedScript {
 struct JudgedParts {
   std::vector<JudgedRun> runs;        // in the runs' order
   std::vector<JudgedScript> scripts;  // in file order
+  // imported_modules: whether a script that builds no trainer is an entry script depends on the
+  // imports of every other file.
+  std::vector<FileId> imported;
 };
 // What the runs of `parts` say about each file (file_uses from the parts).
 std::vector<FileUses> file_uses(const Project& project, const std::vector<JudgedRun>& runs);

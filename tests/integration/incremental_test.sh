@@ -112,6 +112,54 @@ mv a.yaml a2.yaml && printf 'packing: true\n' > a.yaml
 check "a trainer YAML rewritten"
 cd "$work" || exit 2
 
+# Dependencies no run records (found by review). (a) A settings module (configs, no trainer) is no
+# entry script while another file imports it: the importer's edit decides it, both ways.
+rm -rf "$proj" "$work/cache"
+cp -r "$fixtures/dataflow/imported_settings_module_not_a_run" "$proj"
+rm -f "$proj/expected.txt" "$proj/CASE.md"
+cd "$proj" || exit 2
+cp train.py "$work/train.importing"
+printf 'from trl import SFTConfig, SFTTrainer\nargs = SFTConfig(output_dir="o", packing=False)\nSFTTrainer(model="Qwen/Qwen2.5-0.5B", args=args).train()\n' > train.py
+check "settings module, not imported (first analysis)"
+grep -q '"TRL101"' <(fresh) || fail "configs.py not imported: no TRL101 of its own, the case proves nothing"
+cp "$work/train.importing" train.py
+check "settings module, now imported"
+grep -q '"TRL101"' <(fresh) && fail "configs.py imported: TRL101 still there, the case proves nothing"
+printf 'from trl import SFTConfig, SFTTrainer\nargs = SFTConfig(output_dir="o", packing=False)\nSFTTrainer(model="Qwen/Qwen2.5-0.5B", args=args).train()\n' > train.py
+check "settings module, no longer imported"
+cd "$work" || exit 2
+# (b) A module a script imports that could not be read (not UTF-8) becomes readable: the import of
+# it was recorded nowhere; and back.
+rm -rf "$proj" "$work/cache"
+mkdir -p "$proj"
+cd "$proj" || exit 2
+printf 'PACK = True\nCP = 2\n# caf\xe9\n' > helper.py
+printf 'from accelerate import ParallelismConfig\nfrom trl import SFTConfig, SFTTrainer\nimport helper\nargs = SFTConfig(output_dir="o", packing=helper.PACK, pad_to_multiple_of=4,\n                 parallelism_config=ParallelismConfig(cp_size=helper.CP, dp_shard_size=1))\nSFTTrainer(model="Qwen/Qwen2.5-0.5B", args=args).train()\n' > train.py
+printf 'accelerate launch --num_processes 2 train.py\n' > launch.sh
+check "unreadable module (first analysis)"
+printf 'PACK = True\nCP = 2\n' > helper.py
+check "unreadable module made readable"
+grep -q '"TRL101"' <(fresh) || fail "readable helper: no TRL101, the case proves nothing"
+printf 'PACK = True\nCP = 2\n# caf\xe9\n' > helper.py
+check "readable module made unreadable"
+cd "$work" || exit 2
+# (c) A requirements file that pins nothing itself but includes another (`-r`): changing the include
+# changes the versions every run is judged against.
+rm -rf "$proj" "$work/cache"
+cp -r "$fixtures/TRL501/yaml_max_seq_length_range_pin" "$proj"
+rm -f "$proj/expected.txt" "$proj/CASE.md"
+cd "$proj" || exit 2
+mkdir -p requirements
+printf 'trl==0.12.0\ntransformers==4.46.0\naccelerate==1.0.0\n' > requirements/old.txt
+printf 'trl==0.19.1\ntransformers==4.53.3\naccelerate==1.9.0\n' > requirements/new.txt
+printf -- '-r requirements/old.txt\n' > requirements.txt
+check "pin include (first analysis)"
+printf -- '-r requirements/new.txt\n' > requirements.txt
+check "pin include changed"
+grep -q '"TRL501"' <(fresh) || fail "the include of trl 0.19.1 gives no TRL501: the case proves nothing"
+[ -z "$(kept_runs)" ] || fail "parts were kept after a requirements include changed"
+cd "$work" || exit 2
+
 # Nothing is kept when a file is added (an import or a path may resolve to it), or when a version
 # pin changes (it sets the versions of runs whose files did not change).
 proj=$work/proj
