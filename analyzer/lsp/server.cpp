@@ -4,6 +4,7 @@
 #include <chrono>
 #include <filesystem>
 #include <iostream>
+#include <iterator>
 #include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -168,6 +169,7 @@ class Server {
     std::vector<Diagnostic> diags;
   };
   std::map<FileId, FileFindings> file_diags_;
+  std::vector<FileId> imported_;           // imported_modules after the last analysis
   std::vector<Diagnostic> diags_;          // the findings shown
   std::map<std::string, json> published_;  // uri -> the diagnostics last published (non-empty only)
   DocumentStore docs_;
@@ -334,6 +336,7 @@ class Server {
     run_diags_.clear();
     script_diags_.clear();
     file_diags_.clear();
+    imported_.clear();
     diags_.clear();
     if (!project_) return;
     const auto t0 = std::chrono::steady_clock::now();
@@ -341,6 +344,7 @@ class Server {
       declared_ = declared_runs(*project_, *config_);
       selection_ = Selection{{}, disabled_everywhere(*config_)};
       add_runs(build_runs(*project_, Knowledge::get(), declared_));
+      imported_ = imported_modules(*project_, Knowledge::get());
       finish();
       ++stats_.full_analyses;
       stats_.runs_total = runs_.size();
@@ -375,13 +379,25 @@ class Server {
     RunScope scope;
     scope.scripts.insert(changed);
     for (std::size_t i = 0; i < project_->facts[changed].commands.size(); ++i) scope.launches.insert({changed, i});
+    // A file the edited one starts or stops importing may stop or start being an entry script (a
+    // settings module, imported_modules): its own run goes, or is built.
+    std::vector<FileId> imported = imported_modules(*project_, Knowledge::get());
+    std::set<FileId> moved;
+    std::set_symmetric_difference(imported_.begin(), imported_.end(), imported.begin(), imported.end(),
+                                  std::inserter(moved, moved.end()));
+    imported_ = std::move(imported);
+    for (FileId id : moved) {
+      scope.scripts.insert(id);
+      touched.insert(id);
+    }
     std::vector<bool> affected(runs_.size(), false);
     // A launch command (or declared run, or script) is built whole: when one of its runs reads
     // the file, all of its runs are built again (kept, the others would be there twice).
     std::set<RunOrigin> affected_origins;
     for (std::size_t i = 0; i < runs_.size(); ++i) {
       const RunOrigin& o = runs_[i].origin;
-      if (run_files_[i].count(changed) || (o.kind != RunOrigin::Kind::Declared && o.file == changed))
+      if (run_files_[i].count(changed) || (o.kind != RunOrigin::Kind::Declared && o.file == changed) ||
+          (o.kind == RunOrigin::Kind::Script && moved.count(o.file)))
         affected_origins.insert(o);
     }
     for (std::size_t i = 0; i < runs_.size(); ++i) {

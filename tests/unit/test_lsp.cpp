@@ -880,6 +880,41 @@ TEST_CASE("lsp server: an edit judges again only the scripts and files it touche
   CHECK(stats.files_judged == 4);
 }
 
+TEST_CASE("lsp server: a settings module another file starts importing is no longer a run; the undo brings it back") {
+  // configs.py builds a packed SFTConfig with context parallelism and no trainer: a run of its own
+  // (TRL101 there) until train.py imports it. The edit is to train.py only.
+  Copy p("dataflow/imported_settings_module_not_a_run");
+  const std::string train = "train.py", configs = "configs.py";
+  const std::string importing = p.read(train);
+  const std::string plain =
+      "from trl import SFTConfig, SFTTrainer\nargs = SFTConfig(output_dir=\"o\", packing=False)\n"
+      "SFTTrainer(model=\"Qwen/Qwen2.5-0.5B\", args=args).train()\n";
+  p.write(train, plain);
+  Session s;
+  s.add(request(1, "initialize", init_params(p.root.string())));
+  s.add(notification(
+      "textDocument/didOpen",
+      {{"textDocument", {{"uri", p.uri(train)}, {"languageId", "python"}, {"version", 1}, {"text", plain}}}}));
+  s.add(request(2, "textDocument/diagnostic", {{"textDocument", {{"uri", p.uri(configs)}}}}));
+  s.add(notification("textDocument/didChange", {{"textDocument", {{"uri", p.uri(train)}, {"version", 2}}},
+                                                {"contentChanges", {{{"text", importing}}}}}));
+  s.add(request(3, "textDocument/diagnostic", {{"textDocument", {{"uri", p.uri(configs)}}}}));
+  s.add(notification("textDocument/didChange", {{"textDocument", {{"uri", p.uri(train)}, {"version", 3}}},
+                                                {"contentChanges", {{{"text", plain}}}}}));
+  s.add(request(4, "textDocument/diagnostic", {{"textDocument", {{"uri", p.uri(configs)}}}}));
+  s.add(request(5, "shutdown"));
+  s.add(notification("exit"));
+  s.run();
+  CHECK(s.code == 0);
+  CHECK(s.stats.full_analyses == 1);
+  REQUIRE(s.response(2));
+  CHECK(has_code((*s.response(2))["result"]["items"], "TRL101"));
+  REQUIRE(s.response(3));
+  CHECK(!has_code((*s.response(3))["result"]["items"], "TRL101"));
+  REQUIRE(s.response(4));
+  CHECK(has_code((*s.response(4))["result"]["items"], "TRL101"));
+}
+
 TEST_CASE("lsp server: a launch line edited to drop the recipe takes its finding away; the undo brings it back") {
   Copy p("trl101/yaml_packing_accel_yaml_cp");
   const std::string launch = "launch.sh";
