@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The result cache's facts pack changes no output: for every fixture project, an analysis whose
-# files take their facts from the pack (the results entry removed, so it is a miss; the pack
+# files take their facts from the pack (the results entry and its parts removed, so it is a miss
+# that judges everything; the pack
 # kept) gives the same output as one that parses everything. Usage: facts_pack_test.sh TRL_LINT FIXTURES
 set -uo pipefail
 bin=$1
@@ -17,7 +18,7 @@ for dir in "$fixtures"/*/ "$fixtures"/*/*/; do
   fresh=$(cd "$dir" && "$bin" --output-format concise --no-cache . 2> "$work/fresh.err")
   (cd "$dir" && "$bin" --output-format concise --cache-dir "$cache" . > /dev/null 2>&1)
   [ -f "$cache/facts.bin" ] && cp "$cache/facts.bin" "$work/pack.encoded"
-  rm -f "$cache"/results-*.bin
+  rm -f "$cache"/results-*.bin "$cache"/results-*.parts
   packed=$(cd "$dir" && TRL_LINT_CACHE_TRACE=1 "$bin" --output-format concise --cache-dir "$cache" . 2> "$work/err")
   # Standard output and the other messages of standard error, each compared on its own.
   fresh+=$'\n--- stderr\n'$(cat "$work/fresh.err")
@@ -36,7 +37,7 @@ for dir in "$fixtures"/*/ "$fixtures"/*/*/; do
   if [ "${n:-0}" -gt 0 ]; then
     cp "$cache/facts.bin" "$work/pack.before"
     cmp -s "$work/pack.encoded" "$work/pack.before" || { echo "FAIL: $dir: the pack written from the pack differs from the encoded one"; status=1; }
-    rm -f "$cache"/results-*.bin
+    rm -f "$cache"/results-*.bin "$cache"/results-*.parts
     again=$(cd "$dir" && TRL_LINT_CACHE_TRACE=1 "$bin" --threads 1 --output-format concise --cache-dir "$cache" . 2> "$work/err")
     again+=$'\n--- stderr\n'$(grep -v '^trl-lint: cache' "$work/err")
     n2=$(sed -nE 's/.*\(([0-9]+) files. facts from the cache\).*/\1/p' "$work/err")

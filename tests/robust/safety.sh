@@ -104,8 +104,8 @@ check_all() {
 }
 
 # 5. The tree, HOME and the working folder are unchanged (but for the cache folder, which holds
-#    only its .gitignore, its CACHEDIR.TAG, entries and facts packs, no temporary file); the bait
-#    never ran.
+#    only its .gitignore, its CACHEDIR.TAG, entries, their parts files and facts packs, no
+#    temporary file); the bait never ran.
 check_all no-cache --no-cache
 after=$(snapshot)
 [ "$before" = "$after" ] || { diff <(echo "$before") <(echo "$after"); fail "files changed with --no-cache"; }
@@ -113,7 +113,7 @@ after=$(snapshot)
 check_all default
 check_all default-again  # a second pass reads the entries the first wrote
 [ -d "$cache" ] || fail "no cache folder at the project root"
-extra=$(cd "$cache" && ls -A | grep -vE '^(\.gitignore|CACHEDIR\.TAG|results-[0-9a-f]{16}\.bin|facts\.bin)$' || true)
+extra=$(cd "$cache" && ls -A | grep -vE '^(\.gitignore|CACHEDIR\.TAG|results-[0-9a-f]{16}\.(bin|parts)|facts\.bin)$' || true)
 [ -z "$extra" ] || fail "unexpected files in the cache folder: $extra"
 rm -rf "$cache"
 after=$(snapshot)
