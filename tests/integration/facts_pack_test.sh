@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The result cache's facts pack changes no output: for every fixture project, an analysis whose
 # files take their facts from the pack (the results entry and its parts removed, so it is a miss
-# that judges everything; the pack
-# kept) gives the same output as one that parses everything. Usage: facts_pack_test.sh TRL_LINT FIXTURES
+# that judges everything; the pack kept) gives the same output as one that parses everything.
+# Usage: facts_pack_test.sh TRL_LINT FIXTURES
 set -uo pipefail
 bin=$1
 fixtures=$2
