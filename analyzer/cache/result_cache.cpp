@@ -28,7 +28,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-constexpr std::string_view kMagic = "TRLCACHE4";
+constexpr std::string_view kMagic = "TRLCACHE5";
 constexpr std::string_view kFactsMagic = "TRLFACTS1";
 constexpr std::string_view kPartsMagic = "TRLPARTS2";
 constexpr std::uint64_t kSeedA = 0x51ed2701a3c4e5f7ull, kSeedB = 0x2545f4914f6cdd1dull;
@@ -278,6 +278,7 @@ std::string ResultCache::parts_path() const {
 void ResultCache::load() {
   tail_ = 0;
   known_.clear();
+  probes_hold_.reset();
   auto data = read_whole(entry_path(), std::size_t{256} << 20);
   if (!data) return;
   entry_ = std::move(*data);
@@ -380,10 +381,59 @@ void ResultCache::prepare(const Project& project, Configuration& config) {
   frame_settings_ = std::move(frame.out);
 }
 
-std::optional<std::vector<Diagnostic>> ResultCache::lookup(Project& project, const LoadOptions& options) const {
-  if (!tail_) return std::nullopt;
+bool ResultCache::probes_hold() const {
+  if (probes_hold_) return *probes_hold_;
+  probes_hold_ = false;
+  if (!tail_) return false;
   try {
     bin::Reader p(std::string_view(entry_).substr(tail_));
+    std::vector<DiskProbe> probes(p.count());
+    bool hold = true;
+    for (DiskProbe& q : probes) {
+      q.path = p.str();
+      q.ext = p.str();
+      q.answer = p.u8() != 0;
+      // Asked again in full (no early return): a miss carries none of them over anyway.
+      hold = hold && ask_disk(q) == q.answer;
+    }
+    probes_end_ = entry_.size() - p.rest().size();
+    old_probes_ = std::move(probes);
+    probes_hold_ = hold;
+  } catch (const bin::BinaryFormatError&) {
+    probes_hold_ = false;
+  }
+  return *probes_hold_;
+}
+
+namespace {
+// The questions of `asked` whose answers the key already covers: a project file exists, and so do
+// the folders above it, and its folder holds a file of its extension. Whether it is still there
+// is in the file list.
+std::vector<DiskProbe> unvouched(const Project& project, std::vector<DiskProbe> asked) {
+  if (asked.empty()) return asked;
+  std::set<std::string, std::less<>> present;  // project files and their folders
+  std::set<std::string, std::less<>> kinds;    // "folder\nextension" of each project file
+  for (FileId id = 0; id < project.sources.size(); ++id) {
+    const std::string& abs = project.sources.get(id).abs_path;
+    if (abs.empty() || abs[0] != '/') continue;  // <skipped>/ and texts that are not on disk
+    present.insert(abs);
+    const fs::path path(abs);
+    kinds.insert(path.parent_path().string() + '\n' + path.extension().string());
+    for (fs::path dir = path.parent_path(); dir.has_relative_path(); dir = dir.parent_path())
+      if (!present.insert(dir.string()).second) break;  // its parents are in already
+  }
+  std::erase_if(asked, [&](const DiskProbe& q) {
+    if (!q.answer) return false;
+    return q.ext.empty() ? present.count(q.path) > 0 : kinds.count(q.path + '\n' + q.ext) > 0;
+  });
+  return asked;
+}
+}  // namespace
+
+std::optional<std::vector<Diagnostic>> ResultCache::lookup(Project& project, const LoadOptions& options) const {
+  if (!tail_ || !probes_hold()) return std::nullopt;
+  try {
+    bin::Reader p(std::string_view(entry_).substr(probes_end_));
     if (p.u64() != digest_[0] || p.u64() != digest_[1]) return std::nullopt;
     // The deferred files that were reached: same texts, or the runs they are part of changed.
     for (std::uint32_t k = p.count(); k > 0; --k) {
@@ -459,6 +509,23 @@ bool ResultCache::store(const Project& project, const std::vector<Diagnostic>& d
       p.str(pr->message);
     }
   }
+  // The questions the analysis asked the file system, with their answers (DiskProbe). After runs
+  // were kept from the parts (kept_parts), their questions were not asked again: the entry's still
+  // stand for them (they held, or nothing would have been kept).
+  std::vector<DiskProbe> probes;
+  if (project.disk_probes) probes = project.disk_probes->list();
+  if (parts_kept_) {
+    probes.insert(probes.end(), old_probes_.begin(), old_probes_.end());
+    std::sort(probes.begin(), probes.end());
+    probes.erase(std::unique(probes.begin(), probes.end()), probes.end());
+  }
+  probes = unvouched(project, std::move(probes));
+  p.u32(static_cast<std::uint32_t>(probes.size()));
+  for (const DiskProbe& q : probes) {
+    p.str(q.path);
+    p.str(q.ext);
+    p.u8(q.answer ? 1 : 0);
+  }
   p.u64(digest_[0]);
   p.u64(digest_[1]);
   std::vector<std::pair<std::uint32_t, std::uint64_t>> reached;
@@ -480,6 +547,10 @@ bool ResultCache::store(const Project& project, const std::vector<Diagnostic>& d
   head.out.append(kMagic);
   head.u64(bin::hash64(p.out));
   if (!ensure_dir(dir_)) return false;
+  // The parts file must be this entry's: an older one (its write below failed, or this run stores
+  // none) would be judged with the questions of another analysis.
+  std::error_code ec;
+  fs::remove(parts_path(), ec);
   if (!write_atomically(entry_path(), {head.out, p.out})) return false;
   // The parts, in a file of their own: a hit does not read them. Written after the entry (the
   // entry's pruning removes them with it); an older parts file left by a failed write is still
@@ -566,6 +637,8 @@ void encode_parts(bin::Writer& p, const Project& project, std::uint64_t frame, c
 
 std::optional<ResultCache::Kept> ResultCache::kept_parts(const Project& project) const {
   const std::size_t n = project.sources.size();
+  // A file outside the project appeared or disappeared: any run may have asked about it.
+  if (!probes_hold()) return std::nullopt;
   auto data = read_whole(parts_path(), std::size_t{256} << 20);
   if (!data) return std::nullopt;
   try {
@@ -629,6 +702,7 @@ std::optional<ResultCache::Kept> ResultCache::kept_parts(const Project& project)
       kept.parts.scripts.push_back(std::move(s));
     }
     if (!p.at_end()) return std::nullopt;
+    parts_kept_ = true;
     return kept;
   } catch (const bin::BinaryFormatError&) {
     return std::nullopt;

@@ -17,7 +17,9 @@
 // in no run unless something reaches it. The deferred files that were reached after all, and
 // those whose imports resolve_conditional followed (whether a module that imports only tokenizer
 // classes is parsed depends on their texts), are recorded with their content hashes in the entry
-// and checked on lookup. So an edit to an
+// and checked on lookup. The questions the run builder asked the file system about paths that
+// need not be project files (DiskProbe: does `configs/local/acc.yaml` exist, ignored by
+// `.gitignore` as it is) are recorded with their answers and asked again on lookup. So an edit to an
 // ordinary module nobody imports keeps the cache valid, while an edit to any file of any run
 // invalidates it. After such a miss only what the analysis needs is read (read_needed): the
 // deferred modules stay unread unless a run now reaches them.
@@ -117,6 +119,14 @@ class ResultCache {
   mutable std::optional<std::uint64_t> frame_;
   std::string frame_settings_;
   std::vector<char> deferred_;  // per file: deferred by the pre-filter when read
+  // Whether the file system still answers the entry's questions (DiskProbe) as it did: asked once,
+  // on the first lookup or kept_parts. The questions, and where the entry goes on after them.
+  bool probes_hold() const;
+  mutable std::optional<bool> probes_hold_;
+  mutable std::vector<DiskProbe> old_probes_;
+  mutable std::size_t probes_end_ = 0;
+  // kept_parts gave parts: the runs kept from them asked their questions in the entry's analysis.
+  mutable bool parts_kept_ = false;
   // The loaded entry.
   std::string entry_;
   std::size_t tail_ = 0;  // offset of the digest in entry_ (0: no usable entry)

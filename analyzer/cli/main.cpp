@@ -188,6 +188,8 @@ Analysis analyse(trl::LoadOptions options, trl::Configuration& config, const Foc
     }
   }
   if (!hit) {
+    // What the runs ask the file system outside the project's files is part of the entry's key.
+    if (cache) a.project.disk_probes = std::make_shared<trl::DiskProbes>();
     trl::extract_project(a.project, options);
     trl::apply_configured_targets(a.project, config);
     auto declared = trl::declared_runs(a.project, config);

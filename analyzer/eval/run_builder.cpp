@@ -316,10 +316,9 @@ class Builder {
   // A launch line for a project config's `runs:` entry.
   // Whether a path exists under one of the bases (any file, not only the analysed kinds).
   bool exists_on_disk(const std::string& path, const std::vector<std::string>& b) const {
-    std::error_code ec;
-    if (fs::path(path).is_absolute()) return fs::exists(path, ec);
+    if (fs::path(path).is_absolute()) return p_.probe(path);
     for (const auto& base : b)
-      if (fs::exists(fs::path(base) / path, ec)) return true;
+      if (p_.probe((fs::path(base) / path).string())) return true;
     return false;
   }
 
@@ -329,21 +328,12 @@ class Builder {
   bool folder_has_kind(const std::string& path, const std::vector<std::string>& b) const {
     const fs::path rel(path);
     const std::string ext = rel.extension().string();
-    std::error_code ec;
     for (const auto& base : b) {
-      const fs::path folder = (fs::path(base) / rel).parent_path();
+      const std::string folder = (fs::path(base) / rel).parent_path().string();
       // Runs name the same folders again and again (one accelerate_configs/ for every launch):
-      // each folder and extension is listed once per build.
-      auto [at, fresh] = folder_kinds_.try_emplace(folder.string() + '\n' + ext, false);
-      if (fresh) {
-        if (!fs::is_directory(folder, ec)) continue;
-        int seen = 0;
-        for (fs::directory_iterator it(folder, ec), end; !ec && it != end && seen < 10000; it.increment(ec), ++seen)
-          if (it->path().extension() == ext && it->is_regular_file(ec)) {
-            at->second = true;
-            break;
-          }
-      }
+      // each folder and extension is looked at once per build.
+      auto [at, fresh] = folder_kinds_.try_emplace(folder + '\n' + ext, false);
+      if (fresh) at->second = p_.probe(folder, ext);
       if (at->second) return true;
     }
     return false;

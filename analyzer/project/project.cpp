@@ -40,6 +40,41 @@ namespace fs = std::filesystem;
 
 namespace trl {
 
+bool ask_disk(const DiskProbe& probe) {
+  std::error_code ec;
+  if (probe.ext.empty()) return fs::exists(probe.path, ec);
+  if (!fs::is_directory(probe.path, ec)) return false;
+  // A bounded look: a folder of more than 10,000 entries without one of the kind counts as none.
+  int seen = 0;
+  for (fs::directory_iterator it(probe.path, ec), end; !ec && it != end && seen < 10000; it.increment(ec), ++seen)
+    if (it->path().extension() == probe.ext && it->is_regular_file(ec)) return true;
+  return false;
+}
+
+void DiskProbes::record(DiskProbe probe) {
+  const std::lock_guard<std::mutex> lock(mutex_);
+  asked_.push_back(std::move(probe));
+}
+
+std::vector<DiskProbe> DiskProbes::list() const {
+  std::vector<DiskProbe> out;
+  {
+    const std::lock_guard<std::mutex> lock(mutex_);
+    out = asked_;
+  }
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
+}
+
+bool Project::probe(std::string path, std::string ext) const {
+  DiskProbe q{std::move(path), std::move(ext), false};
+  q.answer = ask_disk(q);
+  const bool answer = q.answer;
+  if (disk_probes) disk_probes->record(std::move(q));
+  return answer;
+}
+
 FileId Project::resolve(const std::string& path, const std::vector<std::string>& bases) const {
   if (path.empty()) return kNoFile;
   if (path.front() == '/')

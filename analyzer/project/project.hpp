@@ -6,6 +6,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
@@ -69,6 +70,35 @@ struct FileFacts {
 
 struct ScriptCache;  // analyzer/eval/run_builder.hpp
 
+// A question the analysis asks the file system about a path that need not be one of the
+// project's files: whether it exists, or whether a folder holds a regular file with some
+// extension (TRL004 judges a missing file only in a folder that holds others of its kind). A file
+// outside the discovered ones (ignored by `.gitignore`, of a kind trl-lint does not read)
+// appearing or disappearing changes such an answer, and the findings, without changing the file
+// list: the result cache records the questions with their answers and asks them again before it
+// trusts an entry.
+struct DiskProbe {
+  std::string path;  // absolute
+  std::string ext;   // empty: does `path` exist; else: does the folder `path` hold a regular file ending in `ext`
+  bool answer = false;
+  auto operator<=>(const DiskProbe&) const = default;
+};
+
+// The answer the file system gives now (probe.answer is not read).
+bool ask_disk(const DiskProbe& probe);
+
+// The questions asked during one analysis (thread-safe: runs are built on every core).
+class DiskProbes {
+ public:
+  void record(DiskProbe probe);
+  // Sorted, each question once.
+  std::vector<DiskProbe> list() const;
+
+ private:
+  mutable std::mutex mutex_;
+  std::vector<DiskProbe> asked_;
+};
+
 struct Project {
   std::string root;  // absolute folder paths are resolved against
   SourceManager sources;
@@ -86,10 +116,15 @@ struct Project {
   std::uint64_t max_file_size = 10ull << 20;
   // Script evaluations kept from one analysis to the next (the LSP server); null: none kept.
   std::shared_ptr<ScriptCache> script_cache;
+  // Where the run builder records its questions to the file system (see DiskProbe); null: not
+  // recorded (only the result cache needs them).
+  std::shared_ptr<DiskProbes> disk_probes;
 
   // A project file by a path as a launch line or config names it, tried against each base
   // folder in order (absolute folders). kNoFile when absent.
   FileId resolve(const std::string& path, const std::vector<std::string>& bases) const;
+  // Asks the file system (ask_disk), recording the question in disk_probes when there is one.
+  bool probe(std::string path, std::string ext = {}) const;
 };
 
 // A file's text given in place of what is on disk (`--stdin-filename`): the file is analysed

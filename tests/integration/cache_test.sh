@@ -223,6 +223,63 @@ run tokr4 --cache-dir "$cache" .
 expect tokr4 miss
 same_as_fresh tokr4 .
 
+# 3d. Files the project does not list (ignored by .gitignore, or of a kind trl-lint does not read)
+# that a run asks about: whether a launch's accelerate config exists, whether its folder holds
+# other YAML files (TRL004 judges only such a folder). The entry records each question with its
+# answer and asks again: a file appearing or disappearing there is a miss, even when runs are kept.
+mkdir -p local/acc
+printf 'local/\n' > .gitignore
+printf 'compute_environment: LOCAL_MACHINE\nnum_processes: 2\n' > local/acc/other.yaml
+printf '#!/bin/bash\naccelerate launch --config_file local/acc/mine.yaml scripts/sft.py\n' > local_launch.sh
+[ -f scripts/sft.py ] || fail "the fixture has no scripts/sft.py: the launch below would name nothing"
+run probe1 --cache-dir "$cache" .
+expect probe1 miss
+grep -q "local_launch.sh:2:.*TRL004.*local/acc/mine.yaml" "$work/probe1.out" ||
+  { cat "$work/probe1.out"; fail "probe1: no TRL004 for the missing ignored config"; }
+run probe2 --cache-dir "$cache" .
+expect probe2 hit
+cp local/acc/other.yaml local/acc/mine.yaml
+run probe3 --cache-dir "$cache" .
+expect probe3 miss
+grep -q "TRL004" "$work/probe3.out" && fail "probe3: TRL004 still reported once the ignored config exists (stale cache)"
+same_as_fresh probe3 .
+run probe4 --cache-dir "$cache" .
+expect probe4 hit
+# An ignored file no run asks about changes nothing.
+echo "notes" > local/notes.txt
+printf 'a: 1\n' > local/acc/third.yaml
+run probe5 --cache-dir "$cache" .
+expect probe5 hit
+rm local/notes.txt local/acc/third.yaml
+# A run kept from the entry's parts after another file changed: its questions carry over to the
+# new entry, and are asked again after it.
+echo "# edited" >> "$yaml"
+run probe6 --cache-dir "$cache" .
+expect probe6 miss
+grep -q "^trl-lint: cache kept" "$work/probe6.err" || { cat "$work/probe6.err"; fail "probe6: no runs kept"; }
+same_as_fresh probe6 .
+echo "# edited again" >> "$yaml"
+run probe7 --cache-dir "$cache" .
+expect probe7 miss
+grep -q "^trl-lint: cache kept" "$work/probe7.err" || { cat "$work/probe7.err"; fail "probe7: no runs kept"; }
+rm local/acc/mine.yaml
+run probe8 --cache-dir "$cache" .
+expect probe8 miss
+grep -q "^trl-lint: cache kept" "$work/probe8.err" && fail "probe8: runs kept although a file a run asked about is gone"
+same_as_fresh probe8 .
+grep -q "TRL004.*local/acc/mine.yaml" "$work/probe8.out" || fail "probe8: no TRL004 once the ignored config is gone"
+# The folder no longer holds any other YAML file: the launch is not judged (a partial tree).
+rm local/acc/other.yaml
+run probe9 --cache-dir "$cache" .
+expect probe9 miss
+same_as_fresh probe9 .
+grep -q "TRL004" "$work/probe9.out" && fail "probe9: TRL004 in a folder with no YAML file"
+rm -r local local_launch.sh .gitignore
+cp "$work/yaml.orig" "$yaml"
+run probe10 --cache-dir "$cache" .
+expect probe10 miss
+same_as_fresh probe10 .
+
 # 4. Settings: a different selection is another entry; a configuration file change invalidates.
 run sel1 --cache-dir "$cache" --select TRL201 .
 expect sel1 miss
@@ -390,4 +447,4 @@ for c in "runs ." "graph ." "--diff ." "--stdin-filename $yaml ."; do
   grep -q '^trl-lint: cache' "$work/view.err" && fail "'trl-lint $c' used the cache"
 done
 [ ! -e .trl-lint_cache ] || fail "a view wrote the cache"
-echo "ok: cache hit, miss, invalidation, settings, damage, placement"
+echo "ok: cache hit, miss, invalidation, files outside the project, settings, damage, placement"
