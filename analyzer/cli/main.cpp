@@ -29,6 +29,7 @@
 #include "analyzer/report/rejudge.hpp"
 #include "analyzer/report/report.hpp"
 #include "analyzer/report/suppression.hpp"
+#include "analyzer/util/memory.hpp"
 #include "analyzer/util/parallel.hpp"
 #include "rules/registry.hpp"
 
@@ -392,6 +393,10 @@ int main(int argc, char** argv) {
   // reaps children itself: waitpid could not read how a parse probe ended, and every long text
   // would be reported unchecked (ts::parse).
   ::signal(SIGCHLD, SIG_DFL);
+  // A run's heap only grows until it ends (analyzer/util/memory.hpp). Not for the language server,
+  // which lives as long as the editor and gives memory back.
+  if (std::none_of(argv + 1, argv + argc, [](const char* a) { return std::string_view(a) == "server"; }))
+    trl::prefer_huge_pages();
   CLI::App app{"trl-lint: finds configuration mistakes in TRL / accelerate / transformers training setups"};
   app.set_version_flag("--version", "trl-lint 0.1.0");
   std::vector<std::string> paths;

@@ -81,7 +81,10 @@ struct DiskProbe {
   std::string path;  // absolute
   std::string ext;   // empty: does `path` exist; else: does the folder `path` hold a regular file ending in `ext`
   bool answer = false;
-  auto operator<=>(const DiskProbe&) const = default;
+  bool operator==(const DiskProbe&) const = default;
+  bool operator<(const DiskProbe& o) const {
+    return path != o.path ? path < o.path : ext != o.ext ? ext < o.ext : answer < o.answer;
+  }
 };
 
 // The answer the file system gives now (probe.answer is not read).

@@ -3,6 +3,8 @@
 #include <condition_variable>
 #include <deque>
 
+#include "analyzer/util/memory.hpp"
+
 namespace trl {
 
 // The helper threads of the process. Parked helpers wait for a group's call; a call asked for
@@ -62,6 +64,7 @@ class WorkerPool {
 
  private:
   [[noreturn]] void serve() {
+    prefer_huge_pages_here();
     std::unique_lock lock(mutex_);
     --starting_;
     for (;;) {
