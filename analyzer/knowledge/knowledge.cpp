@@ -1,5 +1,6 @@
 #include "analyzer/knowledge/knowledge.hpp"
 
+#include <algorithm>
 #include <stdexcept>
 
 #include "analyzer/facts/scalar_io.hpp"
@@ -96,14 +97,31 @@ const FieldInfo* Knowledge::field(const ClassInfo& cls, std::string_view name) c
   return nullptr;
 }
 
-bool Knowledge::derives_from(const ClassInfo& cls, std::string_view ancestor) const {
+namespace {
+// The names of `cls` and its bases, breadth first, at most 32 classes deep into the search.
+template <typename Find>
+std::vector<std::string_view> lineage_of(const ClassInfo& cls, Find find) {
   std::vector<const ClassInfo*> queue{&cls};
+  std::vector<std::string_view> names;
   for (std::size_t i = 0; i < queue.size() && i < 32; ++i) {
-    if (queue[i]->name == ancestor) return true;
+    names.push_back(queue[i]->name);
     for (const auto& b : queue[i]->bases)
       if (const ClassInfo* base = find(b)) queue.push_back(base);
   }
-  return false;
+  return names;
+}
+}  // namespace
+
+bool Knowledge::derives_from(const ClassInfo& cls, std::string_view ancestor) const {
+  auto indexed = fields_of_.find(&cls);
+  if (indexed == fields_of_.end()) {  // a class that is not one of ours: searched now
+    const auto names = lineage_of(cls, [&](std::string_view b) { return find(b); });
+    return std::find(names.begin(), names.end(), ancestor) != names.end();
+  }
+  FieldIndex& index = *indexed->second;
+  std::call_once(index.lineage_filled,
+                 [&] { index.lineage = lineage_of(cls, [&](std::string_view b) { return find(b); }); });
+  return std::find(index.lineage.begin(), index.lineage.end(), ancestor) != index.lineage.end();
 }
 
 const AccelerateProfile* Knowledge::accelerate_profile(std::string_view name) const {

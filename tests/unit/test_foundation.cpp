@@ -1,10 +1,13 @@
 // Source handling, discovery, .gitignore, command-line arguments of scripts, determinism.
 #include <sys/stat.h>
 
+#include <atomic>
 #include <catch2/catch.hpp>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <thread>
+#include <vector>
 
 #include "analyzer/discover/discover.hpp"
 #include "analyzer/discover/gitignore.hpp"
@@ -537,4 +540,31 @@ TEST_CASE("the embedded knowledge loads and knows the classes the rules rely on"
   REQUIRE(k.launch_flag("use_fsdp"));
   CHECK_FALSE(k.launch_flag("use_fsdp")->takes_value);
   CHECK(k.launch_flag("config_file")->takes_value);
+}
+
+TEST_CASE("derives_from: a class of the knowledge (its lineage kept) and a class built by a caller", "[knowledge]") {
+  const Knowledge& k = Knowledge::get();
+  const ClassInfo* grpo = k.find("GRPOConfig");
+  REQUIRE(grpo);
+  // Asked from several threads at once the first time, then again: the same answers.
+  std::vector<std::thread> askers;
+  askers.reserve(4);
+  std::atomic<int> wrong{0};
+  for (int t = 0; t < 4; ++t)
+    askers.emplace_back([&] {
+      for (int round = 0; round < 50; ++round) {
+        if (!k.derives_from(*grpo, "GRPOConfig") || !k.derives_from(*grpo, "TrainingArguments")) ++wrong;
+        if (k.derives_from(*grpo, "SFTConfig") || k.derives_from(*grpo, "Training")) ++wrong;
+      }
+    });
+  for (auto& t : askers) t.join();
+  CHECK(wrong == 0);
+  // A class that is not one of the knowledge's: its bases are looked up by name.
+  ClassInfo mine;
+  mine.name = "MySFTConfig";
+  mine.bases = {"SFTConfig"};
+  CHECK(k.derives_from(mine, "MySFTConfig"));
+  CHECK(k.derives_from(mine, "SFTConfig"));
+  CHECK(k.derives_from(mine, "TrainingArguments"));
+  CHECK_FALSE(k.derives_from(mine, "GRPOConfig"));
 }
