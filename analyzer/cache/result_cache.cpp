@@ -28,7 +28,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-constexpr std::string_view kMagic = "TRLCACHE5";
+constexpr std::string_view kMagic = "TRLCACHE6";
 constexpr std::string_view kFactsMagic = "TRLFACTS1";
 constexpr std::string_view kPartsMagic = "TRLPARTS2";
 constexpr std::uint64_t kSeedA = 0x51ed2701a3c4e5f7ull, kSeedB = 0x2545f4914f6cdd1dull;
@@ -392,7 +392,9 @@ bool ResultCache::probes_hold() const {
     for (DiskProbe& q : probes) {
       q.path = p.str();
       q.ext = p.str();
-      q.answer = p.u8() != 0;
+      const std::uint8_t flags = p.u8();
+      q.holds = flags & 2;
+      q.answer = flags & 1;
       // Asked again in full (no early return): a miss carries none of them over anyway.
       hold = hold && ask_disk(q) == q.answer;
     }
@@ -404,31 +406,6 @@ bool ResultCache::probes_hold() const {
   }
   return *probes_hold_;
 }
-
-namespace {
-// The questions of `asked` whose answers the key already covers: a project file exists, and so do
-// the folders above it, and its folder holds a file of its extension. Whether it is still there
-// is in the file list.
-std::vector<DiskProbe> unvouched(const Project& project, std::vector<DiskProbe> asked) {
-  if (asked.empty()) return asked;
-  std::set<std::string, std::less<>> present;  // project files and their folders
-  std::set<std::string, std::less<>> kinds;    // "folder\nextension" of each project file
-  for (FileId id = 0; id < project.sources.size(); ++id) {
-    const std::string& abs = project.sources.get(id).abs_path;
-    if (abs.empty() || abs[0] != '/') continue;  // <skipped>/ and texts that are not on disk
-    present.insert(abs);
-    const fs::path path(abs);
-    kinds.insert(path.parent_path().string() + '\n' + path.extension().string());
-    for (fs::path dir = path.parent_path(); dir.has_relative_path(); dir = dir.parent_path())
-      if (!present.insert(dir.string()).second) break;  // its parents are in already
-  }
-  std::erase_if(asked, [&](const DiskProbe& q) {
-    if (!q.answer) return false;
-    return q.ext.empty() ? present.count(q.path) > 0 : kinds.count(q.path + '\n' + q.ext) > 0;
-  });
-  return asked;
-}
-}  // namespace
 
 std::optional<std::vector<Diagnostic>> ResultCache::lookup(Project& project, const LoadOptions& options) const {
   if (!tail_ || !probes_hold()) return std::nullopt;
@@ -519,12 +496,11 @@ bool ResultCache::store(const Project& project, const std::vector<Diagnostic>& d
     std::sort(probes.begin(), probes.end());
     probes.erase(std::unique(probes.begin(), probes.end()), probes.end());
   }
-  probes = unvouched(project, std::move(probes));
   p.u32(static_cast<std::uint32_t>(probes.size()));
   for (const DiskProbe& q : probes) {
     p.str(q.path);
     p.str(q.ext);
-    p.u8(q.answer ? 1 : 0);
+    p.u8(static_cast<std::uint8_t>((q.answer ? 1 : 0) | (q.holds ? 2 : 0)));
   }
   p.u64(digest_[0]);
   p.u64(digest_[1]);

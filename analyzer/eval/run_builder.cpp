@@ -316,9 +316,9 @@ class Builder {
   // A launch line for a project config's `runs:` entry.
   // Whether a path exists under one of the bases (any file, not only the analysed kinds).
   bool exists_on_disk(const std::string& path, const std::vector<std::string>& b) const {
-    if (fs::path(path).is_absolute()) return p_.probe(path);
+    if (fs::path(path).is_absolute()) return p_.exists(path);
     for (const auto& base : b)
-      if (p_.probe((fs::path(base) / path).string())) return true;
+      if (p_.exists((fs::path(base) / path).string())) return true;
     return false;
   }
 
@@ -333,7 +333,7 @@ class Builder {
       // Runs name the same folders again and again (one accelerate_configs/ for every launch):
       // each folder and extension is looked at once per build.
       auto [at, fresh] = folder_kinds_.try_emplace(folder + '\n' + ext, false);
-      if (fresh) at->second = p_.probe(folder, ext);
+      if (fresh) at->second = p_.folder_holds(folder, ext);
       if (at->second) return true;
     }
     return false;

@@ -42,7 +42,7 @@ namespace trl {
 
 bool ask_disk(const DiskProbe& probe) {
   std::error_code ec;
-  if (probe.ext.empty()) return fs::exists(probe.path, ec);
+  if (!probe.holds) return fs::exists(probe.path, ec);
   if (!fs::is_directory(probe.path, ec)) return false;
   // A bounded look: a folder of more than 10,000 entries without one of the kind counts as none.
   int seen = 0;
@@ -67,8 +67,51 @@ std::vector<DiskProbe> DiskProbes::list() const {
   return out;
 }
 
-bool Project::probe(std::string path, std::string ext) const {
-  DiskProbe q{std::move(path), std::move(ext), false};
+struct Project::Listed {
+  std::mutex mutex;
+  std::size_t files = 0;                    // how many files the sets were made from
+  std::unordered_set<std::string> present;  // the files, and every folder above one
+  std::unordered_set<std::string> kinds;    // "folder\nextension" of each file
+};
+
+std::shared_ptr<Project::Listed> Project::make_listed() {
+  return std::make_shared<Listed>();
+}
+
+bool Project::listed(const std::string& key, bool kind) const {
+  // Made once for a build of the runs (its threads ask together); a project that gained files
+  // since (the language server's) makes them again.
+  Listed& l = *listed_;
+  const std::lock_guard<std::mutex> lock(l.mutex);
+  if (l.files != sources.size() || l.present.empty()) {
+    l.present.clear();
+    l.kinds.clear();
+    for (FileId id = 0; id < sources.size(); ++id) {
+      const std::string& abs = sources.get(id).abs_path;
+      if (abs.empty() || abs[0] != '/') continue;  // <skipped>/ and texts that are not on disk
+      const fs::path path(abs);
+      l.kinds.insert(path.parent_path().string() + '\n' + path.extension().string());
+      l.present.insert(abs);
+      for (fs::path dir = path.parent_path(); dir.has_relative_path(); dir = dir.parent_path())
+        if (!l.present.insert(dir.string()).second) break;  // its parents are in already
+    }
+    l.files = sources.size();
+  }
+  return kind ? l.kinds.count(key) > 0 : l.present.count(key) > 0;
+}
+
+bool Project::exists(std::string path) const {
+  if (listed(path, false)) return true;
+  DiskProbe q{std::move(path), false, {}, false};
+  q.answer = ask_disk(q);
+  const bool answer = q.answer;
+  if (disk_probes) disk_probes->record(std::move(q));
+  return answer;
+}
+
+bool Project::folder_holds(std::string folder, std::string ext) const {
+  if (listed(folder + '\n' + ext, true)) return true;
+  DiskProbe q{std::move(folder), true, std::move(ext), false};
   q.answer = ask_disk(q);
   const bool answer = q.answer;
   if (disk_probes) disk_probes->record(std::move(q));

@@ -70,20 +70,23 @@ struct FileFacts {
 
 struct ScriptCache;  // analyzer/eval/run_builder.hpp
 
-// A question the analysis asks the file system about a path that need not be one of the
-// project's files: whether it exists, or whether a folder holds a regular file with some
-// extension (TRL004 judges a missing file only in a folder that holds others of its kind). A file
-// outside the discovered ones (ignored by `.gitignore`, of a kind trl-lint does not read)
-// appearing or disappearing changes such an answer, and the findings, without changing the file
-// list: the result cache records the questions with their answers and asks them again before it
-// trusts an entry.
+// A question the analysis asks the file system about a path that is not one of the project's
+// files: whether it exists, or whether a folder holds a regular file with some extension (TRL004
+// judges a missing file only in a folder that holds others of its kind). A file outside the
+// discovered ones (ignored by `.gitignore`, of a kind trl-lint does not read) appearing or
+// disappearing changes such an answer, and the findings, without changing the file list: the
+// result cache records the questions with their answers and asks them again before it trusts an
+// entry. What the file list answers is not asked (Project::exists, Project::folder_holds).
 struct DiskProbe {
-  std::string path;  // absolute
-  std::string ext;   // empty: does `path` exist; else: does the folder `path` hold a regular file ending in `ext`
+  std::string path;    // absolute
+  bool holds = false;  // false: does `path` exist; true: does the folder `path` hold a regular file ending in `ext`
+  std::string ext;     // with `holds` ("" for a name without extension)
   bool answer = false;
   bool operator==(const DiskProbe&) const = default;
   bool operator<(const DiskProbe& o) const {
-    return path != o.path ? path < o.path : ext != o.ext ? ext < o.ext : answer < o.answer;
+    if (path != o.path) return path < o.path;
+    if (holds != o.holds) return holds < o.holds;
+    return ext != o.ext ? ext < o.ext : answer < o.answer;
   }
 };
 
@@ -126,8 +129,21 @@ struct Project {
   // A project file by a path as a launch line or config names it, tried against each base
   // folder in order (absolute folders). kNoFile when absent.
   FileId resolve(const std::string& path, const std::vector<std::string>& bases) const;
-  // Asks the file system (ask_disk), recording the question in disk_probes when there is one.
-  bool probe(std::string path, std::string ext = {}) const;
+  // Whether `path` (absolute) exists: a file of the project or a folder above one, else as the
+  // file system says (ask_disk), the question recorded in disk_probes when there is one.
+  bool exists(std::string path) const;
+  // Whether the folder `folder` (absolute) holds a regular file whose extension is `ext` ("" for
+  // none): a file of the project, else as the file system says (recorded the same way).
+  bool folder_holds(std::string folder, std::string ext) const;
+
+ private:
+  // The folders and extensions of the project's files, for exists and folder_holds; made on
+  // their first question, again once files were added (files are never removed).
+  struct Listed;
+  static std::shared_ptr<Listed> make_listed();
+  std::shared_ptr<Listed> listed_ = make_listed();
+  // Whether the file list has `key`: a path (`kind` false), or "folder\nextension" (true).
+  bool listed(const std::string& key, bool kind) const;
 };
 
 // A file's text given in place of what is on disk (`--stdin-filename`): the file is analysed

@@ -279,6 +279,24 @@ cp "$work/yaml.orig" "$yaml"
 run probe10 --cache-dir "$cache" .
 expect probe10 miss
 same_as_fresh probe10 .
+# A folder the file list shows holding a YAML file holds one, however many other entries it has
+# (the file system is looked at only up to 10,000 of them): the cache and a fresh analysis agree.
+mkdir big
+printf 'a: 1\n' > big/a.yaml
+(cd big && seq 1 10050 | sed 's/$/.bin/' | xargs touch)
+printf '#!/bin/bash\naccelerate launch --config_file big/missing.yaml scripts/sft.py\n' > big_launch.sh
+run big1 --cache-dir "$cache" .
+expect big1 miss
+same_as_fresh big1 .
+grep -q "big_launch.sh:2:.*TRL004.*big/missing.yaml" "$work/big1.out" || { cat "$work/big1.out"; fail "big1: no TRL004"; }
+(cd big && seq 10051 18050 | sed 's/$/.bin/' | xargs touch)
+run big2 --cache-dir "$cache" .
+expect big2 hit
+same_as_fresh big2 .
+rm -r big big_launch.sh
+run big3 --cache-dir "$cache" .
+expect big3 miss
+same_as_fresh big3 .
 
 # 4. Settings: a different selection is another entry; a configuration file change invalidates.
 run sel1 --cache-dir "$cache" --select TRL201 .
