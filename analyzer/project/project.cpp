@@ -100,22 +100,19 @@ bool Project::listed(const std::string& key, bool kind) const {
   return kind ? l.kinds.count(key) > 0 : l.present.count(key) > 0;
 }
 
-bool Project::exists(std::string path) const {
-  if (listed(path, false)) return true;
-  DiskProbe q{std::move(path), false, {}, false};
-  q.answer = ask_disk(q);
-  const bool answer = q.answer;
-  if (disk_probes) disk_probes->record(std::move(q));
+bool Project::ask(DiskProbe question) const {
+  question.answer = ask_disk(question);
+  const bool answer = question.answer;
+  if (disk_probes) disk_probes->record(std::move(question));
   return answer;
 }
 
+bool Project::exists(std::string path) const {
+  return listed(path, false) || ask({std::move(path), false, {}, false});
+}
+
 bool Project::folder_holds(std::string folder, std::string ext) const {
-  if (listed(folder + '\n' + ext, true)) return true;
-  DiskProbe q{std::move(folder), true, std::move(ext), false};
-  q.answer = ask_disk(q);
-  const bool answer = q.answer;
-  if (disk_probes) disk_probes->record(std::move(q));
-  return answer;
+  return listed(folder + '\n' + ext, true) || ask({std::move(folder), true, std::move(ext), false});
 }
 
 FileId Project::resolve(const std::string& path, const std::vector<std::string>& bases) const {

@@ -144,6 +144,8 @@ struct Project {
   std::shared_ptr<Listed> listed_ = make_listed();
   // Whether the file list has `key`: a path (`kind` false), or "folder\nextension" (true).
   bool listed(const std::string& key, bool kind) const;
+  // The file system's answer to a question the file list does not answer, recorded in disk_probes.
+  bool ask(DiskProbe question) const;
 };
 
 // A file's text given in place of what is on disk (`--stdin-filename`): the file is analysed
