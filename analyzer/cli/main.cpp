@@ -130,6 +130,7 @@ Analysis analyse(trl::LoadOptions options, trl::Configuration& config, const Foc
   trl::Background<void> knowledge;
   if (options.threads != 1) knowledge = trl::Background<void>([] { (void)trl::Knowledge::get(); });
   options.excluded = trl::exclusion(config);
+  options.listed = trl::folder_notes(config);
   if (cache_choice.enabled && !cache_choice.dir.empty()) {
     // A cache folder given inside the analysed tree is never analysed itself.
     auto excluded = options.excluded;
@@ -191,6 +192,8 @@ Analysis analyse(trl::LoadOptions options, trl::Configuration& config, const Foc
   if (!hit) {
     // What the runs ask the file system outside the project's files is part of the entry's key.
     if (cache) a.project.disk_probes = std::make_shared<trl::DiskProbes>();
+    // Each question to the file system asked once in this analysis (the process ends with it).
+    a.project.disk_answers = std::make_shared<trl::DiskAnswers>();
     trl::extract_project(a.project, options);
     trl::apply_configured_targets(a.project, config);
     auto declared = trl::declared_runs(a.project, config);

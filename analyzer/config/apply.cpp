@@ -91,6 +91,12 @@ ExcludeFn exclusion(Configuration& config) {
   };
 }
 
+FolderListedFn folder_notes(Configuration& config) {
+  return [&config](const std::string& abs_dir, const std::vector<std::string_view>& names) {
+    config.note_folder(abs_dir, names);
+  };
+}
+
 std::vector<DeclaredRun> declared_runs(Project& project, Configuration& config) {
   std::vector<const Settings*> settings;
   auto note = [&](const Settings& s) {

@@ -14,6 +14,9 @@ namespace trl {
 
 // For LoadOptions::excluded: the `exclude` globs of the configuration governing each folder.
 ExcludeFn exclusion(Configuration& config);
+// For LoadOptions::listed: tells `config` which configuration files (and `.git`) each listed
+// folder holds (Configuration::note_folder). `config` must outlive the discovery.
+FolderListedFn folder_notes(Configuration& config);
 
 // The `runs:` of every configuration that governs a project file (each declared once). A
 // configuration file outside the project is added to it, so findings can point into it.

@@ -13,9 +13,16 @@ namespace trl {
 
 namespace {
 
-std::optional<std::string> config_in(const fs::path& dir) {
-  for (const char* name : kConfigFileNames) {
-    const std::string candidate = (dir / name).string();
+constexpr unsigned kNames = sizeof(kConfigFileNames) / sizeof(kConfigFileNames[0]);
+constexpr unsigned kGitBit = 1u << kNames;
+constexpr unsigned kAll = (kGitBit << 1) - 1;  // nothing known: ask about every name
+
+// `present`: the names the folder may hold (bits as Configuration::listed_); the others are not
+// asked about.
+std::optional<std::string> config_in(const fs::path& dir, unsigned present = kAll) {
+  for (unsigned i = 0; i < kNames; ++i) {
+    if (!(present & (1u << i))) continue;
+    const std::string candidate = (dir / kConfigFileNames[i]).string();
     if (is_config_file(candidate)) return candidate;
   }
   return std::nullopt;
@@ -63,9 +70,12 @@ std::optional<std::string> Configuration::config_file_for_dir(const std::string&
   if (it != file_of_dir_.end()) return it->second;
   std::optional<std::string> found;
   const fs::path dir(abs_dir);
-  if (auto here = config_in(dir)) {
+  const auto listed = listed_.find(abs_dir);
+  const unsigned present = listed == listed_.end() ? kAll : listed->second;
+  if (auto here = config_in(dir, present)) {
     found = here;
-  } else if (!is_repository_root(dir) && dir.has_parent_path() && dir.parent_path() != dir) {
+  } else if (!(listed == listed_.end() ? is_repository_root(dir) : (present & kGitBit) != 0) && dir.has_parent_path() &&
+             dir.parent_path() != dir) {
     found = config_file_for_dir(dir.parent_path().string());
   }
   file_of_dir_[abs_dir] = found;
@@ -114,6 +124,16 @@ const Settings& Configuration::for_folder(const std::string& abs_dir) {
       abs_dir.find("//") == std::string::npos && (abs_dir.size() == 1 || abs_dir.back() != '/'))
     return for_dir(abs_dir);
   return for_dir(fs::path(abs_dir).lexically_normal().string());
+}
+
+void Configuration::note_folder(const std::string& abs_dir, const std::vector<std::string_view>& names) {
+  unsigned present = 0;
+  for (std::string_view n : names) {
+    if (n == ".git") present |= kGitBit;
+    for (unsigned i = 0; i < kNames; ++i)
+      if (n == kConfigFileNames[i]) present |= 1u << i;
+  }
+  listed_[abs_dir] = present;
 }
 
 std::vector<const Settings*> Configuration::resolved() const {

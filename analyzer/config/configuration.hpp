@@ -8,6 +8,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "analyzer/config/settings.hpp"
@@ -36,6 +37,12 @@ class Configuration {
   // The configuration file that governs `abs_dir`, if any (after --config / --isolated).
   std::optional<std::string> config_file_for_dir(const std::string& abs_dir);
 
+  // What a listing of `abs_dir` (absolute, normal) showed: the configuration file names and
+  // `.git` it holds. The lookup for that folder then asks the file system only about the names it
+  // holds (each folder's five candidate names and `.git` were most of discovery's system calls).
+  // `names` need not be sorted. A folder already looked up keeps its answer.
+  void note_folder(const std::string& abs_dir, const std::vector<std::string_view>& names);
+
   // Every distinct Settings resolved so far.
   std::vector<const Settings*> resolved() const;
 
@@ -48,6 +55,8 @@ class Configuration {
   std::map<std::string, std::shared_ptr<Settings>> by_dir_;
   std::map<std::string, std::shared_ptr<Settings>> by_file_;
   std::map<std::string, std::optional<std::string>> file_of_dir_;
+  // note_folder: bit i for kConfigFileNames[i], bit kGitBit for `.git`.
+  std::map<std::string, unsigned, std::less<>> listed_;
 };
 
 // The folder a file belongs to for a whole-project analysis: the nearest folder at or above it

@@ -28,16 +28,16 @@ namespace trl {
 
 namespace {
 
-bool skipped_dir(const std::string& name, const fs::path& dir) {
+// Folders skipped by their name alone. Virtual environments and cache folders also mark
+// themselves, with a pyvenv.cfg or a CACHEDIR.TAG inside: that is seen in their own listing
+// (FolderWalk::walk), which spares two failing stats per folder.
+bool skipped_dir(const std::string& name) {
   static const std::set<std::string> names = {".git",          ".hg",         ".svn",           "node_modules",
                                               "__pycache__",   ".venv",       "venv",           ".tox",
                                               ".nox",          ".mypy_cache", ".pytest_cache",  ".ruff_cache",
                                               ".eggs",         "build",       "dist",           ".ipynb_checkpoints",
                                               "site-packages", ".cache",      ".trl-lint_cache"};
-  if (names.count(name)) return true;
-  std::error_code ec;
-  // Virtual environments and cache folders mark themselves.
-  return fs::exists(dir / "pyvenv.cfg", ec) || fs::exists(dir / "CACHEDIR.TAG", ec);
+  return names.count(name) != 0;
 }
 
 // The first `n` bytes of a file ("" when it cannot be opened), read in small steps: most files
@@ -185,9 +185,9 @@ struct FolderTask {
 // the result does not depend on the number of threads or their timing.
 class FolderWalk {
  public:
-  FolderWalk(const fs::path& root, unsigned threads, const ExcludeFn& excluded,
+  FolderWalk(const fs::path& root, unsigned threads, const ExcludeFn& excluded, const FolderListedFn& listed,
              const std::function<std::string(const std::string&)>& display, std::string cwd)
-      : root_(root), threads_(threads), excluded_(excluded), display_(display), cwd_(std::move(cwd)) {}
+      : root_(root), threads_(threads), excluded_(excluded), listed_(listed), display_(display), cwd_(std::move(cwd)) {}
   FolderWalk(const FolderWalk&) = delete;
   FolderWalk& operator=(const FolderWalk&) = delete;
 
@@ -302,17 +302,6 @@ class FolderWalk {
     const std::string& rel_dir = task.rel_dir;
     FolderRecord& out = *task.record;
     std::shared_ptr<const IgnoreRules> ignore = task.ignore;
-    // A repository's own exclude file (.git/info/exclude) holds patterns like a .gitignore at its
-    // top, below the .gitignore files in precedence (gitignore(5)): read first, so they win. Only
-    // at the folder analysed, as its .gitignore files are read only from there down.
-    std::string exclude = rel_dir.empty() ? read_head(dir + "/.git/info/exclude", 1 << 20) : std::string();
-    std::string gi = read_head(dir + "/.gitignore", 1 << 20);
-    if (!exclude.empty() || !gi.empty()) {
-      auto mine = std::make_shared<IgnoreRules>(*ignore);
-      if (!exclude.empty()) mine->add_file(rel_dir, exclude);
-      if (!gi.empty()) mine->add_file(rel_dir, gi);
-      ignore = std::move(mine);
-    }
     // The entries by name, with the type readdir gives (std::filesystem's iterator built a path
     // and its list of parts per entry: half of a warm run over 20,000 files).
     struct Entry {
@@ -346,6 +335,39 @@ class FolderWalk {
     }
     listing.reset();
     std::sort(entries.begin(), entries.end(), [](const Entry& a, const Entry& b) { return a.name < b.name; });
+    const auto holds = [&](std::string_view name) {
+      const auto it = std::lower_bound(entries.begin(), entries.end(), name,
+                                       [](const Entry& e, std::string_view n) { return e.name < n; });
+      return it != entries.end() && it->name == name ? &*it : nullptr;
+    };
+    // A marker counts when it exists as a path does: a link to nothing is no marker.
+    const auto marked_by = [&](std::string_view name) {
+      const Entry* e = holds(name);
+      struct stat st;
+      return e && (e->type != DT_LNK || ::stat((dir + "/" + e->name).c_str(), &st) == 0);
+    };
+    // A virtual environment or a cache folder below the folder analysed: nothing in it is read.
+    if (!rel_dir.empty() && (marked_by("pyvenv.cfg") || marked_by("CACHEDIR.TAG"))) return;
+    // A repository's own exclude file (.git/info/exclude) holds patterns like a .gitignore at its
+    // top, below the .gitignore files in precedence (gitignore(5)): read first, so they win. Only
+    // at the folder analysed, as its .gitignore files are read only from there down. Each is read
+    // only when the listing holds it.
+    std::string exclude =
+        rel_dir.empty() && holds(".git") ? read_head(dir + "/.git/info/exclude", 1 << 20) : std::string();
+    std::string gi = holds(".gitignore") ? read_head(dir + "/.gitignore", 1 << 20) : std::string();
+    if (!exclude.empty() || !gi.empty()) {
+      auto mine = std::make_shared<IgnoreRules>(*ignore);
+      if (!exclude.empty()) mine->add_file(rel_dir, exclude);
+      if (!gi.empty()) mine->add_file(rel_dir, gi);
+      ignore = std::move(mine);
+    }
+    if (listed_) {
+      std::vector<std::string_view> names;
+      names.reserve(entries.size());
+      for (const auto& e : entries) names.emplace_back(e.name);
+      std::lock_guard lock(excluded_mutex_);  // what it tells is not thread-safe either
+      listed_(dir, names);
+    }
     const std::optional<std::string> shown = shown_prefix(dir);
     for (const auto& [name, type] : entries) {
       const std::string path = dir.size() == 1 ? dir + name : dir + "/" + name;  // "/" has its slash
@@ -384,7 +406,7 @@ class FolderWalk {
         regular = fs::is_regular_file(target_status);
       }
       if (type == DT_DIR) {
-        if (skipped_dir(name, path) || ignore->ignored(rel, true)) continue;
+        if (skipped_dir(name) || ignore->ignored(rel, true)) continue;
         if (excluded(path)) continue;
         FolderRecord* sub = new_record();
         sub->name = name;  // before the task is queued: whoever walks it sees the name
@@ -410,6 +432,7 @@ class FolderWalk {
   const fs::path root_;
   const unsigned threads_;
   const ExcludeFn& excluded_;
+  const FolderListedFn& listed_;
   const std::function<std::string(const std::string&)>& display_;
   const std::string cwd_;  // the working folder, as display_ sees it ("" when unknown)
   std::mutex mutex_;       // guards queue_, busy_, records_ (growth) and helpers_asked_
@@ -426,7 +449,8 @@ class FolderWalk {
 
 }  // namespace
 
-Discovery discover(const std::vector<std::string>& paths, const ExcludeFn& excluded, unsigned threads) {
+Discovery discover(const std::vector<std::string>& paths, const ExcludeFn& excluded, unsigned threads,
+                   const FolderListedFn& listed) {
   if (threads == 0) threads = std::max(1u, std::thread::hardware_concurrency());
   Discovery out;
   std::error_code cwd_ec;
@@ -460,7 +484,7 @@ Discovery discover(const std::vector<std::string>& paths, const ExcludeFn& exclu
     fs::path root = fs::weakly_canonical(p, ec);
     if (out.root.empty()) out.root = root.string();
     // Within one walk every path is listed once: the set is for what several paths share.
-    FolderWalk(root, threads, excluded, display, cwd_ec ? std::string() : cwd.string())
+    FolderWalk(root, threads, excluded, listed, display, cwd_ec ? std::string() : cwd.string())
         .run(out, paths.size() > 1 ? &seen : nullptr);
   }
   // Paths that overlap meet the same skipped entries: each is reported once, where first met.

@@ -5,6 +5,7 @@
 
 #include <functional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "analyzer/facts/file_facts.hpp"
@@ -32,7 +33,13 @@ struct Discovery {
 // `threads`: how many threads may walk folders at once (0: one per core); the result is the same
 // for any number.
 using ExcludeFn = std::function<bool(const std::string& abs_path)>;
-Discovery discover(const std::vector<std::string>& paths, const ExcludeFn& excluded = {}, unsigned threads = 0);
+// `listed` (absolute folder, the names it holds, sorted) is told each folder a walk lists, under
+// the lock of `excluded` and before `excluded` is asked about anything in it: what the listing
+// answers (which configuration files a folder holds) need not be asked of the file system again.
+// Not told of a folder skipped for its markers (pyvenv.cfg, CACHEDIR.TAG).
+using FolderListedFn = std::function<void(const std::string& abs_dir, const std::vector<std::string_view>& names)>;
+Discovery discover(const std::vector<std::string>& paths, const ExcludeFn& excluded = {}, unsigned threads = 0,
+                   const FolderListedFn& listed = {});
 
 // The root discover() will report for `paths`, without walking: the first existing path (a
 // folder itself, a file's folder), else the working folder.

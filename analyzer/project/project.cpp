@@ -100,9 +100,33 @@ bool Project::listed(const std::string& key, bool kind) const {
   return kind ? l.kinds.count(key) > 0 : l.present.count(key) > 0;
 }
 
+std::string DiskAnswers::key(const DiskProbe& question) {
+  std::string k = question.path;
+  k += question.holds ? "\n1" : "\n0";
+  k += question.ext;
+  return k;
+}
+
+std::optional<bool> DiskAnswers::find(const DiskProbe& question) const {
+  const std::string k = key(question);
+  const std::lock_guard<std::mutex> lock(mutex_);
+  const auto it = known_.find(k);
+  return it == known_.end() ? std::nullopt : std::optional<bool>(it->second);
+}
+
+void DiskAnswers::keep(const DiskProbe& question) {
+  std::string k = key(question);
+  const std::lock_guard<std::mutex> lock(mutex_);
+  known_.emplace(std::move(k), question.answer);
+}
+
 bool Project::ask(DiskProbe question) const {
+  // A question asked before in this analysis was recorded (in disk_probes) then.
+  if (disk_answers)
+    if (const auto known = disk_answers->find(question)) return *known;
   question.answer = ask_disk(question);
   const bool answer = question.answer;
+  if (disk_answers) disk_answers->keep(question);
   if (disk_probes) disk_probes->record(std::move(question));
   return answer;
 }
@@ -676,7 +700,7 @@ void read_one(Project& project, std::size_t i, const LoadOptions& options, const
 
 Project read_project(const LoadOptions& options) {
   Project project;
-  Discovery d = discover(options.paths, options.excluded, options.threads);
+  Discovery d = discover(options.paths, options.excluded, options.threads, options.listed);
   project.root = d.root;
   project.max_file_size = options.max_file_size;
   project.target_versions = options.target_versions;

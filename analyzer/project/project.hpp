@@ -9,6 +9,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "analyzer/discover/discover.hpp"
@@ -105,6 +106,22 @@ class DiskProbes {
   std::vector<DiskProbe> asked_;
 };
 
+// The file system's answers during one analysis, so that each question is asked once: over the
+// real corpus the run builder asked 223 paths 667 times (each base folder of each launch). Only
+// for an analysis that ends with the process; the LSP server asks again each time, as files
+// appear while the editor is open. Thread-safe.
+class DiskAnswers {
+ public:
+  // The answer given before to the same question (path, holds, ext), if any.
+  std::optional<bool> find(const DiskProbe& question) const;
+  void keep(const DiskProbe& question);  // with its answer
+
+ private:
+  static std::string key(const DiskProbe& question);
+  mutable std::mutex mutex_;
+  std::unordered_map<std::string, bool> known_;
+};
+
 struct Project {
   std::string root;  // absolute folder paths are resolved against
   SourceManager sources;
@@ -125,6 +142,8 @@ struct Project {
   // Where the run builder records its questions to the file system (see DiskProbe); null: not
   // recorded (only the result cache needs them).
   std::shared_ptr<DiskProbes> disk_probes;
+  // Answers kept within the analysis (see DiskAnswers); null: every question goes to the disk.
+  std::shared_ptr<DiskAnswers> disk_answers;
 
   // A project file by a path as a launch line or config names it, tried against each base
   // folder in order (absolute folders). kNoFile when absent.
@@ -189,6 +208,9 @@ struct LoadOptions {
   unsigned threads = 0;  // 0: one per core
   std::uint64_t max_file_size = 10ull << 20;
   ExcludeFn excluded;  // files and folders the configuration excludes (`exclude:`)
+  // Told each folder discovery lists (discover.hpp): the configuration takes which of its files
+  // a folder holds from there (folder_notes, config/apply.hpp).
+  FolderListedFn listed;
   // The result cache's record of a file (absolute path), or null. A file whose stamp matches and
   // was not modified within a second of the time its record was taken is not read
   // (FileFacts::unread).

@@ -525,6 +525,84 @@ TEST_CASE("the closest configuration wins, not above the repository root", "[con
   }
 }
 
+TEST_CASE("a folder's listing answers the configuration lookup for that folder", "[config]") {
+  ConfigDir outer;
+  fs::remove_all(outer.path / ".git");
+  outer.write(".trl-lint.yaml", "ignore: [TRL101]\n");
+  const fs::path repo = outer.path / "repo";
+  fs::create_directories(repo / ".git");
+  outer.write("repo/sub/.trl-lint.yaml", "ignore: [TRL901]\n");
+  const std::string sub = (repo / "sub").string();
+  SECTION("without a note the disk is asked") {
+    Configuration c(ConfigOptions{});
+    CHECK(c.config_file_for_dir(sub) == (repo / "sub" / ".trl-lint.yaml").string());
+    CHECK_FALSE(c.config_file_for_dir(repo.string()));  // the repository root: not above it
+  }
+  SECTION("the names a listing holds are the only ones asked about") {
+    Configuration c(ConfigOptions{});
+    c.note_folder(sub, {"x.py", "deeper"});  // a listing without the file: the note is believed
+    c.note_folder(repo.string(), {"sub", ".git"});
+    CHECK_FALSE(c.config_file_for_dir(sub));
+    Configuration d(ConfigOptions{});
+    d.note_folder(sub, {".trl-lint.yaml"});
+    CHECK(d.config_file_for_dir(sub) == (repo / "sub" / ".trl-lint.yaml").string());
+    // A listed name is still checked: a folder named like a configuration file is none.
+    fs::create_directories(repo / "dir" / "trl-lint.toml");
+    d.note_folder((repo / "dir").string(), {"trl-lint.toml"});
+    CHECK_FALSE(d.config_file_for_dir((repo / "dir").string()));
+  }
+  SECTION("`.git` in the listing ends the walk up; its absence goes on up") {
+    Configuration stops(ConfigOptions{});
+    stops.note_folder(repo.string(), {".git", "sub"});
+    CHECK_FALSE(stops.config_file_for_dir(repo.string()));
+    Configuration goes_on(ConfigOptions{});
+    goes_on.note_folder(repo.string(), {"sub"});  // as if the listing held no `.git`
+    CHECK(goes_on.config_file_for_dir(repo.string()) == (outer.path / ".trl-lint.yaml").string());
+  }
+  SECTION("a folder looked up before its note keeps its answer") {
+    Configuration c(ConfigOptions{});
+    CHECK(c.config_file_for_dir(sub));
+    c.note_folder(sub, {});
+    CHECK(c.config_file_for_dir(sub) == (repo / "sub" / ".trl-lint.yaml").string());
+  }
+}
+
+TEST_CASE("discovery's listings give the configuration lookup the same answers", "[config]") {
+  ConfigDir d;
+  write_cp_project(d);
+  write_cp_launch(d);
+  write_cp_project(d, "nested/");
+  write_cp_launch(d, "nested/");
+  d.write("nested/.trl-lint.yaml", "ignore: [TRL101]\n");
+  write_cp_project(d, "toml/");
+  write_cp_launch(d, "toml/");
+  d.write("toml/pyproject.toml", "[project]\nname = \"x\"\n\n[tool.trl-lint]\nexclude = [\"scripts/\"]\n");
+  d.write("plain/pyproject.toml", "[project]\nname = \"not ours\"\n");
+  write_cp_project(d, "plain/");
+  write_cp_launch(d, "plain/");
+  auto codes = [&](bool with_listings) {
+    Configuration config(ConfigOptions{});
+    LoadOptions o;
+    o.paths = {d.path.string()};
+    o.threads = 2;
+    o.excluded = exclusion(config);
+    if (with_listings) o.listed = folder_notes(config);
+    Project project = load_project(o);
+    auto runs = build_runs(project, Knowledge::get(), declared_runs(project, config));
+    auto diags = collect_diagnostics(project, runs, Selection{{}, disabled_everywhere(config)});
+    apply_settings(diags, project, config);
+    std::vector<std::string> out;
+    out.reserve(diags.size());
+    for (const auto& x : diags)
+      out.push_back(x.code + " " + project.sources.get(x.span.file).path + ":" + std::to_string(x.span.start.line));
+    std::sort(out.begin(), out.end());
+    return out;
+  };
+  const auto without = codes(false);
+  CHECK(std::any_of(without.begin(), without.end(), [](const std::string& c) { return c.rfind("TRL101 ", 0) == 0; }));
+  CHECK(codes(true) == without);
+}
+
 TEST_CASE("selectors: prefixes, codes, names, ALL; the most specific severity wins", "[config]") {
   CHECK(selector_matches("ALL", "TRL101"));
   CHECK(selector_matches("TRL1", "TRL101"));

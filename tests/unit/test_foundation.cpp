@@ -5,6 +5,7 @@
 #include <catch2/catch.hpp>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <sstream>
 #include <thread>
 #include <vector>
@@ -13,6 +14,7 @@
 #include "analyzer/discover/gitignore.hpp"
 #include "analyzer/eval/run_builder.hpp"
 #include "analyzer/knowledge/knowledge.hpp"
+#include "analyzer/project/project.hpp"
 #include "analyzer/report/formatters.hpp"
 #include "analyzer/report/report.hpp"
 #include "analyzer/util/clean_path.hpp"
@@ -291,6 +293,107 @@ TEST_CASE("discovery: marker files and nested .gitignore files", "[discover]") {
   marked.write("CACHEDIR.TAG", "");
   marked.write("train.py", "");
   CHECK(discover({marked.path.string()}).files.size() == 1);
+}
+
+TEST_CASE("discovery tells each folder's listing once, before asking about anything in it", "[discover]") {
+  TempDir t;
+  t.write("a.py", "");
+  t.write("sub/.trl-lint.yaml", "ignore: [TRL901]\n");
+  t.write("sub/x.py", "");
+  t.write("sub/deeper/y.yaml", "a: 1\n");
+  t.write("env/pyvenv.cfg", "");  // skipped for its marker: not told
+  t.write("env/inner/z.py", "");
+  t.write("node_modules/m.py", "");  // skipped by name: not told
+  t.write("ignored/i.py", "");       // ignored: not walked, not told
+  t.write(".gitignore", "ignored/\n");
+  for (unsigned threads : {1u, 4u}) {
+    INFO("threads " << threads);
+    std::map<std::string, std::vector<std::string>> told;
+    std::vector<std::string> asked_before_told, told_twice;
+    const ExcludeFn excluded = [&](const std::string& abs) {
+      const std::string dir = abs.substr(0, abs.rfind('/'));
+      if (!told.count(dir)) asked_before_told.push_back(abs);
+      return false;
+    };
+    const FolderListedFn listed = [&](const std::string& dir, const std::vector<std::string_view>& names) {
+      // (No CHECK here: helper threads call this, and Catch2 assertions are not thread-safe.)
+      if (!told.emplace(dir, std::vector<std::string>(names.begin(), names.end())).second) told_twice.push_back(dir);
+    };
+    const Discovery d = discover({t.path.string()}, excluded, threads, listed);
+    CHECK(asked_before_told.empty());
+    CHECK(told_twice.empty());
+    const std::string root = fs::weakly_canonical(t.path).string();
+    std::vector<std::string> dirs;
+    dirs.reserve(told.size());
+    for (const auto& [dir, names] : told) dirs.push_back(dir);
+    CHECK(dirs == std::vector<std::string>{root, root + "/sub", root + "/sub/deeper"});
+    CHECK(told[root] == std::vector<std::string>{".gitignore", "a.py", "env", "ignored", "node_modules", "sub"});
+    CHECK(told[root + "/sub"] == std::vector<std::string>{".trl-lint.yaml", "deeper", "x.py"});
+    CHECK(d.files.size() == 4);  // a.py, sub/.trl-lint.yaml, sub/x.py, sub/deeper/y.yaml
+  }
+}
+
+TEST_CASE("discovery: a .gitignore or exclude file is read only when the listing holds it", "[discover]") {
+  TempDir t;
+  t.write("keep.yaml", "a: 1\n");
+  t.write("sub/drop.yaml", "a: 1\n");
+  // A folder named .gitignore is listed but holds no patterns; a link to nothing, likewise.
+  fs::create_directories(t.path / "sub" / ".gitignore");
+  t.write("other/drop.yaml", "a: 1\n");
+  fs::create_symlink(t.path / "missing", t.path / "other" / ".gitignore");
+  // `.git` as a file (a worktree's): no info/exclude is read through it.
+  t.write(".git", "gitdir: /nowhere\n");
+  CHECK(discovered_names(t.path) == std::vector<std::string>{"drop.yaml", "drop.yaml", "keep.yaml"});
+}
+
+TEST_CASE("Project: with kept answers each question goes to the disk once; without, every time", "[project]") {
+  TempDir t;
+  const std::string later = (t.path / "later.yaml").string();
+  const std::string folder = (t.path / "configs").string();
+  fs::create_directories(folder);
+  Project asks;  // the LSP server's way: nothing kept
+  asks.disk_probes = std::make_shared<DiskProbes>();
+  Project keeps;  // one command-line analysis
+  keeps.disk_probes = std::make_shared<DiskProbes>();
+  keeps.disk_answers = std::make_shared<DiskAnswers>();
+  CHECK_FALSE(asks.exists(later));
+  CHECK_FALSE(keeps.exists(later));
+  CHECK_FALSE(keeps.folder_holds(folder, ".yaml"));
+  t.write("later.yaml", "a: 1\n");
+  t.write("configs/x.yaml", "a: 1\n");
+  CHECK(asks.exists(later));
+  CHECK_FALSE(keeps.exists(later));  // the answer of this analysis stands
+  CHECK_FALSE(keeps.folder_holds(folder, ".yaml"));
+  CHECK_FALSE(keeps.folder_holds(folder, ".json"));                              // another question: asked
+  CHECK(keeps.folder_holds(folder + "/", ".yaml") == fs::exists(folder + "/"));  // another path text: asked
+  // Each question is recorded once, with the answer it was given.
+  const auto recorded = keeps.disk_probes->list();
+  REQUIRE(recorded.size() == 4);
+  std::size_t holds = 0, later_asked = 0;
+  for (const auto& r : recorded) {
+    holds += r.holds ? 1 : 0;
+    if (r.path == later) {
+      ++later_asked;
+      CHECK_FALSE(r.answer);
+    }
+  }
+  CHECK(holds == 3);
+  CHECK(later_asked == 1);
+  // From several threads at once: one answer per question.
+  Project shared;
+  shared.disk_probes = std::make_shared<DiskProbes>();
+  shared.disk_answers = std::make_shared<DiskAnswers>();
+  std::vector<std::thread> pool;
+  pool.reserve(4);
+  std::atomic<int> wrong{0};
+  for (int k = 0; k < 4; ++k)
+    pool.emplace_back([&] {
+      for (int i = 0; i < 200; ++i)
+        if (shared.exists((t.path / ("f" + std::to_string(i % 20))).string()) != false) ++wrong;
+    });
+  for (auto& th : pool) th.join();
+  CHECK(wrong == 0);
+  CHECK(shared.disk_probes->list().size() == 20);
 }
 
 TEST_CASE("discovery: the same listing, problems and errors whatever the number of threads", "[discover]") {
