@@ -7,7 +7,9 @@ For each corpus (synthetic repositories written under BUILD_DIR/bench/repos, and
 of ../shared/corpus when present) it runs trl-lint end to end several times (median and spread of
 the wall time, peak RSS of the child from wait4) and bench_parse_baseline (tree-sitter parsing of
 every Python and YAML file, single-threaded, nothing else), then prints the ratio, files per
-second, MB/s and time per file. trl-lint runs with --no-cache for these ("cold"); then with a
+second, MB/s and time per file. Alternating with these, it runs two floors: the same parse on every
+core ("bound": bench_parse_baseline --threads NPROC), the fastest any tool could be that parses
+every one of these files, and /bin/true ("start": a process that does nothing). trl-lint runs with --no-cache for these ("cold"); then with a
 cache folder under BUILD_DIR/bench/cache: the run that fills it from empty ("first"), the runs
 served from it ("warm"), and runs after a comment was appended to one trainer YAML ("1 changed",
 generated corpora only). `openr1` is a repository of the open-r1 size (40 Python files, 20 YAMLs);
@@ -18,6 +20,7 @@ import argparse
 import json
 import os
 import platform
+import shutil
 import statistics
 import subprocess
 import sys
@@ -126,6 +129,8 @@ def main():
     build = os.path.abspath(args.build)
     lint = os.path.abspath(args.trl_lint) if args.trl_lint else os.path.join(build, "trl-lint")
     baseline = os.path.join(build, "bench_parse_baseline")
+    cores = os.cpu_count() or 1
+    true_bin = shutil.which("true") or "/bin/true"
     out_dir = os.path.join(build, "bench")
     repos = os.path.join(out_dir, "repos")
     os.makedirs(repos, exist_ok=True)
@@ -171,6 +176,7 @@ def main():
         # (on a shared virtual machine its speed drifts by tens of percent within minutes).
         walls, rss, cpus = [], [], []
         base_walls, base_rss, base_cpus = [], [], []
+        bound_walls, start_walls = [], []
         for _ in range(runs):
             w, r, cold_out, rc, c = run_child(cold_cmd)
             if rc not in (0, 1):
@@ -184,6 +190,11 @@ def main():
             base_walls.append(w)
             base_rss.append(r)
             base_cpus.append(c)
+            w, _, bound_out, rc, _ = run_child([baseline, "--threads", str(cores), path])
+            if rc != 0 or bound_out.split()[:2] != out.split()[:2]:
+                sys.exit(f"bench_parse_baseline --threads {cores} exited {rc} or parsed other files on {path}")
+            bound_walls.append(w)
+            start_walls.append(run_child([true_bin])[0])
         # The first run with the cache fills it (a miss that also writes the entry and the facts
         # pack), measured from an empty cache folder each time; then hits. Fills and hits
         # alternate for the same reason as above. Warm runs are short (a quarter of a second at
@@ -224,6 +235,7 @@ def main():
                 with open(target, "wb") as f:
                     f.write(original)
         med, base = statistics.median(walls), statistics.median(base_walls)
+        bound = statistics.median(bound_walls)
         warm = statistics.median(warm_walls)
         res = {
             "corpus": name,
@@ -240,6 +252,11 @@ def main():
             "baseline_max_s": round(max(base_walls), 4),
             "baseline_peak_rss_mb": round(max(base_rss), 1),
             "ratio": round(med / base, 3) if base > 0 else None,
+            "bound_threads": cores,
+            "bound_median_s": round(bound, 4),
+            "bound_min_s": round(min(bound_walls), 4),
+            "bound_ratio": round(bound / base, 3) if base > 0 else None,
+            "start_median_s": round(statistics.median(start_walls), 4),
             "trl_lint_cpu_median_s": round(statistics.median(cpus), 4),
             "baseline_cpu_median_s": round(statistics.median(base_cpus), 4),
             "cpu_ratio": round(statistics.median(cpus) / statistics.median(base_cpus), 3)
@@ -268,7 +285,7 @@ def main():
                 res["instruction_ratio"] = round(res["trl_lint_instructions"] / res["baseline_instructions"], 3)
         results.append(res)
         print(f"{name}: {res['trl_lint_median_s']*1000:.1f} ms trl-lint, {base*1000:.1f} ms baseline, "
-              f"ratio {res['ratio']}, {res['us_per_file']} us/file, {res['trl_lint_peak_rss_mb']} MB, "
+              f"ratio {res['ratio']} (bound {res['bound_ratio']}), {res['us_per_file']} us/file, {res['trl_lint_peak_rss_mb']} MB, "
               f"warm cache {warm*1000:.1f} ms ({res['cold_over_warm']}x)"
               + (f", one file changed {res['edit_median_s']*1000:.1f} ms" if edit_walls else ""), flush=True)
 
@@ -278,12 +295,14 @@ def main():
         f"date: {time.strftime('%Y-%m-%d %H:%M:%S')}; trl-lint args: concise -q {' '.join(extra)}; "
         f"load average at the end: {os.getloadavg()[0]:.1f}",
         "wall: median (min-max) of the runs; CPU: user+system of the child (wait4); ratio = trl-lint / baseline",
+        f"bound: the baseline's parse on {cores} threads, nothing else; bound ratio = bound / baseline, the lowest",
+        "ratio any tool that parses every one of these files could reach here; start: /bin/true (a process alone)",
         "trl-lint columns: --no-cache (cold); first: the run that fills an empty cache; warm: the next runs,",
         "served from the cache; first/warm = speed-up of the second run over the first;",
         "1 changed: with the cache, after a comment was appended to one trainer YAML (generated corpora only)",
         "",
         f"{'corpus':<16} {'files':>6} {'py+yaml':>7} {'MB':>6} {'trl-lint ms (min-max)':>24} {'RSS MB':>7} "
-        f"{'baseline ms':>11} {'ratio':>6} {'files/s':>8} {'MB/s':>6} {'us/file':>8} "
+        f"{'baseline ms':>11} {'ratio':>6} {'bound ms':>8} {'bound ratio':>11} {'start ms':>8} {'files/s':>8} {'MB/s':>6} {'us/file':>8} "
         f"{'CPU ms':>8} {'base CPU':>8} {'CPU ratio':>9} {'first ms':>8} {'warm ms (min-max)':>20} {'warm RSS':>8} "
         f"{'first/warm':>10} {'cold/warm':>9} "
         f"{'1 changed ms':>12} {'cold/changed':>12}",
@@ -293,6 +312,7 @@ def main():
         lines.append(
             f"{r['corpus']:<16} {r['files']:>6} {r['python_yaml_files']:>7} {r['python_yaml_mb']:>6.2f} {spread:>24} "
             f"{r['trl_lint_peak_rss_mb']:>7.1f} {r['baseline_median_s']*1000:>11.1f} {fmt(r['ratio'], 6)} "
+            f"{r['bound_median_s']*1000:>8.1f} {fmt(r['bound_ratio'], 11)} {r['start_median_s']*1000:>8.1f} "
             f"{r['files_per_s']:>8.0f} {r['mb_per_s']:>6.2f} {r['us_per_file']:>8.1f} "
             f"{r['trl_lint_cpu_median_s']*1000:>8.1f} {r['baseline_cpu_median_s']*1000:>8.1f} "
             f"{fmt(r['cpu_ratio'], 9)} {r['cache_fill_s']*1000:>8.1f} {warm_spread(r):>20} {r['warm_peak_rss_mb']:>8.1f} "
