@@ -92,7 +92,7 @@ ExcludeFn exclusion(Configuration& config) {
 }
 
 FolderListedFn folder_notes(Configuration& config) {
-  return [&config](const std::string& abs_dir, const std::vector<std::string_view>& names) {
+  return [&config](const std::string& abs_dir, const std::vector<ListedName>& names) {
     config.note_folder(abs_dir, names);
   };
 }

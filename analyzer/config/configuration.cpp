@@ -15,6 +15,7 @@ namespace {
 
 constexpr unsigned kNames = sizeof(kConfigFileNames) / sizeof(kConfigFileNames[0]);
 constexpr unsigned kGitBit = 1u << kNames;
+constexpr unsigned kGitAskBit = kGitBit << 1;  // `.git` is a link: ask whether it exists
 constexpr unsigned kAll = (kGitBit << 1) - 1;  // nothing known: ask about every name
 
 // `present`: the names the folder may hold (bits as Configuration::listed_); the others are not
@@ -74,8 +75,9 @@ std::optional<std::string> Configuration::config_file_for_dir(const std::string&
   const unsigned present = listed == listed_.end() ? kAll : listed->second;
   if (auto here = config_in(dir, present)) {
     found = here;
-  } else if (!(listed == listed_.end() ? is_repository_root(dir) : (present & kGitBit) != 0) && dir.has_parent_path() &&
-             dir.parent_path() != dir) {
+  } else if (!(listed == listed_.end() || (present & kGitAskBit) ? is_repository_root(dir)
+                                                                 : (present & kGitBit) != 0) &&
+             dir.has_parent_path() && dir.parent_path() != dir) {
     found = config_file_for_dir(dir.parent_path().string());
   }
   file_of_dir_[abs_dir] = found;
@@ -126,10 +128,11 @@ const Settings& Configuration::for_folder(const std::string& abs_dir) {
   return for_dir(fs::path(abs_dir).lexically_normal().string());
 }
 
-void Configuration::note_folder(const std::string& abs_dir, const std::vector<std::string_view>& names) {
+void Configuration::note_folder(const std::string& abs_dir, const std::vector<ListedName>& names) {
   unsigned present = 0;
-  for (std::string_view n : names) {
-    if (n == ".git") present |= kGitBit;
+  for (const auto& [n, unsure] : names) {
+    if (n == ".git") present |= unsure ? kGitAskBit : kGitBit;
+    // A listed configuration name is checked by path anyway (is_config_file follows a link).
     for (unsigned i = 0; i < kNames; ++i)
       if (n == kConfigFileNames[i]) present |= 1u << i;
   }

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "analyzer/config/settings.hpp"
+#include "analyzer/discover/discover.hpp"
 
 namespace trl {
 
@@ -37,11 +38,12 @@ class Configuration {
   // The configuration file that governs `abs_dir`, if any (after --config / --isolated).
   std::optional<std::string> config_file_for_dir(const std::string& abs_dir);
 
-  // What a listing of `abs_dir` (absolute, normal) showed: the configuration file names and
+  // What a whole listing of `abs_dir` (absolute, normal) showed: the configuration file names and
   // `.git` it holds. The lookup for that folder then asks the file system only about the names it
-  // holds (each folder's five candidate names and `.git` were most of discovery's system calls).
-  // `names` need not be sorted. A folder already looked up keeps its answer.
-  void note_folder(const std::string& abs_dir, const std::vector<std::string_view>& names);
+  // holds (each folder's five candidate names and `.git` were most of discovery's system calls);
+  // a `.git` that is a link is asked about by path. `names` need not be sorted. A folder already
+  // looked up keeps its answer.
+  void note_folder(const std::string& abs_dir, const std::vector<ListedName>& names);
 
   // Every distinct Settings resolved so far.
   std::vector<const Settings*> resolved() const;
@@ -55,7 +57,8 @@ class Configuration {
   std::map<std::string, std::shared_ptr<Settings>> by_dir_;
   std::map<std::string, std::shared_ptr<Settings>> by_file_;
   std::map<std::string, std::optional<std::string>> file_of_dir_;
-  // note_folder: bit i for kConfigFileNames[i], bit kGitBit for `.git`.
+  // note_folder: bit i for kConfigFileNames[i]; kGitBit for `.git`, kGitAskBit for a `.git`
+  // link (configuration.cpp).
   std::map<std::string, unsigned, std::less<>> listed_;
 };
 

@@ -172,6 +172,9 @@ std::string_view name_of(const DiscoveredFile& f) {
   return std::string_view(f.abs_path).substr(slash == std::string::npos ? 0 : slash + 1);
 }
 
+// What a folder's listing says of a name.
+enum class Holds { No, Yes, Maybe };
+
 struct FolderTask {
   std::string dir;
   std::string rel_dir;
@@ -309,19 +312,30 @@ class FolderWalk {
       unsigned char type;
     };
     std::vector<Entry> entries;
-    // Not skipped when unreadable: an unreadable folder is reported, not silently dropped.
+    // Whether a marker exists at `name` in this folder, asked by path (as a link is followed).
+    const auto marker_on_disk = [&](const char* name) {
+      struct stat st;
+      return ::stat((dir + "/" + name).c_str(), &st) == 0;
+    };
+    // Not skipped when unreadable: an unreadable folder is reported, not silently dropped. Unless
+    // it is marked: a virtual environment that can be entered but not listed (mode 0711) is
+    // skipped, its marker asked by path.
     std::unique_ptr<DIR, int (*)(DIR*)> listing(::opendir(dir.c_str()), ::closedir);
     if (!listing) {
       const int error = errno;  // before display_ allocates
+      if (!rel_dir.empty() && (marker_on_disk("pyvenv.cfg") || marker_on_disk("CACHEDIR.TAG"))) return;
       out.problems.emplace_back(display_(dir), "cannot read directory: " + errno_message(error));
       return;
     }
+    bool complete = true;  // false: the listing stopped early, and what it lacks is asked by path
     for (;;) {
       errno = 0;
       const dirent* e = ::readdir(listing.get());
       if (!e) {
-        if (const int error = errno; error != 0)
+        if (const int error = errno; error != 0) {
           out.problems.emplace_back(display_(dir), "cannot list the whole directory: " + errno_message(error));
+          complete = false;
+        }
         break;
       }
       const char* n = e->d_name;
@@ -335,36 +349,37 @@ class FolderWalk {
     }
     listing.reset();
     std::sort(entries.begin(), entries.end(), [](const Entry& a, const Entry& b) { return a.name < b.name; });
-    const auto holds = [&](std::string_view name) {
-      const auto it = std::lower_bound(entries.begin(), entries.end(), name,
+    // Whether the listing names `name` (a partial listing may lack it: then it may be there).
+    const auto holds = [&](const char* name) {
+      const auto it = std::lower_bound(entries.begin(), entries.end(), std::string_view(name),
                                        [](const Entry& e, std::string_view n) { return e.name < n; });
-      return it != entries.end() && it->name == name ? &*it : nullptr;
+      if (it == entries.end() || it->name != name) return complete ? Holds::No : Holds::Maybe;
+      // A link, or an entry whose type could not be told, exists as its target does.
+      return it->type == DT_LNK || it->type == DT_UNKNOWN ? Holds::Maybe : Holds::Yes;
     };
-    // A marker counts when it exists as a path does: a link to nothing is no marker.
-    const auto marked_by = [&](std::string_view name) {
-      const Entry* e = holds(name);
-      struct stat st;
-      return e && (e->type != DT_LNK || ::stat((dir + "/" + e->name).c_str(), &st) == 0);
+    const auto marked_by = [&](const char* name) {
+      const Holds h = holds(name);
+      return h == Holds::Yes || (h == Holds::Maybe && marker_on_disk(name));
     };
     // A virtual environment or a cache folder below the folder analysed: nothing in it is read.
     if (!rel_dir.empty() && (marked_by("pyvenv.cfg") || marked_by("CACHEDIR.TAG"))) return;
     // A repository's own exclude file (.git/info/exclude) holds patterns like a .gitignore at its
     // top, below the .gitignore files in precedence (gitignore(5)): read first, so they win. Only
     // at the folder analysed, as its .gitignore files are read only from there down. Each is read
-    // only when the listing holds it.
+    // only when the listing may hold it.
     std::string exclude =
-        rel_dir.empty() && holds(".git") ? read_head(dir + "/.git/info/exclude", 1 << 20) : std::string();
-    std::string gi = holds(".gitignore") ? read_head(dir + "/.gitignore", 1 << 20) : std::string();
+        rel_dir.empty() && holds(".git") != Holds::No ? read_head(dir + "/.git/info/exclude", 1 << 20) : std::string();
+    std::string gi = holds(".gitignore") != Holds::No ? read_head(dir + "/.gitignore", 1 << 20) : std::string();
     if (!exclude.empty() || !gi.empty()) {
       auto mine = std::make_shared<IgnoreRules>(*ignore);
       if (!exclude.empty()) mine->add_file(rel_dir, exclude);
       if (!gi.empty()) mine->add_file(rel_dir, gi);
       ignore = std::move(mine);
     }
-    if (listed_) {
-      std::vector<std::string_view> names;
+    if (listed_ && complete) {  // a partial listing is not told: what it lacks may be there
+      std::vector<ListedName> names;
       names.reserve(entries.size());
-      for (const auto& e : entries) names.emplace_back(e.name);
+      for (const auto& e : entries) names.push_back({e.name, e.type == DT_LNK || e.type == DT_UNKNOWN});
       std::lock_guard lock(excluded_mutex_);  // what it tells is not thread-safe either
       listed_(dir, names);
     }

@@ -33,11 +33,18 @@ struct Discovery {
 // `threads`: how many threads may walk folders at once (0: one per core); the result is the same
 // for any number.
 using ExcludeFn = std::function<bool(const std::string& abs_path)>;
-// `listed` (absolute folder, the names it holds, sorted) is told each folder a walk lists, under
-// the lock of `excluded` and before `excluded` is asked about anything in it: what the listing
-// answers (which configuration files a folder holds) need not be asked of the file system again.
-// Not told of a folder skipped for its markers (pyvenv.cfg, CACHEDIR.TAG).
-using FolderListedFn = std::function<void(const std::string& abs_dir, const std::vector<std::string_view>& names)>;
+// An entry of a folder's listing. `unsure`: a symbolic link (or an entry whose type could not be
+// told), which exists as its target does; what it names is to be asked by path.
+struct ListedName {
+  std::string_view name;
+  bool unsure = false;
+};
+// `listed` (absolute folder, the entries it holds, sorted by name) is told each folder a walk
+// lists whole, under the lock of `excluded` and before `excluded` is asked about anything in it:
+// what the listing answers (which configuration files a folder holds) need not be asked of the
+// file system again. Not told of a folder skipped for its markers (pyvenv.cfg, CACHEDIR.TAG), nor
+// of one whose listing stopped early.
+using FolderListedFn = std::function<void(const std::string& abs_dir, const std::vector<ListedName>& names)>;
 Discovery discover(const std::vector<std::string>& paths, const ExcludeFn& excluded = {}, unsigned threads = 0,
                    const FolderListedFn& listed = {});
 

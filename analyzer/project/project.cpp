@@ -101,8 +101,9 @@ bool Project::listed(const std::string& key, bool kind) const {
 }
 
 std::string DiskAnswers::key(const DiskProbe& question) {
-  std::string k = question.path;
-  k += question.holds ? "\n1" : "\n0";
+  std::string k = question.path;  // no path holds a NUL byte
+  k += '\0';
+  k += question.holds ? '1' : '0';
   k += question.ext;
   return k;
 }

@@ -153,6 +153,11 @@ for i in range(1, 20000): print(f'elif x == {i}:\n    y = {i}')" > p/elif.py
     expect "p/launch.sh:1:1: TRL901 not a regular file (FIFO, socket or device); skipped"
     rm p/train.py p/launch.sh
     echo 'packing: true' > p/secret.yaml && mkdir p/locked && echo 'x: 1' > p/locked/c.yaml
+    # Virtual environments that can be entered but not listed (0711), or listed but not entered
+    # (0744): skipped for their marker (asked by path, or seen in the listing), not reported.
+    mkdir p/env_x p/env_r && touch p/env_x/pyvenv.cfg p/env_r/pyvenv.cfg
+    echo 'x: [' > p/env_x/bad.yaml && echo 'x: [' > p/env_r/bad.yaml
+    chmod 711 p/env_x && chmod 744 p/env_r
     chmod 000 p/secret.yaml p/locked && chmod 755 "$work" p
     if [ "$(id -u)" -eq 0 ]; then
       command -v setpriv >/dev/null || fail "setpriv (util-linux) missing"
@@ -164,6 +169,7 @@ for i in range(1, 20000): print(f'elif x == {i}:\n    y = {i}')" > p/elif.py
     [ "$status" -le 1 ] || fail "exit code $status"
     expect "p/secret.yaml:1:1: TRL901 cannot read file"
     expect "p/locked:1:1: TRL901 cannot read directory: Permission denied"
+    if grep -q "env_" out; then fail "a marked virtual environment was reported"; fi
     ;;
   fifo)
     # A FIFO with a name trl-lint reads, inside the tree: never opened (opening would block).

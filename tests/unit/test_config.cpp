@@ -540,23 +540,23 @@ TEST_CASE("a folder's listing answers the configuration lookup for that folder",
   }
   SECTION("the names a listing holds are the only ones asked about") {
     Configuration c(ConfigOptions{});
-    c.note_folder(sub, {"x.py", "deeper"});  // a listing without the file: the note is believed
-    c.note_folder(repo.string(), {"sub", ".git"});
+    c.note_folder(sub, {{"x.py"}, {"deeper"}});  // a listing without the file: the note is believed
+    c.note_folder(repo.string(), {{"sub"}, {".git"}});
     CHECK_FALSE(c.config_file_for_dir(sub));
     Configuration d(ConfigOptions{});
-    d.note_folder(sub, {".trl-lint.yaml"});
+    d.note_folder(sub, {{".trl-lint.yaml"}});
     CHECK(d.config_file_for_dir(sub) == (repo / "sub" / ".trl-lint.yaml").string());
     // A listed name is still checked: a folder named like a configuration file is none.
     fs::create_directories(repo / "dir" / "trl-lint.toml");
-    d.note_folder((repo / "dir").string(), {"trl-lint.toml"});
+    d.note_folder((repo / "dir").string(), {{"trl-lint.toml"}});
     CHECK_FALSE(d.config_file_for_dir((repo / "dir").string()));
   }
   SECTION("`.git` in the listing ends the walk up; its absence goes on up") {
     Configuration stops(ConfigOptions{});
-    stops.note_folder(repo.string(), {".git", "sub"});
+    stops.note_folder(repo.string(), {{".git"}, {"sub"}});
     CHECK_FALSE(stops.config_file_for_dir(repo.string()));
     Configuration goes_on(ConfigOptions{});
-    goes_on.note_folder(repo.string(), {"sub"});  // as if the listing held no `.git`
+    goes_on.note_folder(repo.string(), {{"sub"}});  // as if the listing held no `.git`
     CHECK(goes_on.config_file_for_dir(repo.string()) == (outer.path / ".trl-lint.yaml").string());
   }
   SECTION("a folder looked up before its note keeps its answer") {
@@ -565,6 +565,26 @@ TEST_CASE("a folder's listing answers the configuration lookup for that folder",
     c.note_folder(sub, {});
     CHECK(c.config_file_for_dir(sub) == (repo / "sub" / ".trl-lint.yaml").string());
   }
+}
+
+TEST_CASE("a `.git` link in a listing is asked about by path", "[config]") {
+  ConfigDir d;  // a repository, with its configuration at the top
+  d.write(".trl-lint.yaml", "ignore: [TRL101]\n");
+  d.write("dangling/x.py", "");
+  fs::create_symlink(d.path / "nowhere", d.path / "dangling" / ".git");  // no repository
+  d.write("loop/x.py", "");
+  fs::create_symlink(".git", d.path / "loop" / ".git");  // a link to itself: none either
+  d.write("linked/x.py", "");
+  fs::create_directory_symlink(d.path / ".git", d.path / "linked" / ".git");  // a repository
+  d.write("worktree/x.py", "");
+  d.write("worktree/.git", "gitdir: /elsewhere\n");  // a worktree's `.git` file: a repository
+  Configuration config(ConfigOptions{});
+  (void)discover({d.path.string()}, exclusion(config), 1, folder_notes(config));
+  const std::string top = d.abs(".trl-lint.yaml");
+  CHECK(config.config_file_for_dir(d.abs("dangling")) == top);
+  CHECK(config.config_file_for_dir(d.abs("loop")) == top);
+  CHECK_FALSE(config.config_file_for_dir(d.abs("linked")));
+  CHECK_FALSE(config.config_file_for_dir(d.abs("worktree")));
 }
 
 TEST_CASE("discovery's listings give the configuration lookup the same answers", "[config]") {

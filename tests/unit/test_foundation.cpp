@@ -315,9 +315,12 @@ TEST_CASE("discovery tells each folder's listing once, before asking about anyth
       if (!told.count(dir)) asked_before_told.push_back(abs);
       return false;
     };
-    const FolderListedFn listed = [&](const std::string& dir, const std::vector<std::string_view>& names) {
+    const FolderListedFn listed = [&](const std::string& dir, const std::vector<ListedName>& names) {
       // (No CHECK here: helper threads call this, and Catch2 assertions are not thread-safe.)
-      if (!told.emplace(dir, std::vector<std::string>(names.begin(), names.end())).second) told_twice.push_back(dir);
+      std::vector<std::string> kept;
+      kept.reserve(names.size());
+      for (const auto& n : names) kept.emplace_back(std::string(n.name) + (n.unsure ? "@" : ""));
+      if (!told.emplace(dir, kept).second) told_twice.push_back(dir);
     };
     const Discovery d = discover({t.path.string()}, excluded, threads, listed);
     CHECK(asked_before_told.empty());
