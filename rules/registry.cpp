@@ -78,6 +78,12 @@ const std::vector<std::unique_ptr<Rule>>& all_rules() {
   return rules;
 }
 
+std::string RuleInfo::severity_text() const {
+  std::string text = to_string(severity);
+  if (!severity_note.empty()) text += "; " + severity_note;
+  return text;
+}
+
 const Rule* find_rule(std::string_view code) {
   for (const auto& r : all_rules())
     if (r->info().code == code || r->info().name == code) return r.get();

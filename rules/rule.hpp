@@ -18,6 +18,11 @@ struct RuleInfo {
   Severity severity = Severity::Error;
   std::string summary;  // one line
   std::string doc;      // Markdown: What it does / Why is this bad? / Example / Use instead / References
+  // When some findings take another severity than `severity`, when (e.g. "warning when
+  // `pad_to_multiple_of` is unset"); shown wherever the severity is.
+  std::string severity_note;
+  // "error", or "error; warning when ..."
+  std::string severity_text() const;
 };
 
 // A rule judges three kinds of part, each from its own inputs only, so that a caller may keep

@@ -52,19 +52,19 @@ std::vector<std::string> split_codes(const std::vector<std::string>& in) {
 
 // The page of one rule as docs/rules/<CODE>.md holds it.
 std::string rule_page(const trl::RuleInfo& info) {
-  return "# " + info.code + " " + info.name + "\n\n" + "Severity: " + trl::to_string(info.severity) + "\n\n" +
-         info.summary + "\n\n" + info.doc;
+  return "# " + info.code + " " + info.name + "\n\n" + "Severity: " + info.severity_text() + "\n\n" + info.summary +
+         "\n\n" + info.doc;
 }
 
 int print_rule(const std::string& code, bool all) {
   if (all) {
     for (const auto& r : trl::all_rules()) {
       const auto& i = r->info();
-      std::cout << i.code << "  " << i.name << "  (" << trl::to_string(i.severity) << ")  " << i.summary << '\n';
+      std::cout << i.code << "  " << i.name << "  (" << i.severity_text() << ")  " << i.summary << '\n';
     }
     for (const auto* i : trl::all_rule_infos()) {
       if (trl::find_rule(i->code)) continue;  // listed above
-      std::cout << i->code << "  " << i->name << "  (" << trl::to_string(i->severity) << ")  " << i->summary << '\n';
+      std::cout << i->code << "  " << i->name << "  (" << i->severity_text() << ")  " << i->summary << '\n';
     }
     return 0;
   }
@@ -381,8 +381,8 @@ int write_markdown(const std::string& dir) {
       family = family_of(info->code);
       index += "\n## " + family + "\n\n| code | name | severity | summary |\n|---|---|---|---|\n";
     }
-    index += "| [" + info->code + "](" + info->code + ".md) | " + info->name + " | " + trl::to_string(info->severity) +
-             " | " + info->summary + " |\n";
+    index += "| [" + info->code + "](" + info->code + ".md) | " + info->name + " | " + info->severity_text() + " | " +
+             info->summary + " |\n";
   }
   std::ofstream out(fs::path(dir) / "README.md", std::ios::binary);
   out << index;
@@ -410,6 +410,7 @@ int main(int argc, char** argv) {
   std::vector<std::string> select, ignore;
   std::vector<std::string> extend_select;
   bool exit_zero = false, quiet = false, statistics = false;
+  std::string fail_on;
   std::string stdin_filename, baseline, write_baseline;
   std::string config_file;
   bool isolated = false;
@@ -447,6 +448,10 @@ int main(int argc, char** argv) {
       ->delimiter(',')
       ->multi_option_policy(CLI::MultiOptionPolicy::Join);
   app.add_flag("--exit-zero", exit_zero, "Exit 0 even when there are findings");
+  app.add_option("--fail-on", fail_on,
+                 "The least severe finding that makes the exit code 1: error, warning or info (default: info, "
+                 "any finding; also `fail-on` in the configuration)")
+      ->check(CLI::IsMember({"error", "warning", "info"}));
   auto* config_opt =
       app.add_option("--config", config_file, "Use this configuration file for every file (ignore the others)");
   app.add_flag("--isolated", isolated, "Ignore every configuration file")->excludes(config_opt);
@@ -686,7 +691,18 @@ int main(int argc, char** argv) {
     if (fixed && !quiet) std::cerr << "Fixed " << fixed << " finding" << (fixed == 1 ? "" : "s") << ".\n";
     std::cout.flush();
     std::cerr.flush();
-    const int code = diags.empty() || exit_zero ? 0 : 1;
+    // --fail-on, else the root configuration's `fail-on`, else any finding fails.
+    trl::Severity fail_at = trl::Severity::Info;
+    if (!fail_on.empty())
+      fail_at = fail_on == "error"     ? trl::Severity::Error
+                : fail_on == "warning" ? trl::Severity::Warning
+                                       : trl::Severity::Info;
+    else if (const auto& configured = config.for_path(trl::discovery_root(options.paths)).fail_on)
+      fail_at = configured->value;
+    const bool failing = std::any_of(diags.begin(), diags.end(), [&](const trl::Diagnostic& d) {
+      return static_cast<int>(d.severity) <= static_cast<int>(fail_at);
+    });
+    const int code = !failing || exit_zero ? 0 : 1;
     // Everything is written (reports, fixes, the cache entry). The analysis holds every file's
     // text and facts: freeing it one allocation at a time took a tenth of a cached run over
     // 20,000 files, so the process ends here without unwinding, as compilers do

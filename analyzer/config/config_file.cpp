@@ -196,10 +196,17 @@ std::optional<Value> parse_config(const std::string& path) {
 
 const std::vector<std::string> kTopKeys = {"extend",   "select",           "ignore",  "extend-select",
                                            "severity", "per-file-ignores", "exclude", "target-versions",
-                                           "runs",     "cache-dir"};
+                                           "runs",     "cache-dir",        "fail-on"};
 const std::vector<std::string> kRunKeys = {"name", "script", "config", "accelerate-config", "args", "env"};
 const std::vector<std::string> kLibraries = {"trl", "transformers", "accelerate"};
 const std::vector<std::string> kSeverities = {"error", "warning", "info"};
+
+std::optional<Severity> severity_from_string(const std::string& text) {
+  if (text == "error") return Severity::Error;
+  if (text == "warning") return Severity::Warning;
+  if (text == "info") return Severity::Info;
+  return std::nullopt;
+}
 
 [[noreturn]] void unknown(const Located<std::string>& key, const std::vector<std::string>& valid, const char* what) {
   std::string message = std::string("unknown ") + what + " `" + key.value + "`";
@@ -329,14 +336,9 @@ Settings interpret(const Value& root, const std::string& path, Chain& chain) {
       for (const auto& [code, level] : mapping(value, k).entries) {
         check_selector(code.value, &code.where);
         Located<std::string> l = string_of(level, "severity." + code.value);
-        if (l.value == "error")
-          s.severity[code.value] = Severity::Error;
-        else if (l.value == "warning")
-          s.severity[code.value] = Severity::Warning;
-        else if (l.value == "info")
-          s.severity[code.value] = Severity::Info;
-        else
-          unknown(l, kSeverities, "severity");
+        const auto severity = severity_from_string(l.value);
+        if (!severity) unknown(l, kSeverities, "severity");
+        s.severity[code.value] = *severity;
       }
     } else if (k == "per-file-ignores") {
       s.per_file_ignores.clear();  // a key written here replaces the inherited one
@@ -361,6 +363,11 @@ Settings interpret(const Value& root, const std::string& path, Chain& chain) {
       if (p.is_relative()) p = fs::path(base_dir) / p;
       dir.value = p.lexically_normal().string();
       s.cache_dir = dir;
+    } else if (k == "fail-on") {
+      const Located<std::string> level = string_of(value, k);
+      const auto severity = severity_from_string(level.value);
+      if (!severity) unknown(level, kSeverities, "severity in `fail-on`");
+      s.fail_on = Located<Severity>{*severity, level.where};
     } else if (k == "runs") {
       s.runs.clear();
       if (value.kind != Value::Kind::List) throw ConfigError(value.where, "`runs` must be a list of runs");

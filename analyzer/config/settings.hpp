@@ -76,6 +76,9 @@ struct Settings {
   std::map<std::string, Located<std::string>> target_versions;  // "trl" -> "0.19.1"
   std::vector<DeclaredRunSpec> runs;
   std::optional<Located<std::string>> cache_dir;  // `cache-dir:`, absolute (relative to the file's folder)
+  // `fail-on:` the least severe finding that makes the exit code 1 (`--fail-on` wins); unset: info,
+  // so that any finding fails.
+  std::optional<Located<Severity>> fail_on;
 
   bool enabled(const std::string& code) const;
   Severity severity_of(const std::string& code, Severity default_severity) const;

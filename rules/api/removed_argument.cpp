@@ -7,8 +7,8 @@ namespace trl {
 
 namespace {
 
-const RuleInfo kInfo{"TRL502", "removed-argument", Severity::Error,
-                     "An argument the target version removed without a replacement.",
+const RuleInfo kInfo{"TRL502",           "removed-argument",
+                     Severity::Error,    "An argument the target version removed without a replacement.",
                      R"(## What it does
 Finds arguments that TRL, transformers or accelerate removed without a direct replacement, in
 trainer YAML keys, launch-line flags and Python keyword arguments of known classes, judged
@@ -42,7 +42,7 @@ None: what replaces the argument depends on the case; the note says what to do.
 - `trl/trainer/sft_config.py` (v0.17.0: `dataset_batch_size`, `chars_per_token` removed in v0.18.0)
 - transformers `MIGRATION_GUIDE_V5.md` (arguments removed in v5.0.0: `overwrite_output_dir`, ...)
 - the full list: `rules/knowledge/fields_*.yaml`, section `renames:` (entries with `new: null`)
-)"};
+)", "warning while the argument is only deprecated"};
 
 class RemovedArgument final : public Rule {
  public:

@@ -7,8 +7,8 @@ namespace trl {
 
 namespace {
 
-const RuleInfo kInfo{"TRL501", "renamed-argument", Severity::Error,
-                     "An argument is used under a name the target version renamed.",
+const RuleInfo kInfo{"TRL501",           "renamed-argument",
+                     Severity::Error,    "An argument is used under a name the target version renamed.",
                      R"(## What it does
 Finds arguments spelled with a name that TRL, transformers or accelerate renamed: keys of the
 trainer YAML passed with `--config`, flags on the launch line, and keyword arguments of known
@@ -59,7 +59,7 @@ ModelConfig's `torch_dtype` (a script reading `model_args.torch_dtype` gets None
 - transformers `src/transformers/training_args.py` (`evaluation_strategy` removed in v4.51.0;
   `no_cuda` and others removed in v5.0.0, `MIGRATION_GUIDE_V5.md`)
 - the full list: `rules/knowledge/fields_*.yaml`, section `renames:`
-)"};
+)", "warning while the old name is only deprecated"};
 
 class RenamedArgument final : public Rule {
  public:

@@ -8,8 +8,8 @@ namespace trl {
 
 namespace {
 
-const RuleInfo kInfo{"TRL503", "renamed-value", Severity::Error,
-                     "An argument value the target version renamed or deprecated.",
+const RuleInfo kInfo{"TRL503",           "renamed-value",
+                     Severity::Error,    "An argument value the target version renamed or deprecated.",
                      R"(## What it does
 Finds a value of an argument that the library renamed: `packing_strategy: ffd` (renamed `bfd` in
 TRL 0.20.0, no alias), `packing_strategy: bfd-requeue` (renamed `bfd_split` in TRL 1.0.0, still
@@ -45,7 +45,7 @@ literal where it is assigned and is unsafe: the variable may be read elsewhere.
 - `trl/trainer/sft_config.py` (v0.19.1 default `"ffd"`; v0.20.0 choices `bfd`, `wrapped`)
 - `trl/trainer/sft_config.py` (v1.9.0 `__post_init__`: `bfd-requeue` rewritten to `bfd_split` with a
   FutureWarning; `keep_end` deprecated, removal planned for v2.0.0)
-)"};
+)", "warning while the old value is only deprecated"};
 
 class RenamedValue final : public Rule {
  public:

@@ -15,8 +15,8 @@ namespace trl {
 
 namespace {
 
-const RuleInfo kInfo{"TRL105", "cp-sequence-not-divisible", Severity::Error,
-                     "Context parallelism needs sequence lengths divisible by 2 * cp_size.",
+const RuleInfo kInfo{"TRL105",           "cp-sequence-not-divisible",
+                     Severity::Error,    "Context parallelism needs sequence lengths divisible by 2 * cp_size.",
                      R"(## What it does
 Finds runs with context parallelism (`cp_size > 1`) whose `pad_to_multiple_of` is not a multiple
 of `2 * cp_size` (error), or is unset so that batch lengths are arbitrary (warning).
@@ -46,7 +46,7 @@ pad_to_multiple_of: 4     # 2 * cp_size
 - trl `trl/trainer/sft_trainer.py` (`if data_collator is None`, v1.9.0)
 - trl `docs/source/distributing_training.md` (Ring attention: "sequence length divisible by cp_size*2")
 - torch `torch/distributed/tensor/experimental/_attention.py` (`_HeadTailLoadBalancer`, `_RoundRobinLoadBalancer`)
-)"};
+)", "warning when `pad_to_multiple_of` is unset"};
 
 // True when some trainer call of the run's script passes (or may pass) its own data collator, by
 // keyword or by position: the config's pad_to_multiple_of then reaches no collator. The position

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Command-line behaviour users of ruff rely on: fixes stay in the files named (pre-commit), --diff
 # obeys --exit-zero, --select/--ignore accumulate when repeated, an empty --select is a usage error, and --write-baseline with
-# --baseline records every finding (updating a baseline in place).
+# --baseline records every finding (updating a baseline in place), and --fail-on / `fail-on` choose
+# which severities fail.
 set -uo pipefail
 bin=$(realpath "$1")
 src=$(realpath "$2")
@@ -68,4 +69,28 @@ n=$(grep -c '"code"' "$tmp/b.json")
 [ "$(grep -c '"code"' "$tmp/b.json")" -eq "$n" ] || fail "updating the baseline in place dropped accepted findings"
 "$bin" -n --output-format concise --baseline "$tmp/b.json" . > "$tmp/out" 2>&1; status=$?
 [ $status -eq 0 ] || fail "findings came back after updating the baseline in place"
+
+# 5. --fail-on (and `fail-on` in the configuration): the least severe finding that fails.
+"$bin" -n -q --output-format concise . > "$tmp/out" 2>&1; status=$?
+[ $status -eq 1 ] || fail "default: exit $status, want 1 (any finding fails)"
+"$bin" -n -q --fail-on error . > "$tmp/out" 2>&1; status=$?
+[ $status -eq 1 ] || fail "--fail-on error with errors: exit $status, want 1"
+printf 'severity:\n  TRL: warning\n' > .trl-lint.yaml
+"$bin" -n -q --fail-on error . > "$tmp/out" 2>&1; status=$?
+[ $status -eq 0 ] || fail "--fail-on error with warnings only: exit $status, want 0"
+grep -q ' TRL' "$tmp/out" || fail "--fail-on error hid the warnings"
+"$bin" -n -q --fail-on warning . > "$tmp/out" 2>&1; status=$?
+[ $status -eq 1 ] || fail "--fail-on warning with warnings: exit $status, want 1"
+printf 'severity:\n  TRL: info\nfail-on: warning\n' > .trl-lint.yaml
+"$bin" -n -q . > "$tmp/out" 2>&1; status=$?
+[ $status -eq 0 ] || fail "fail-on: warning in the configuration, infos only: exit $status, want 0"
+"$bin" -n -q --fail-on info . > "$tmp/out" 2>&1; status=$?
+[ $status -eq 1 ] || fail "--fail-on info over the configuration's fail-on: exit $status, want 1"
+"$bin" -n -q --fail-on bogus . > "$tmp/out" 2>&1; status=$?
+[ $status -eq 2 ] || fail "--fail-on bogus: exit $status, want 2"
+printf 'fail-on: sometimes\n' > .trl-lint.yaml
+"$bin" -n -q . > "$tmp/out" 2>&1; status=$?
+[ $status -eq 2 ] || fail "fail-on: sometimes: exit $status, want 2"
+grep -q "fail-on" "$tmp/out" || fail "fail-on: sometimes: the error does not name the key"
+rm .trl-lint.yaml
 echo "cli contracts: all checks passed"
