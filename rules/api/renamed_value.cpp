@@ -78,7 +78,7 @@ class RenamedValue final : public Rule {
       // Two runs may read one trainer YAML: one finding per place.
       Diagnostic d = make_merged(
           at,
-          "`" + r->field + ": " + r->old_value.s + "` " +
+          "`" + rules::assignment(run, s, r->field, r->old_value) + "` " +
               (state == rules::RenameState::Removed ? "no longer exists" : "is deprecated") + ": use `" + nv + "` (" +
               (r->removed.empty() ? "deprecated in " + L + " " + r->deprecated : "renamed in " + L + " " + r->removed) +
               "); judged against " + target.describe());
@@ -87,7 +87,7 @@ class RenamedValue final : public Rule {
       if (target.pin.valid()) d.related.push_back({target.pin, "version pinned here"});
       if (!r->note.empty()) d.notes.push_back(r->note);
       d.notes.push_back("source: " + r->source);
-      d.help = "set `" + r->field + ": " + nv + "`";
+      d.help = "set `" + rules::assignment(run, s, r->field, r->new_value) + "`";
       if (literal && rules::span_text(project, at) == r->old_value.s) {
         Fix fix;
         fix.title = "Replace `" + r->old_value.s + "` with `" + nv + "`";

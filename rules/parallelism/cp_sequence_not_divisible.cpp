@@ -99,22 +99,22 @@ class CpSequenceNotDivisible final : public Rule {
       d.notes.push_back(
           "batches are padded to their longest sequence; torch's context parallelism raises at the first "
           "batch whose length is not a multiple of 2 * cp_size");
-      d.help = "set `pad_to_multiple_of: " + std::to_string(need) + "`";
+      d.help = "set `" + rules::assignment(run, pad, "pad_to_multiple_of", Scalar::integer(need)) + "`";
       out.push_back(std::move(d));
       return;
     }
     const auto p = pad.as_int();
     if (!p || (*p > 0 && *p % need == 0)) return;
-    Diagnostic d = make(support::primary_span(run, {&pad, &run.cp_size}), "`pad_to_multiple_of: " + std::to_string(*p) +
-                                                                              "` is not a multiple of 2 * cp_size (" +
-                                                                              std::to_string(need) + ")");
+    Diagnostic d = make(support::primary_span(run, {&pad, &run.cp_size}),
+                        "`" + rules::assignment(run, pad, "pad_to_multiple_of", Scalar::integer(*p)) +
+                            "` is not a multiple of 2 * cp_size (" + std::to_string(need) + ")");
     d.label = "pad_to_multiple_of set here (" + pad.origin + ")";
     support::relate(d, run.cp_size, "context parallelism enabled here (" + cps + ")");
     support::relate_launch(d, run);
     d.notes.push_back(
         "torch's context parallelism asserts at the first batch whose length is not divisible by "
         "2 * cp_size, after the model has loaded");
-    d.help = "set `pad_to_multiple_of: " + std::to_string(need) + "`";
+    d.help = "set `" + rules::assignment(run, pad, "pad_to_multiple_of", Scalar::integer(need)) + "`";
     out.push_back(std::move(d));
   }
 };

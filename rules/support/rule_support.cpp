@@ -68,6 +68,50 @@ std::size_t distance(std::string_view a, std::string_view b) {
 }
 }  // namespace
 
+namespace {
+
+enum class Syntax { Python, CommandLine, Yaml };
+
+std::optional<Syntax> syntax_of(const Setting& s) {
+  if (s.origin == "Python") return Syntax::Python;
+  if (s.origin == "command line") return Syntax::CommandLine;
+  if (s.origin == "trainer YAML" || s.origin == "accelerate YAML") return Syntax::Yaml;
+  return std::nullopt;
+}
+
+std::string python_literal(const Scalar& v) {
+  switch (v.kind) {
+    case Scalar::Kind::Null: return "None";
+    case Scalar::Kind::Bool: return v.truthy() ? "True" : "False";
+    case Scalar::Kind::Str:
+    case Scalar::Kind::Timestamp: return "\"" + v.s + "\"";
+    default: return v.yaml();
+  }
+}
+
+}  // namespace
+
+std::string assignment(const TrainingRun& run, const Setting& near, std::string_view field, const Scalar& value) {
+  std::optional<Syntax> syntax = syntax_of(near);
+  if (!syntax && run.trainer_yaml != kNoFile) syntax = Syntax::Yaml;
+  if (!syntax)
+    for (const auto& [name, s] : run.args)
+      if (s.origin == "Python") {
+        syntax = Syntax::Python;
+        break;
+      }
+  const std::string f(field);
+  switch (syntax.value_or(Syntax::Yaml)) {
+    case Syntax::Python: return f + "=" + python_literal(value);
+    case Syntax::CommandLine: {
+      const std::string text = value.kind == Scalar::Kind::Str ? value.s : value.yaml();
+      return "--" + f + " " + text;
+    }
+    case Syntax::Yaml: break;
+  }
+  return f + ": " + value.yaml();
+}
+
 std::string nearest(std::string_view name, const std::vector<std::string>& candidates) {
   std::string best;
   std::size_t best_d = std::max<std::size_t>(1, name.size() / 3) + 1;

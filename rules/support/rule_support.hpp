@@ -23,6 +23,12 @@ std::string_view span_text(const Project& project, Span span);
 // name, returning its span; invalid when absent.
 Span find_word(const Project& project, Span span, std::string_view word, bool to_line_end = false);
 
+// How a user writes `field` = `value` in the place `near` was set: `field=value` in Python,
+// `--field value` on a command line, `field: value` in YAML. When `near` was not written anywhere
+// (unset, a default), where the run's trainer arguments are written: the trainer YAML, else the
+// Python call that sets the others.
+std::string assignment(const TrainingRun& run, const Setting& near, std::string_view field, const Scalar& value);
+
 // The closest of `candidates` to `name` by edit distance (at most a third of the length), or "".
 std::string nearest(std::string_view name, const std::vector<std::string>& candidates);
 
