@@ -262,6 +262,10 @@ std::string where(const Setting& s, const Project& project) {
   std::string out = s.origin.empty() ? "unset" : s.origin;
   if (s.span.valid()) {
     const SourceFile& f = project.sources.get(s.span.file);
+    // A value Python code loaded from a data file (`SFTConfig(**yaml.safe_load(f))`) is written
+    // in that file, in its syntax.
+    if (s.origin == "Python" && (f.kind == FileKind::Yaml || f.kind == FileKind::Json))
+      out = std::string(f.kind == FileKind::Yaml ? "YAML" : "JSON") + " loaded by Python";
     out += " at " + f.path + ":" + std::to_string(s.span.start.line + 1) + ":" +
            std::to_string(f.display_column(s.span.start));
   }
