@@ -81,7 +81,7 @@ class EvalBatchNotDivisible final : public Rule {
     support::relate(d, strategy, "evaluation enabled here");
     support::relate_launch(d, run);
     d.notes.push_back(compare_versions(*trl.version, "0.18.0") < 0
-                          ? "the trainer raises ValueError at start-up (" + trl.describe() + ")"
+                          ? "the trainer raises ValueError at start-up; judged against " + trl.describe()
                           : support::trainer_name(run) + ".__post_init__ raises ValueError at start-up");
     const Setting written_eval_gens = run.arg("num_generations_eval");
     if (!reads_eval_gens && written_eval_gens.known() && written_eval_gens.value.kind != Scalar::Kind::Null)

@@ -132,7 +132,7 @@ class UnknownConfigKey final : public Rule {
       const bool yaml = s.origin == "trainer YAML";
       Diagnostic d =
           make_merged(at, std::string(yaml ? "trainer YAML key" : "flag") + " `" + key + "` is not an argument of " +
-                              class_list(run.parser_classes) + " (" + t.trl.describe() + ")");
+                              class_list(run.parser_classes) + "; judged against " + t.trl.describe());
       if (k.launch_flag(key)) {
         d.notes.push_back("`" + key +
                           "` is an `accelerate launch` option: the script's argument parser does not read it");
@@ -213,8 +213,9 @@ class UnknownConfigKey final : public Rule {
       if (keys->count(key)) continue;
       if (std::string(section) == "parallelism_config" && key.rfind("parallelism_config_", 0) != 0) continue;  // TRL108
       Diagnostic d = make_merged(
-          e.key_span, top ? "unknown accelerate config key `" + e.key + "` (" + t.accelerate.describe() + ")"
-                          : "unknown key `" + e.key + "` under `" + section + "` (" + t.accelerate.describe() + ")");
+          e.key_span,
+          top ? "unknown accelerate config key `" + e.key + "`; judged against " + t.accelerate.describe()
+              : "unknown key `" + e.key + "` under `" + section + "`; judged against " + t.accelerate.describe());
       if (auto near = rules::nearest(key, names); !near.empty()) d.help = "did you mean `" + near + "`?";
       d.notes.push_back(top ? "accelerate raises ValueError on unknown top-level keys when it loads the config"
                             : "accelerate copies nested keys onto the launch arguments unchecked: this one is "
