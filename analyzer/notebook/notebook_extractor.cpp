@@ -157,8 +157,18 @@ Notebook scan(std::string_view text) {
   nlohmann::json j;
   try {
     j = nlohmann::json::parse(text);
-  } catch (const std::exception& e) {
-    nb.error = std::string("notebook is not valid JSON: ") + e.what();
+  } catch (const nlohmann::json::parse_error& e) {
+    // what() reads "[json.exception.parse_error.101] parse error at line 3, column 1: syntax error
+    // while parsing array - unexpected end of input; expected ']'": the position goes into the
+    // span, the reason into the message.
+    std::string reason = e.what();
+    if (const auto colon = reason.find(": "); reason.rfind("[json.exception", 0) == 0 && colon != std::string::npos)
+      reason = reason.substr(colon + 2);
+    nb.error = "notebook is not valid JSON: " + reason;
+    nb.error_offset = e.byte > 0 ? std::min<std::size_t>(e.byte - 1, text.size()) : 0;
+    return nb;
+  } catch (const std::exception&) {
+    nb.error = "notebook is not valid JSON";
     return nb;
   }
   if (!j.is_object() || !j.contains("cells") || !j["cells"].is_array()) {

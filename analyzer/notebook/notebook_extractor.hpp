@@ -33,8 +33,9 @@ struct Placement {
 };
 
 struct Notebook {
-  bool valid = false;  // the text is a notebook (JSON with a `cells` list)
-  std::string error;   // why not, when !valid
+  bool valid = false;            // the text is a notebook (JSON with a `cells` list)
+  std::string error;             // why not, when !valid
+  std::size_t error_offset = 0;  // where the JSON stopped making sense (byte offset), when !valid
   std::string shell_text;
   std::vector<ShellPiece> shell_pieces;  // in order; shell_text outside them is blank
   std::string python_text;

@@ -636,7 +636,9 @@ void extract_file(Project& project, FileId id) {
     case FileKind::Notebook: {
       auto nb = notebook::scan(file.text);
       if (!nb.valid) {
-        facts.problems.push_back({"TRL903", nb.error, Span{id}});
+        const auto at = static_cast<std::uint32_t>(nb.error_offset);
+        const Point p = file.point_at(at);
+        facts.problems.push_back({"TRL903", nb.error, Span{id, at, at, p, p}});
         break;
       }
       std::vector<shell::SessionPiece> pieces;
