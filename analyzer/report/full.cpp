@@ -93,6 +93,16 @@ void frame(std::ostream& out, const Project& project, Span span, const std::stri
     width = line_end > col ? line_end - col : 1;
   }
   if (width == 0) width = 1;
+  // A span wider than a screen's useful part (a whole launch command) is marked by its first word
+  // (`accelerate`, `torchrun`): a row of 150 carets under the line says no more than that.
+  constexpr std::size_t kMaxCarets = 60;
+  if (width > kMaxCarets) {
+    const std::size_t start = std::min<std::size_t>(span.start.column, raw.size());
+    std::size_t word_end = start;
+    while (word_end < raw.size() && raw[word_end] != ' ' && raw[word_end] != '\t') ++word_end;
+    const std::size_t word = shown_columns(raw, word_end) - col;
+    width = std::clamp<std::size_t>(word, 1, kMaxCarets);
+  }
   out << pad << ' ' << st("1;34", "|") << ' ' << std::string(col, ' ') << st(caret_color, std::string(width, '^'));
   if (!label.empty()) out << ' ' << st(caret_color, printable(label));
   out << '\n';
