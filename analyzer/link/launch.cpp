@@ -1,5 +1,7 @@
 #include "analyzer/link/launch.hpp"
 
+#include <algorithm>
+#include <iterator>
 #include <set>
 #include <string>
 
@@ -152,6 +154,19 @@ bool deepspeed_takes_value(const std::string& name) {
   return flags.count(name) == 0;
 }
 
+// `python -m pip install ...`, `python -m pytest`: the packaging, test and development tools a
+// workflow or a Makefile runs with the interpreter. They start no training run.
+bool is_tool_module(std::string_view module) {
+  static constexpr std::string_view kTools[] = {
+      "pip",    "ensurepip",  "venv",       "virtualenv", "pipx",    "uv",        "build",      "twine",
+      "wheel",  "setuptools", "pytest",     "unittest",   "doctest", "coverage",  "tox",        "nox",
+      "black",  "ruff",       "isort",      "flake8",     "pylint",  "mypy",      "pre_commit", "pydoc",
+      "timeit", "cProfile",   "pdb",        "http",       "json",    "ipykernel", "jupyter",    "nbconvert",
+      "sphinx", "mkdocs",     "compileall", "pip_audit",  "poetry",  "hatch",     "pdm",        "site"};
+  const std::string_view top = module.substr(0, module.find('.'));
+  return std::find(std::begin(kTools), std::end(kTools), top) != std::end(kTools);
+}
+
 }  // namespace
 
 std::optional<LaunchCommand> parse_launch(const CommandFact& command, const Knowledge& knowledge) {
@@ -198,6 +213,7 @@ std::optional<LaunchCommand> parse_launch(const CommandFact& command, const Know
     }
     if (out.module && i < argv.size() && argv[i].known) {
       const std::string& mod = argv[i].text;
+      if (is_tool_module(mod)) return std::nullopt;
       if (mod == "accelerate.commands.launch") {
         out.launcher = Launcher::Accelerate;
         out.module = false;
@@ -221,6 +237,10 @@ std::optional<LaunchCommand> parse_launch(const CommandFact& command, const Know
     return std::nullopt;
   }
   if (i >= argv.size()) return std::nullopt;  // `accelerate launch` with no script
+  // `python setup.py develop` builds or installs the package; it trains nothing.
+  if (out.launcher == Launcher::Python && !out.module && argv[i].known &&
+      (argv[i].text == "setup.py" || argv[i].text.ends_with("/setup.py")))
+    return std::nullopt;
   out.script = argv[i];
   out.args.assign(argv.begin() + static_cast<std::ptrdiff_t>(i) + 1, argv.end());
   // `accelerate launch -m trl.scripts.sft`: the script `trl sft` runs, with the same parser
