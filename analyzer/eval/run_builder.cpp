@@ -494,6 +494,10 @@ class Builder {
     if (!found || found->trainer_configs.empty()) {
       TrainingRun run = base;
       if (found) run.evaluation_cut = found->cut_short;
+      if (found && !found->cut_short.valid())
+        run.explanations.push_back({Span{script},
+                                    "the script builds no trainer configuration trl-lint knows (no TRL or transformers "
+                                    "config class, parser or trainer call was followed)"});
       EnvMap none;
       compute_topology(run, found, none);
       run.args_fully_known = false;
@@ -652,20 +656,37 @@ class Builder {
       const Word& w = l.args[i];
       if (!w.known) continue;
       if (w.text == "--config" && i + 1 < l.args.size()) {
-        if (!config)
+        if (!config) {
           config = l.args[i + 1];
-        else
+        } else {
           run.args_fully_known = false;
+          run.explanations.push_back(
+              {w.span,
+               "a second `--config` goes to the argument parser as an argument (TrlParser reads only the "
+               "first): what it sets is not known"});
+        }
         ++i;
       } else if (w.text.rfind("--config=", 0) == 0) {
         run.args_fully_known = false;
+        if (!config) run.trainer_yaml_unknown = true;
+        run.explanations.push_back(
+            {w.span,
+             "`--config=PATH` is not read by TrlParser (it looks for the word `--config`): the argument "
+             "parser gets it, and what it sets is not known"});
       }
     }
     if (config && !reads_config) {
       run.args_fully_known = false;
+      run.explanations.push_back({config->span,
+                                  "`--config` is not read: the script's parser does not read a config "
+                                  "file (TrlParser.parse_args_and_config does)"});
     } else if (config) {
       if (!config->known) {
         run.args_fully_known = false;
+        run.trainer_yaml_unknown = true;
+        run.explanations.push_back({config->span,
+                                    "the trainer config path is not known: it is built from a "
+                                    "variable, a loop or command output"});
       } else {
         run.trainer_yaml = resolve_path(config->text, l, run.launch_file);
         FileReference ref =
@@ -882,6 +903,10 @@ class Builder {
     AccelerateConfigSource src;
     if (file) src.span = file->span;
     if (second_accelerate_config) {
+      run.accelerate_yaml_unknown = true;
+      run.explanations.push_back({second_accelerate_config->span,
+                                  "a second `--accelerate_config` reaches `accelerate launch`, which rejects it: the "
+                                  "launch does not start"});
       src.span = second_accelerate_config->span;
       src.kind = AccelerateConfigSource::Kind::Unresolved;
       run.accelerate = read_accelerate_settings(l, src);
@@ -890,6 +915,10 @@ class Builder {
     }
     if (file && file->value) {
       if (!file->value->known) {
+        run.accelerate_yaml_unknown = true;
+        run.explanations.push_back({file->span,
+                                    "the accelerate config path is not known: it is built from a "
+                                    "variable, a loop or command output"});
         src.kind = AccelerateConfigSource::Kind::Unresolved;
         run.accelerate = read_accelerate_settings(l, src);
         env["ACCELERATE_USE_PARALLELISM_CONFIG"] = Setting::unknown(file->span, "accelerate config");
@@ -935,6 +964,9 @@ class Builder {
     if (l.launcher == Launcher::Accelerate && l.option("use_parallelism_config") && !l.option("use_fsdp")) {
       env["ACCELERATE_USE_PARALLELISM_CONFIG"] = Setting::unknown(
           l.option("use_parallelism_config")->span, "launch fails: --use_parallelism_config without --use_fsdp");
+      run.explanations.push_back({l.option("use_parallelism_config")->span,
+                                  "`--use_parallelism_config` without `--use_fsdp`: accelerate raises before reading "
+                                  "the config, so the parallelism settings are not judged"});
       return;
     }
     bool paradigm = false;
@@ -944,7 +976,18 @@ class Builder {
     const YamlNode* pc_yaml =
         pc_entry && pc_entry->value->kind == YamlNode::Kind::Mapping ? pc_entry->value.get() : nullptr;
     const bool use = l.option("use_parallelism_config") || (!paradigm && pc_yaml && !pc_yaml->entries.empty());
-    if (!use) return;
+    if (!use) {
+      for (const LaunchOption& o : l.options)
+        if (o.name.rfind("parallelism_config_", 0) == 0) {
+          run.explanations.push_back(
+              {o.span, "`--" + o.name +
+                           "` is ignored: accelerate builds a parallelism config only with "
+                           "`--use_parallelism_config`, or from a `parallelism_config` in the config file when no "
+                           "paradigm flag (--use_fsdp, --multi_gpu, ...) is given"});
+          break;
+        }
+      return;
+    }
     // Only the multi-GPU launcher (MULTI_GPU, FSDP, MEGATRON_LM) and the DeepSpeed one export
     // PARALLELISM_CONFIG_*; simple_launcher (distributed_type NO, MULTI_CPU, --cpu) and the TPU
     // launcher do not, and Accelerator then builds no ParallelismConfig (accelerate v1.14

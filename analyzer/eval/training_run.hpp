@@ -130,6 +130,12 @@ struct TrainingRun {
   // Valid when the script's evaluation ran out of steps there (ScriptSummary::cut_short): the
   // script's own settings are then unknown, and TRL906 says so.
   Span evaluation_cut;
+  // Why part of the run could not be resolved, or why something written for it is not used
+  // (a config path built from a variable, a flag accelerate ignores): what `runs` and `show-run`
+  // print beside a `?`.
+  std::vector<RelatedLocation> explanations;
+  bool trainer_yaml_unknown = false;     // a `--config` is given, but which file it names is not known
+  bool accelerate_yaml_unknown = false;  // likewise for the accelerate config
 
   // Library versions the run targets, from the trl-lint configuration that governs the run's
   // launch file (or script): "trl" -> "0.19.1". Empty when the configuration names none.

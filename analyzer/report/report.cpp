@@ -303,6 +303,7 @@ std::string missing_note(const TrainingRun& r, FileReference::Kind kind) {
 
 std::string config_text(const TrainingRun& r, const Project& project) {
   if (r.trainer_yaml != kNoFile) return file_or_dash(r.trainer_yaml, project, r.trainer_yaml_doc);
+  if (r.trainer_yaml_unknown) return "?";
   std::string m = missing_note(r, FileReference::Kind::TrainerConfig);
   return m.empty() ? "-" : m;
 }
@@ -310,6 +311,7 @@ std::string config_text(const TrainingRun& r, const Project& project) {
 std::string accel_or_missing(const TrainingRun& r, const Project& project) {
   std::string a = accelerate_text(r, project);
   if (a != "-") return a;
+  if (r.accelerate_yaml_unknown) return "?";
   std::string m = missing_note(r, FileReference::Kind::AccelerateConfig);
   return m.empty() ? "-" : m;
 }
@@ -333,12 +335,53 @@ std::string launcher_text(const TrainingRun& r) {
 
 }  // namespace
 
+// Why parts of a run are `?`: why the trainer is not known (derived here), then what the run
+// builder recorded (TrainingRun::explanations), each with the place it concerns.
+std::vector<RelatedLocation> explanations(const TrainingRun& r) {
+  std::vector<RelatedLocation> out;
+  if (r.trainer.empty()) {
+    const Span at = r.launch ? r.launch->span : Span{};
+    if (r.launch && r.launch->script && !r.launch->script->known) {
+      out.push_back({r.launch->script->span,
+                     "the script path is not known: it is built from a variable, a loop or command output"});
+    } else if (r.script == kNoFile && !r.script_display.empty()) {
+      bool missing = false;
+      for (const auto& ref : r.references)
+        if ((ref.kind == FileReference::Kind::Script || ref.kind == FileReference::Kind::Module) && !ref.exists)
+          missing = true;
+      if (r.launch && r.launch->module)
+        out.push_back({at, "module `" + r.script_display + "` is not part of the project (an installed package's)"});
+      else
+        out.push_back({at, missing ? "script `" + r.script_display + "` not found in the project"
+                                   : "script `" + r.script_display + "` is not a file of the project"});
+    } else if (r.evaluation_cut.valid()) {
+      out.push_back({r.evaluation_cut,
+                     "the script's evaluation stopped here (too many steps): what it builds "
+                     "after this point is not known"});
+    }
+  }
+  out.insert(out.end(), r.explanations.begin(), r.explanations.end());
+  return out;
+}
+
+std::string located(const RelatedLocation& e, const Project& project) {
+  std::string out = printable(e.message);
+  if (e.span.valid()) {
+    const SourceFile& f = project.sources.get(e.span.file);
+    out += " (" + printable(f.path) + ":" + std::to_string(e.span.start.line + 1) + ")";
+  }
+  return out;
+}
+
 void print_runs(std::ostream& out, const std::vector<TrainingRun>& runs, const Project& project) {
   for (const auto& r : runs) {
     out << printable(r.name) << "  " << launcher_text(r) << "  " << script_text(r)
         << "  config=" << config_text(r, project) << "  accelerate=" << accel_or_missing(r, project)
         << "  world=" << value_text(r.world_size) << "  trainer=" << (r.trainer.empty() ? "?" : r.trainer)
-        << "  cp=" << value_text(r.cp_size) << '\n';
+        << "  cp=" << value_text(r.cp_size);
+    const auto why = explanations(r);
+    for (std::size_t i = 0; i < why.size(); ++i) out << (i ? "; " : "  # ") << printable(why[i].message);
+    out << '\n';
   }
 }
 
@@ -350,6 +393,10 @@ void print_run(std::ostream& out, const TrainingRun& r, const Project& project) 
   out << "trainer: " << (r.trainer.empty() ? "unknown" : r.trainer) << '\n';
   out << "trainer config: " << config_text(r, project) << '\n';
   out << "accelerate config: " << accel_or_missing(r, project) << '\n';
+  if (const auto why = explanations(r); !why.empty()) {
+    out << "unresolved or ignored, and why:\n";
+    for (const auto& e : why) out << "  " << located(e, project) << '\n';
+  }
   if (!r.references.empty()) {
     out << "files named by the launch:\n";
     for (const auto& ref : r.references) {
