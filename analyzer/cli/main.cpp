@@ -32,6 +32,7 @@
 #include "analyzer/util/memory.hpp"
 #include "analyzer/util/parallel.hpp"
 #include "rules/registry.hpp"
+#include "rules/support/rule_support.hpp"
 
 namespace {
 
@@ -389,6 +390,37 @@ int write_markdown(const std::string& dir) {
   return out ? 0 : 2;
 }
 
+// --color auto: FORCE_COLOR (non-empty) colours even a pipe, NO_COLOR (non-empty) never colours
+// (no-color.org, force-color.org); otherwise colour on a terminal.
+bool use_color(const std::string& choice) {
+  if (choice != "auto") return choice == "always";
+  const char* no = std::getenv("NO_COLOR");
+  if (no && *no) return false;
+  const char* force = std::getenv("FORCE_COLOR");
+  if (force && *force) return true;
+  return isatty(STDOUT_FILENO) != 0;
+}
+
+// After a usage error: an unknown option close to a known one gets "did you mean".
+void suggest_option(const CLI::App& app, int argc, char** argv) {
+  std::vector<std::string> names;
+  for (const CLI::App* a : {&app}) {
+    for (const CLI::Option* o : a->get_options())
+      for (const auto& l : o->get_lnames()) names.push_back("--" + l);
+    for (const CLI::App* sub : a->get_subcommands({}))
+      for (const CLI::Option* o : sub->get_options())
+        for (const auto& l : o->get_lnames()) names.push_back("--" + l);
+  }
+  for (int i = 1; i < argc; ++i) {
+    std::string word = argv[i];
+    if (word.rfind("--", 0) != 0 || word == "--") continue;
+    word = word.substr(0, word.find('='));
+    if (std::find(names.begin(), names.end(), word) != names.end()) continue;
+    const std::string near = trl::rules::nearest(word, names);
+    if (!near.empty()) std::cerr << "  did you mean `" << near << "` (for `" << word << "`)?\n";
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -475,6 +507,25 @@ int main(int argc, char** argv) {
       ->expected(1)
       ->allow_extra_args(false)
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  std::vector<std::string> exclude, extend_exclude;
+  auto* exclude_opt = app.add_option("--exclude", exclude,
+                                     "Files and folders not to analyse (globs, comma-separated; repeatable): replaces "
+                                     "the configuration's `exclude`")
+                          ->expected(1)
+                          ->allow_extra_args(false)
+                          ->delimiter(',')
+                          ->multi_option_policy(CLI::MultiOptionPolicy::Join);
+  app.add_option("--extend-exclude", extend_exclude,
+                 "Files and folders not to analyse, in addition to the configuration's `exclude` (globs, "
+                 "comma-separated; repeatable)")
+      ->expected(1)
+      ->allow_extra_args(false)
+      ->delimiter(',')
+      ->multi_option_policy(CLI::MultiOptionPolicy::Join);
+  bool show_settings = false, show_files = false;
+  app.add_flag("--show-settings", show_settings,
+               "Print the settings that apply to the first path (as `config --show`) and exit");
+  app.add_flag("--show-files", show_files, "Print every file that would be analysed, with its kind, and exit");
 
   std::string rule_code;
   bool rule_all = false;
@@ -503,17 +554,28 @@ int main(int argc, char** argv) {
   config_cmd->add_flag("--show", show_config, "Print the settings that apply to PATH")->required();
   config_cmd->add_option("path", show_path, "File or folder (default: .)");
   config_cmd->fallthrough();
+  // `trl-lint check [PATHS]` is `trl-lint [PATHS]` (ruff's spelling); the options may come before
+  // or after the word.
+  std::vector<std::string> check_paths;
+  auto* check_cmd = app.add_subcommand("check", "Analyse the paths and report findings (the default command)");
+  check_cmd->add_option("paths", check_paths, "Files or folders to analyse (default: .)");
+  check_cmd->fallthrough();
   bool log_timing = false;
   auto* server_cmd =
       app.add_subcommand("server", "Run the Language Server Protocol server over stdio (editor diagnostics)");
   server_cmd->add_flag("--log-timing", log_timing, "Print each analysis's duration on stderr");
 
+  app.name("trl-lint");
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    int code = app.exit(e);
-    return code == 0 ? 0 : 2;
+    if (e.get_exit_code() == 0) return app.exit(e);  // --help, --version
+    std::cerr << "trl-lint: error: " << e.what() << '\n';
+    suggest_option(app, argc, argv);
+    std::cerr << "Run `trl-lint --help` for the options.\n";
+    return 2;
   }
+  if (*check_cmd) paths.insert(paths.end(), check_paths.begin(), check_paths.end());
 
   try {
     if (*rule) {
@@ -535,6 +597,12 @@ int main(int argc, char** argv) {
     }
     config_options.command_line.extend_select = split_codes(extend_select);
     config_options.command_line.ignore = split_codes(ignore);
+    if (*exclude_opt) config_options.exclude = exclude;
+    config_options.extend_exclude = extend_exclude;
+    {
+      std::error_code ec;
+      config_options.exclude_base = std::filesystem::current_path(ec).string();
+    }
     if (*server_cmd) {
       if (config_options.config_file)  // the server works in the workspace folder
         config_options.config_file = std::filesystem::absolute(*config_options.config_file).string();
@@ -543,7 +611,11 @@ int main(int argc, char** argv) {
       return trl::lsp::run_server(std::cin, std::cout, server_options);
     }
     trl::Configuration config(config_options);
-    if (*config_cmd) {
+    if (show_settings && !*config_cmd) {
+      show_config = true;
+      show_path = paths.empty() ? "." : paths.front();
+    }
+    if (*config_cmd || show_settings) {
       std::error_code ec;
       namespace fs = std::filesystem;
       if (!fs::exists(show_path, ec)) {
@@ -612,7 +684,7 @@ int main(int argc, char** argv) {
     CacheChoice cache;
     const char* no_cache_env = std::getenv("TRL_LINT_NO_CACHE");
     cache.enabled = !no_cache && !(no_cache_env && *no_cache_env && std::string(no_cache_env) != "0") && !*runs_cmd &&
-                    !*show_cmd && !*graph_cmd && !fix && !diff && !options.overlay;
+                    !*show_cmd && !*graph_cmd && !fix && !diff && !options.overlay && !show_files;
     if (cache.enabled) {
       const char* env_dir = std::getenv("TRL_LINT_CACHE_DIR");
       if (cache_dir.empty() && env_dir && *env_dir) cache_dir = env_dir;
@@ -632,6 +704,9 @@ int main(int argc, char** argv) {
         for (const auto& c : split_codes(select)) inv += "\nselect " + c;
       for (const auto& c : split_codes(extend_select)) inv += "\nextend-select " + c;
       for (const auto& c : split_codes(ignore)) inv += "\nignore " + c;
+      if (*exclude_opt)
+        for (const auto& g : exclude) inv += "\nexclude " + g;
+      for (const auto& g : extend_exclude) inv += "\nextend-exclude " + g;
       cache.invocation = std::move(inv);
       const char* trace = std::getenv("TRL_LINT_CACHE_TRACE");
       cache.trace = trace && *trace && std::string(trace) != "0";
@@ -643,6 +718,16 @@ int main(int argc, char** argv) {
       return 2;
     }
     const auto& runs = a.runs;
+    if (show_files) {
+      std::vector<std::string> lines;
+      for (std::size_t id = 0; id < project.sources.size(); ++id) {
+        const auto& f = project.sources.get(static_cast<trl::FileId>(id));
+        lines.push_back(f.path + "  (" + trl::to_string(f.kind) + ")");
+      }
+      std::sort(lines.begin(), lines.end());
+      for (const auto& l : lines) std::cout << l << '\n';
+      return 0;
+    }
     if (*runs_cmd) {
       trl::print_runs(std::cout, runs, project);
       return 0;
@@ -684,7 +769,7 @@ int main(int argc, char** argv) {
     } else {
       trl::ReportOptions report;
       report.quiet = quiet;
-      report.color = color == "always" || (color == "auto" && isatty(STDOUT_FILENO) && !std::getenv("NO_COLOR"));
+      report.color = use_color(color);
       trl::print_report(findings_out, output, diags, project, report);
     }
     if (fix_stdin_text) std::cout << options.overlay->text;

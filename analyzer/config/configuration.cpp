@@ -51,15 +51,24 @@ Configuration::Configuration(ConfigOptions options) : options_(std::move(options
     fixed_ = settings_of_file(fs::absolute(*options_.config_file, ec).lexically_normal().string());
   } else if (options_.isolated) {
     fixed_ = std::make_shared<Settings>();
-    if (has_command_line_selection(cli)) fixed_->selection.push_back(cli);
+    apply_command_line(*fixed_);
   }
+}
+
+void Configuration::apply_command_line(Settings& s) const {
+  if (has_command_line_selection(options_.command_line)) s.selection.push_back(options_.command_line);
+  if (options_.exclude) {
+    s.exclude.clear();
+    for (const auto& g : *options_.exclude) s.exclude.push_back(PathPattern{options_.exclude_base, g});
+  }
+  for (const auto& g : options_.extend_exclude) s.exclude.push_back(PathPattern{options_.exclude_base, g});
 }
 
 std::shared_ptr<Settings> Configuration::settings_of_file(const std::string& config_path) {
   auto it = by_file_.find(config_path);
   if (it != by_file_.end()) return it->second;
   auto s = std::make_shared<Settings>(load_config_file(config_path));
-  if (has_command_line_selection(options_.command_line)) s->selection.push_back(options_.command_line);
+  apply_command_line(*s);
   by_file_.emplace(config_path, s);
   return s;
 }
@@ -95,7 +104,7 @@ const Settings& Configuration::for_dir(const std::string& abs_dir) {
     auto d = by_file_.find("");
     if (d == by_file_.end()) {
       auto defaults = std::make_shared<Settings>();
-      if (has_command_line_selection(options_.command_line)) defaults->selection.push_back(options_.command_line);
+      apply_command_line(*defaults);
       d = by_file_.emplace("", defaults).first;
     }
     s = d->second;

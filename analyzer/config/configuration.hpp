@@ -20,6 +20,11 @@ struct ConfigOptions {
   bool isolated = false;
   std::optional<std::string> config_file;  // --config
   SelectionLayer command_line;             // --select / --extend-select / --ignore
+  // --exclude replaces every configuration's `exclude`; --extend-exclude adds to it. Globs as
+  // written, relative to `exclude_base` (the working folder).
+  std::optional<std::vector<std::string>> exclude;
+  std::vector<std::string> extend_exclude;
+  std::string exclude_base;
 };
 
 class Configuration {
@@ -51,6 +56,8 @@ class Configuration {
  private:
   const Settings& for_dir(const std::string& abs_dir);
   std::shared_ptr<Settings> settings_of_file(const std::string& config_path);
+  // Adds the command line's selection step and exclude globs to settings read from a file.
+  void apply_command_line(Settings& s) const;
 
   ConfigOptions options_;
   std::shared_ptr<Settings> fixed_;  // --config or --isolated: the same settings everywhere

@@ -2,7 +2,7 @@
 # Command-line behaviour users of ruff rely on: fixes stay in the files named (pre-commit), --diff
 # obeys --exit-zero, --select/--ignore accumulate when repeated, an empty --select is a usage error, and --write-baseline with
 # --baseline records every finding (updating a baseline in place), and --fail-on / `fail-on` choose
-# which severities fail.
+# which severities fail, and the ruff habits of section 6.
 set -uo pipefail
 bin=$(realpath "$1")
 src=$(realpath "$2")
@@ -93,4 +93,41 @@ printf 'fail-on: sometimes\n' > .trl-lint.yaml
 [ $status -eq 2 ] || fail "fail-on: sometimes: exit $status, want 2"
 grep -q "fail-on" "$tmp/out" || fail "fail-on: sometimes: the error does not name the key"
 rm .trl-lint.yaml
+
+# 6. ruff habits: `check` as the command word, did-you-mean for options, --show-files,
+# --show-settings, --exclude / --extend-exclude, NO_COLOR / FORCE_COLOR, the program's name.
+"$bin" -n --output-format concise . > "$tmp/plain" 2>/dev/null
+"$bin" check -n --output-format concise . > "$tmp/out" 2>/dev/null; status=$?
+[ $status -eq 1 ] || fail "check: exit $status, want 1"
+cmp -s "$tmp/plain" "$tmp/out" || fail "trl-lint check . differs from trl-lint ."
+"$bin" -n --output-format concise check recipes/config.yaml > "$tmp/out" 2>/dev/null
+grep -q '^recipes/' "$tmp/out" || fail "check with options before the word: no finding under recipes/"
+"$bin" -n --selct TRL101 . > "$tmp/out" 2>&1; status=$?
+[ $status -eq 2 ] || fail "--selct: exit $status, want 2"
+grep -q 'did you mean `--select`' "$tmp/out" || fail "--selct: no did-you-mean"
+"$bin" --bogus-option . > "$tmp/out" 2>&1
+grep -q 'did you mean' "$tmp/out" && fail "--bogus-option: a suggestion for an option close to nothing"
+"$bin" --help > "$tmp/out" 2>&1
+grep -q '^Usage: trl-lint ' "$tmp/out" || fail "--help: the usage line does not say trl-lint"
+"$bin" -n --show-files . > "$tmp/out" 2>&1 || fail "--show-files failed"
+grep -q '^recipes/config.yaml  (yaml)$' "$tmp/out" || fail "--show-files: recipes/config.yaml missing"
+grep -q '^scripts/sft.py  (python)$' "$tmp/out" || fail "--show-files: scripts/sft.py missing"
+"$bin" -n --show-files --exclude scripts . > "$tmp/out" 2>&1
+grep -q '^scripts/' "$tmp/out" && fail "--show-files --exclude scripts still lists scripts/"
+"$bin" -n --show-settings . > "$tmp/out" 2>&1 || fail "--show-settings failed"
+grep -q '^enabled-rules:' "$tmp/out" || fail "--show-settings: no enabled-rules line"
+"$bin" -n --output-format concise --exclude recipes . > "$tmp/out" 2>&1
+grep -q '^recipes/' "$tmp/out" && fail "--exclude recipes still reports recipes/"
+printf 'exclude: [scripts]\n' > .trl-lint.yaml
+"$bin" -n --show-files --extend-exclude configs . > "$tmp/out" 2>&1
+grep -q '^scripts/\|^configs/' "$tmp/out" && fail "--extend-exclude dropped the configuration's exclude or its own"
+"$bin" -n --show-files --exclude configs . > "$tmp/out" 2>&1
+grep -q '^scripts/sft.py' "$tmp/out" || fail "--exclude did not replace the configuration's exclude"
+rm .trl-lint.yaml
+FORCE_COLOR=1 "$bin" -n . > "$tmp/out" 2>&1
+grep -q $'\033\\[' "$tmp/out" || fail "FORCE_COLOR=1: no colour on a pipe"
+FORCE_COLOR=1 NO_COLOR=1 "$bin" -n . > "$tmp/out" 2>&1
+grep -q $'\033\\[' "$tmp/out" && fail "NO_COLOR=1 with FORCE_COLOR=1: coloured"
+"$bin" -n . > "$tmp/out" 2>&1
+grep -q $'\033\\[' "$tmp/out" && fail "a pipe without FORCE_COLOR: coloured"
 echo "cli contracts: all checks passed"
