@@ -57,6 +57,13 @@ std::string github_escape_property(std::string_view s);
 // terminal, and carets under a code frame stay aligned. Tabs are for the caller to handle.
 std::string printable(std::string_view s);
 
+// True when `--fix` applies a fix of `d` (a safe one), as the `[*]` marks say.
+inline bool fixable(const Diagnostic& d) {
+  for (const auto& f : d.fixes)
+    if (f.safe) return true;
+  return false;
+}
+
 // Percent-encodes a relative path for a URI (RFC 3986 path characters are kept).
 std::string uri_path(std::string_view path);
 

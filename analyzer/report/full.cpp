@@ -145,6 +145,15 @@ void print_full(std::ostream& out, const std::vector<Diagnostic>& diags, const P
   auto plural = [](std::size_t n, const char* word) { return std::to_string(n) + " " + word + (n == 1 ? "" : "s"); };
   out << "Found " << plural(errors, "error") << ", " << plural(warnings, "warning") << ", " << plural(infos, "info")
       << ".\n";
+  std::size_t safe = 0, unsafe = 0;
+  for (const auto& d : diags) {
+    if (fixable(d))
+      ++safe;
+    else if (!d.fixes.empty())
+      ++unsafe;
+  }
+  if (safe) out << "[*] " << safe << " fixable with `--fix`.\n";
+  if (unsafe) out << unsafe << (unsafe == 1 ? " fix is" : " fixes are") << " available with `--fix --unsafe-fixes`.\n";
 }
 
 }  // namespace trl
