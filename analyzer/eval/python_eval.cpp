@@ -713,6 +713,10 @@ class Exec {
     for (const auto& a : s.names) {
       const std::string bind = a.asname.empty() ? a.name : a.asname;
       ValueRef v = mod ? mod->globals.lookup(a.name) : nullptr;
+      if (s.level == 0 && library_itself(dotted + "." + a.name, v, a.name)) {
+        scope.vars[bind] = symbol(dotted + "." + a.name, a.span);
+        continue;
+      }
       if (!v) {
         // `from pkg import submodule`
         auto [sub, sub_found] =
@@ -722,6 +726,26 @@ class Exec {
       scope.vars[bind] =
           v ? with_step(v, a.span, "imported from " + (dotted.empty() ? "." : dotted)) : make_unknown(a.span);
     }
+  }
+
+  // The project is the library itself (huggingface/trl's own repository: `from trl import
+  // SFTConfig` finds its `trl/` package): a name the knowledge describes under that package
+  // keeps the knowledge class when the project defines a class of that name there (or binds it
+  // in a way we cannot follow, as a lazy module does). Evaluating the library's own code would
+  // only see a subclass of TrainingArguments and lose every fact about the config.
+  bool library_itself(const std::string& qualified, const ValueRef& v, const std::string& name) const {
+    if (!ev_.k.find_qualified(qualified)) return false;
+    std::function<bool(const ValueRef&, int)> defines = [&](const ValueRef& x, int depth) {
+      if (!x || x->kind == PyValue::Kind::Unknown) return true;
+      if (x->kind == PyValue::Kind::Class) return x->qualified == name;
+      if (x->kind == PyValue::Kind::OneOf && depth < 8) {
+        for (const auto& alt : x->items)
+          if (!defines(alt, depth + 1)) return false;
+        return true;
+      }
+      return false;
+    };
+    return defines(v, 0);
   }
 
   ValueRef module_ref(const std::string& dotted, FileId file, Span span) {
@@ -1189,8 +1213,10 @@ class Exec {
       case PyValue::Kind::Symbol: return symbol(base->qualified + "." + name, span);
       case PyValue::Kind::Module: {
         ModuleEnv* mod = base->module_file != kNoFile ? ev_.import_module(base->module_file) : nullptr;
-        if (mod)
-          if (ValueRef v = mod->globals.lookup(name)) return with_step(v, span, "read from module " + base->qualified);
+        ValueRef found_v = mod ? mod->globals.lookup(name) : nullptr;
+        if (library_itself(base->qualified + "." + name, found_v, name))
+          return symbol(base->qualified + "." + name, span);
+        if (found_v) return with_step(found_v, span, "read from module " + base->qualified);
         auto [sub, found] = ev_.find_module(dotted_to_path(base->qualified + "." + name), env_.file, 0);
         if (found) return module_ref(base->qualified + "." + name, sub, span);
         return make_unknown(span);
