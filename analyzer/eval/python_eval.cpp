@@ -298,8 +298,23 @@ class Exec {
 
   void run_module() {
     Frame frame;
-    exec_block(m_.body, env_.globals, frame, 0);
+    exec_block(body(), env_.globals, frame, 0);
     record_live(env_.globals);
+  }
+
+  // A docs page read for one section (lines [first, second)): the top-level statements written
+  // there, with the imports, functions and classes of the page's earlier blocks (what the
+  // section's code may use); assignments and calls of other sections are not run.
+  void only_lines(std::pair<std::uint32_t, std::uint32_t> lines) {
+    section_body_.emplace();
+    for (StmtId id : m_.body) {
+      const py::Stmt& s = m_.stmt(id);
+      const std::uint32_t line = s.span.start.line;
+      const bool definition = s.kind == StmtKind::Import || s.kind == StmtKind::ImportFrom ||
+                              s.kind == StmtKind::FunctionDef || s.kind == StmtKind::ClassDef;
+      if ((line >= lines.first && line < lines.second) || (line < lines.first && definition))
+        section_body_->push_back(id);
+    }
   }
 
   // Runs functions nobody called from the top level but that are referenced (entry points
@@ -335,7 +350,7 @@ class Exec {
     std::set<std::string> referenced;
     for (const auto& e : m_.exprs)
       if (e.kind == ExprKind::Name && !in_dead_block(e.span)) referenced.insert(e.name);
-    for (StmtId id : m_.body) {
+    for (StmtId id : body()) {
       const auto& s = m_.stmt(id);
       if (s.kind != StmtKind::FunctionDef || ev_.executed.count({env_.file, id})) continue;
       if (s.name != "main" && !referenced.count(s.name) && s.decorators.empty()) continue;
@@ -713,6 +728,10 @@ class Exec {
     for (const auto& a : s.names) {
       const std::string bind = a.asname.empty() ? a.name : a.asname;
       ValueRef v = mod ? mod->globals.lookup(a.name) : nullptr;
+      if (s.level == 0 && library_itself(dotted + "." + a.name, v, a.name)) {
+        scope.vars[bind] = symbol(dotted + "." + a.name, a.span);
+        continue;
+      }
       if (!v) {
         // `from pkg import submodule`
         auto [sub, sub_found] =
@@ -722,6 +741,26 @@ class Exec {
       scope.vars[bind] =
           v ? with_step(v, a.span, "imported from " + (dotted.empty() ? "." : dotted)) : make_unknown(a.span);
     }
+  }
+
+  // The project is the library itself (huggingface/trl's own repository: `from trl import
+  // SFTConfig` finds its `trl/` package): a name the knowledge describes under that package
+  // keeps the knowledge class when the project defines a class of that name there (or binds it
+  // in a way we cannot follow, as a lazy module does). Evaluating the library's own code would
+  // only see a subclass of TrainingArguments and lose every fact about the config.
+  bool library_itself(const std::string& qualified, const ValueRef& v, const std::string& name) const {
+    if (!ev_.k.find_qualified(qualified)) return false;
+    std::function<bool(const ValueRef&, int)> defines = [&](const ValueRef& x, int depth) {
+      if (!x || x->kind == PyValue::Kind::Unknown) return true;
+      if (x->kind == PyValue::Kind::Class) return x->qualified == name;
+      if (x->kind == PyValue::Kind::OneOf && depth < 8) {
+        for (const auto& alt : x->items)
+          if (!defines(alt, depth + 1)) return false;
+        return true;
+      }
+      return false;
+    };
+    return defines(v, 0);
   }
 
   ValueRef module_ref(const std::string& dotted, FileId file, Span span) {
@@ -1189,8 +1228,10 @@ class Exec {
       case PyValue::Kind::Symbol: return symbol(base->qualified + "." + name, span);
       case PyValue::Kind::Module: {
         ModuleEnv* mod = base->module_file != kNoFile ? ev_.import_module(base->module_file) : nullptr;
-        if (mod)
-          if (ValueRef v = mod->globals.lookup(name)) return with_step(v, span, "read from module " + base->qualified);
+        ValueRef found_v = mod ? mod->globals.lookup(name) : nullptr;
+        if (library_itself(base->qualified + "." + name, found_v, name))
+          return symbol(base->qualified + "." + name, span);
+        if (found_v) return with_step(found_v, span, "read from module " + base->qualified);
         auto [sub, found] = ev_.find_module(dotted_to_path(base->qualified + "." + name), env_.file, 0);
         if (found) return module_ref(base->qualified + "." + name, sub, span);
         return make_unknown(span);
@@ -1429,6 +1470,15 @@ class Exec {
   Args eval_args(const py::Expr& call, Scope& scope, int depth) {
     Args out;
     for (const auto& a : call.args) {
+      if (a.kind == py::Argument::Kind::Positional && a.value != py::kNoExpr) {
+        // `SFTConfig(packing=True, ...)`: an example's `...` means "more arguments here". Any
+        // keyword may be among them: the call is not complete, as with an unknown **kwargs.
+        const py::Expr& x = m_.expr(a.value);
+        if (x.kind == ExprKind::Unknown && x.name == "...") {
+          out.unknown_spread = true;
+          continue;
+        }
+      }
       ValueRef v = eval(a.value, scope, depth);
       switch (a.kind) {
         case py::Argument::Kind::Positional: out.positional.push_back(v); break;
@@ -2068,10 +2118,13 @@ class Exec {
     }
   }
 
+  const std::vector<StmtId>& body() const { return section_body_ ? *section_body_ : m_.body; }
+
   ProjectEvaluator::Impl& ev_;
   ModuleEnv& env_;
   const py::Module& m_;
   bool main_;
+  std::optional<std::vector<StmtId>> section_body_;  // only_lines: the statements run
 };
 
 }  // namespace
@@ -2106,7 +2159,7 @@ FileId ProjectEvaluator::resolve_import(std::string_view dotted, int level, File
   return impl_->find_module(dotted_to_path(dotted), from, level).first;
 }
 
-ScriptSummary ProjectEvaluator::summarize(FileId file) {
+ScriptSummary ProjectEvaluator::summarize(FileId file, std::optional<std::pair<std::uint32_t, std::uint32_t>> lines) {
   Impl& ev = *impl_;
   ev.reset();
   ScriptSummary out;
@@ -2117,6 +2170,7 @@ ScriptSummary ProjectEvaluator::summarize(FileId file) {
   main.m = m;
   main.state = ModuleEnv::State::Running;
   Exec ex(ev, main, true);
+  if (lines) ex.only_lines(*lines);
   ex.run_module();
   ex.run_uncalled_entry_points();
   out.trainers = ev.trainers;

@@ -6,9 +6,12 @@
 // reaches an Accelerator, and which argument parsers read its config from argv/--config.
 #pragma once
 
+#include <cstdint>
 #include <memory>
+#include <optional>
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "analyzer/eval/py_value.hpp"
@@ -76,8 +79,10 @@ class ProjectEvaluator {
   ProjectEvaluator(const ProjectEvaluator&) = delete;
   ProjectEvaluator& operator=(const ProjectEvaluator&) = delete;
 
-  // Runs `file` as the main script and summarises what it configures.
-  ScriptSummary summarize(FileId file);
+  // Runs `file` as the main script and summarises what it configures. With `lines` (a docs
+  // page's section, [first, second) in 0-based lines), only the top-level statements of those
+  // lines run, after the imports, functions and classes written above them.
+  ScriptSummary summarize(FileId file, std::optional<std::pair<std::uint32_t, std::uint32_t>> lines = std::nullopt);
 
   // The project file a dotted import names, seen from `from` (`level` leading dots);
   // kNoFile when it is not part of the project (a library, or missing).

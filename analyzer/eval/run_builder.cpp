@@ -3,9 +3,11 @@
 #include <algorithm>
 #include <atomic>
 #include <filesystem>
+#include <map>
 #include <mutex>
 #include <optional>
 #include <set>
+#include <tuple>
 #include <unordered_map>
 
 #include "analyzer/eval/accelerate_topology.hpp"
@@ -421,16 +423,24 @@ class Builder {
         ref->exists = ref->exists || exists_on_disk(path + ".py", b) || exists_on_disk(path + "/__main__.py", b);
       }
       if (!ref->exists && !sections_.empty()) {
-        // Docs: the Python blocks of the section stand in for the script.
+        // Docs: the Python blocks of the section stand in for the script, run on their own (a
+        // variable the page binds again in a later section keeps this section's value).
         const ScriptSummary* page = p_.facts[launch_file].python.body.empty() ? nullptr : &summary(launch_file);
         if (page)
           for (const auto& [lo, hi] : sections_) {
             bool any = false;
-            for (const auto& c : page->trainer_configs)
+            for (const auto& c : page->constructions)
+              any = any || (c.cls && c.cls->role == ClassRole::TrainerConfig && c.span.start.line >= lo &&
+                            c.span.start.line < hi);
+            if (!any) continue;
+            const ScriptSummary& own = section_summary(launch_file, lo, hi);
+            any = false;
+            for (const auto& c : own.trainer_configs)
               any = any || (c->span.start.line >= lo && c->span.start.line < hi);
             if (!any) continue;
             script = launch_file;
             config_lines_ = std::make_pair(lo, hi);
+            section_ = &own;
             ref->stand_in = p_.sources.get(launch_file).path + ":" + std::to_string(lo + 1);
             break;
           }
@@ -444,6 +454,7 @@ class Builder {
     // built next (on this builder) keeps every trainer config it builds.
     sections_.clear();
     config_lines_.reset();
+    section_ = nullptr;
     return runs;
   }
 
@@ -490,7 +501,9 @@ class Builder {
       return out;
     }
 
-    const ScriptSummary* found = script != kNoFile ? &summary(script) : nullptr;
+    const ScriptSummary* found = section_ && script != kNoFile ? section_
+                                 : script != kNoFile           ? &summary(script)
+                                                               : nullptr;
     if (!found || found->trainer_configs.empty()) {
       TrainingRun run = base;
       if (found) run.evaluation_cut = found->cut_short;
@@ -1068,6 +1081,15 @@ class Builder {
     return it->second;
   }
 
+  // A docs page's section [lo, hi) evaluated on its own (ProjectEvaluator::summarize with lines).
+  const ScriptSummary& section_summary(FileId page, std::uint32_t lo, std::uint32_t hi) {
+    auto key = std::make_tuple(page, lo, hi);
+    auto it = section_summaries_.find(key);
+    if (it == section_summaries_.end())
+      it = section_summaries_.emplace(key, evaluator_.summarize(page, std::make_pair(lo, hi))).first;
+    return it->second;
+  }
+
   // num_processes / num_machines / world size of an accelerate (or trl CLI) launch:
   // flag > accelerate YAML > TRL profile; without a config accelerate uses the machine's own
   // default config or GPU count, which trl-lint cannot see.
@@ -1124,7 +1146,10 @@ class Builder {
   std::optional<std::set<FileId>> imported_;  // imported_modules(), once computed
   std::mutex* cache_lock_ = nullptr;
   std::map<FileId, ScriptSummary> summaries_;
-  std::vector<std::pair<std::uint32_t, std::uint32_t>> sections_;        // Markdown launch: its sections
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> sections_;  // Markdown launch: its sections
+  // The section's own evaluation while a docs section stands in for a launch's script.
+  const ScriptSummary* section_ = nullptr;
+  std::map<std::tuple<FileId, std::uint32_t, std::uint32_t>, ScriptSummary> section_summaries_;
   std::optional<std::pair<std::uint32_t, std::uint32_t>> config_lines_;  // docs stand-in: lines of the script
   Setting yaml_model_init_attn_;  // model_init_kwargs.attn_implementation of the last trainer YAML read
 };

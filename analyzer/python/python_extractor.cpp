@@ -83,6 +83,12 @@ class Converter {
     if (t == "true") return constant(n, Scalar::boolean(true));
     if (t == "false") return constant(n, Scalar::boolean(false));
     if (t == "none") return constant(n, Scalar::null());
+    if (t == "ellipsis") {
+      // `...`: in an example's call it stands for arguments left out (PyValue-wise unknown).
+      ExprId id = unknown(n);
+      m().exprs[id].name = "...";
+      return id;
+    }
     if (t == "integer") return integer(n);
     if (t == "float") {
       std::string v = strip_underscores(ts::text(n, src_));
