@@ -167,8 +167,8 @@ class UnknownConfigKey final : public Rule {
         if (names.empty()) all_fields(k, *c.cls, names);
         Span at = rules::find_word(project, kw.set_at, kw.name);
         if (!at.valid()) at = kw.set_at;
-        Diagnostic d = make_merged(at, "`" + kw.name + "` is not an argument of " + c.cls->name + " (" +
-                                           t.of(c.cls->package).describe() + ")");
+        Diagnostic d = make_merged(at, "`" + kw.name + "` is not an argument of " + c.cls->name + "; judged against " +
+                                           t.of(c.cls->package).describe());
         if (auto near = rules::nearest(kw.name, names); !near.empty()) d.help = "did you mean `" + near + "`?";
         d.notes.push_back(c.cls->name + "(...) raises TypeError: unexpected keyword argument");
         out.push_back(std::move(d));
