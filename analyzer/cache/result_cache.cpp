@@ -28,7 +28,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-constexpr std::string_view kMagic = "TRLCACHE6";
+constexpr std::string_view kMagic = "TRLCACHE7";
 constexpr std::string_view kFactsMagic = "TRLFACTS1";
 constexpr std::string_view kPartsMagic = "TRLPARTS2";
 constexpr std::uint64_t kSeedA = 0x51ed2701a3c4e5f7ull, kSeedB = 0x2545f4914f6cdd1dull;
@@ -412,6 +412,16 @@ std::optional<std::vector<Diagnostic>> ResultCache::lookup(Project& project, con
   try {
     bin::Reader p(std::string_view(entry_).substr(probes_end_));
     if (p.u64() != digest_[0] || p.u64() != digest_[1]) return std::nullopt;
+    // The JSON files Python code named: the same bytes (0: could not be read then, nor now). They
+    // join the project under the ids they had, since findings may point into them.
+    for (std::uint32_t k = p.count(); k > 0; --k) {
+      const std::uint32_t id = p.u32();
+      const std::string path = p.str();
+      const std::uint64_t h = p.u64();
+      const auto bytes = read_whole(path, std::size_t{256} << 20);
+      if ((bytes ? bin::hash64(*bytes) : 0) != h) return std::nullopt;
+      if (add_json_file(project, path, options.max_file_size) != id) return std::nullopt;
+    }
     // The deferred files that were reached: same texts, or the runs they are part of changed.
     for (std::uint32_t k = p.count(); k > 0; --k) {
       const std::uint32_t id = p.u32();
@@ -449,9 +459,9 @@ void encode_parts(bin::Writer& p, const Project& project, std::uint64_t frame, c
 
 bool ResultCache::store(const Project& project, const std::vector<Diagnostic>& diags, std::int64_t read_start_ns,
                         const JudgedParts* parts) const {
-  // JSON configurations named by Python code are read from outside the discovered files: their
-  // presence and contents are not in the key, so such an analysis is not stored.
-  if (names_json_files(project)) return false;
+  // JSON configurations named by Python code are read from outside the discovered files: which
+  // names found a file is among the disk probes below, and each file read is recorded with the
+  // hash of its bytes, which lookup checks.
   // A file parsed without the check in another process was skipped for a reason of this
   // machine's (ts::unchecked_parses): the next run may parse it.
   for (const FileFacts& f : project.facts)
@@ -504,6 +514,17 @@ bool ResultCache::store(const Project& project, const std::vector<Diagnostic>& d
   }
   p.u64(digest_[0]);
   p.u64(digest_[1]);
+  std::vector<FileId> json;
+  for (FileId id = 0; id < project.sources.size(); ++id)
+    if (project.sources.get(id).kind == FileKind::Json) json.push_back(id);
+  p.u32(static_cast<std::uint32_t>(json.size()));
+  for (FileId id : json) {
+    const SourceFile& f = project.sources.get(id);
+    const auto bytes = read_whole(f.abs_path, std::size_t{256} << 20);
+    p.u32(static_cast<std::uint32_t>(id));
+    p.str(f.abs_path);
+    p.u64(bytes ? bin::hash64(*bytes) : 0);
+  }
   std::vector<std::pair<std::uint32_t, std::uint64_t>> reached;
   for (FileId id = 0; id < project.sources.size() && id < deferred_.size(); ++id) {
     const FileFacts& f = project.facts[id];
@@ -531,7 +552,9 @@ bool ResultCache::store(const Project& project, const std::vector<Diagnostic>& d
   // The parts, in a file of their own: a hit does not read them. Written after the entry (the
   // entry's pruning removes them with it); an older parts file left by a failed write is still
   // sound: it records the files it was judged from, and kept_parts compares them with these.
-  if (parts) {
+  // Not for an analysis that read JSON files Python code names: the parts record no such file, so
+  // a changed JSON file would not show which runs read it.
+  if (parts && !names_json_files(project)) {
     bin::Writer q;
     q.str(invocation_);
     encode_parts(q, project, frame_digest(project), *parts);

@@ -957,6 +957,20 @@ bool inside_folder(const std::string& path, const std::string& folder) {
          (folder.back() == '/' || path[folder.size()] == '/');
 }
 
+FileId add_json_file(Project& project, const std::string& abs_path, std::uint64_t max_file_size) {
+  std::error_code ec;
+  const fs::path candidate(abs_path);
+  auto sf = std::make_unique<SourceFile>();
+  const fs::path shown = fs::relative(candidate, fs::current_path(ec), ec);
+  sf->path = (ec || shown.empty()) ? candidate.generic_string() : shown.generic_string();
+  sf->abs_path = abs_path;
+  sf->kind = FileKind::Json;
+  const FileId id = project.sources.add(std::move(sf));
+  project.facts.resize(project.sources.size());
+  read_file(project.sources.get_mut(id), project.facts[id], max_file_size);
+  return id;
+}
+
 void load_referenced_json(Project& project, const LoadOptions& options) {
   if (project.root.empty()) return;
   std::error_code ec;
@@ -978,19 +992,21 @@ void load_referenced_json(Project& project, const LoadOptions& options) {
       if (!named.cwd.empty()) bases.push_back((dir / named.cwd).lexically_normal());
       for (const fs::path& base : bases) {
         const fs::path candidate = (base / rel).lexically_normal();
-        if (!under(candidate, root)) continue;                               // never read outside the analysed root
-        if (project.sources.find_abs(candidate.string()) != kNoFile) break;  // already loaded
+        if (!under(candidate, root)) continue;  // never read outside the analysed root
+        // The result cache asks again whether each name still finds (or still misses) a file.
+        if (project.disk_probes)
+          project.disk_probes->record({candidate.string(), false, "", fs::exists(candidate, ec)});
+        if (const FileId have = project.sources.find_abs(candidate.string()); have != kNoFile) {
+          // Already loaded: by another name, or by a cache lookup that then missed (not extracted).
+          if (project.sources.get(have).kind == FileKind::Json && project.facts[have].loaded &&
+              !project.facts[have].extracted)
+            extract_file(project, have);
+          break;
+        }
         if (!fs::is_regular_file(candidate, ec)) continue;
         if (!under(fs::weakly_canonical(candidate, ec), root_real)) continue;  // a symlink out of the root
         if (options.excluded && options.excluded(candidate.string())) break;
-        auto sf = std::make_unique<SourceFile>();
-        const fs::path shown = fs::relative(candidate, cwd, ec);
-        sf->path = (ec || shown.empty()) ? candidate.generic_string() : shown.generic_string();
-        sf->abs_path = candidate.string();
-        sf->kind = FileKind::Json;
-        const FileId id = project.sources.add(std::move(sf));
-        project.facts.resize(project.sources.size());
-        read_file(project.sources.get_mut(id), project.facts[id], options.max_file_size);
+        const FileId id = add_json_file(project, candidate.string(), options.max_file_size);
         if (project.facts[id].loaded) extract_file(project, id);
         break;
       }

@@ -198,6 +198,9 @@ void load_referenced_json(Project& project, const LoadOptions& options);
 // loaded): such an analysis depends on files discovery does not list, so the result cache does
 // not store it.
 bool names_json_files(const Project& project);
+// Adds a JSON file Python code names to the project and reads it (not extracted): what
+// load_referenced_json does for each file it finds, and the result cache for the ones it recorded.
+FileId add_json_file(Project& project, const std::string& abs_path, std::uint64_t max_file_size);
 
 struct LoadOptions {
   std::vector<std::string> paths{"."};

@@ -465,4 +465,45 @@ for c in "runs ." "graph ." "--diff ." "--stdin-filename $yaml ."; do
   grep -q '^trl-lint: cache' "$work/view.err" && fail "'trl-lint $c' used the cache"
 done
 [ ! -e .trl-lint_cache ] || fail "a view wrote the cache"
-echo "ok: cache hit, miss, invalidation, files outside the project, settings, damage, placement"
+
+# JSON configurations Python code names (read outside discovery): the analysis is stored; a hit
+# needs the same bytes in each JSON file read, and each name finding (or missing) the same file.
+jproj=$work/jproj
+cp -r "$fixtures/dataflow/parse_json_file" "$jproj"
+rm -f "$jproj/expected.txt" "$jproj/CASE.md"
+mkdir -p "$jproj/.git"
+cd "$jproj" || exit 2
+find . -exec touch -d '2020-01-01 00:00:00' {} +
+jcache=$work/jcache
+run json1 --cache-dir "$jcache" .
+expect json1 miss
+grep -q 'configs/sft.json:.*TRL101' "$work/json1.out" || fail "json: the fixture has no TRL101 in its JSON config"
+run json2 --cache-dir "$jcache" .
+expect json2 hit
+diff "$work/json1.out" "$work/json2.out" || fail "json: a hit changed the output"
+sed -i 's/"packing": true/"packing": false/' configs/sft.json
+grep -q '"packing": false' configs/sft.json || fail "json: the edit did not apply"
+run json3 --cache-dir "$jcache" .
+expect json3 miss
+same_as_fresh json3 .
+grep -q 'TRL101' "$work/json3.out" && fail "json: TRL101 stayed after packing was turned off"
+run json4 --cache-dir "$jcache" .
+expect json4 hit
+# The project root is tried before the script's folder: moved below sub/, the script finds
+# sub/configs/sft.json (a miss: the script moved); a configs/sft.json appearing at the root then
+# takes its place, which only the recorded question "does the root's configs/sft.json exist?" shows.
+mkdir -p sub && mv train.py configs sub/
+run json5 --cache-dir "$jcache" .
+expect json5 miss
+same_as_fresh json5 .
+run json6 --cache-dir "$jcache" .
+expect json6 hit
+mkdir -p configs
+printf '{\n  "output_dir": "out",\n  "packing": true\n}\n' > configs/sft.json
+run json7 --cache-dir "$jcache" .
+expect json7 miss
+same_as_fresh json7 .
+grep -q '^configs/sft.json:.*TRL101' "$work/json7.out" || fail "json: the JSON at the root did not take the place of sub/'s"
+cd "$proj" || exit 2
+
+echo "ok: cache hit, miss, invalidation, files outside the project, settings, damage, placement, JSON configs"
