@@ -105,6 +105,9 @@ void find_renamed_in_run(const Rule& rule, bool removed, const Project& project,
   for (const auto& [key, setting] : run.args) {
     if (setting.origin != "trainer YAML" && setting.origin != "command line") continue;
     if (is_field_of_any(cx.k, run.parser_classes, key)) continue;
+    bool patched = false;
+    for (const ClassInfo* c : run.parser_classes) patched = patched || cx.k.patched_accepts(run.patched_by, *c, key);
+    if (patched) continue;
     // A field of the script's own dataclass (TrlParser fills it like the others), or of a class
     // we could not resolve: the key is that class's, not an old name of the library's.
     if (!run.parser_classes_complete ||
@@ -129,7 +132,7 @@ void find_renamed_in_script(const Rule& rule, bool removed, const Project& proje
     if (!c.cls) continue;
     const auto& renames = cx.renames_of(*c.cls);
     for (const Member& kw : c.keywords) {
-      if (cx.k.field(*c.cls, kw.name)) continue;
+      if (cx.k.field(*c.cls, kw.name) || cx.k.patched_accepts(c.patched_by, *c.cls, kw.name)) continue;
       for (const Rename* r : renames) {
         if (r->old_name != kw.name) continue;
         bool also_new = false;

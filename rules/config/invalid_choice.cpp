@@ -77,6 +77,9 @@ class InvalidChoice final : public Rule {
         if (!f) f = k.field(*c, key);
       if (!f || f->choices.empty() || f->type == "list") continue;
       if (std::find(f->choices.begin(), f->choices.end(), s.value.s) != f->choices.end()) continue;
+      bool patched = false;  // a library imported before the config was built accepts it
+      for (const ClassInfo* c : classes) patched = patched || k.patched_value(run.patched_by, *c, key, s.value.s);
+      if (patched) continue;
       if (renamed_value(k, run, key, s.value.s)) continue;  // TRL503
       if (!used(run, key)) continue;
       Span at = rules::find_word(project, s.span, s.value.s, true);
