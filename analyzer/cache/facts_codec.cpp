@@ -309,6 +309,7 @@ std::vector<YamlDocument> get_documents(bin::Reader& r, FileId file) {
 void put(bin::Writer& w, const Word& word) {
   w.str(word.text);
   w.u8(word.known ? 1 : 0);
+  w.u32(word.known_prefix);
   put(w, word.span);
 }
 
@@ -316,6 +317,7 @@ Word get_word(bin::Reader& r, FileId file) {
   Word word;
   word.text = r.str();
   word.known = r.u8() != 0;
+  word.known_prefix = r.u32();
   word.span = get_span(r, file);
   return word;
 }

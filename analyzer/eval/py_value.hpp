@@ -44,6 +44,9 @@ struct PyValue {
   // Unknown: certainly not None (a dataset the datasets library loads or builds, a split or a
   // transform of one: these raise rather than return None).
   bool not_none = false;
+  // Symbol: how many patchers (Knowledge::patchers) the script had imported when the name was
+  // bound. A patcher that rebinds a class in its module leaves names bound before it unpatched.
+  std::uint8_t patchers_bound = 0;
   int view_of = 0;  // Dict: `vars(obj)` / `obj.__dict__` of the Object with this object_id (one state)
   std::vector<ValueRef> parser_classes;    // Object of an arg parser: the dataclasses it parses
   py::StmtId function = 0;                 // Function: FunctionDef; Class: ClassDef

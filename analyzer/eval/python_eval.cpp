@@ -116,6 +116,7 @@ struct ProjectEvaluator::Impl {
   std::vector<ModelLoad> model_loads;
   std::vector<Construction> constructions;
   bool parser_keeps_unknown = false;
+  std::vector<const Patcher*> patchers;  // patchers imported so far (Knowledge::patcher_of_module)
   std::set<std::pair<FileId, StmtId>> executed;
   std::set<std::pair<FileId, StmtId>> active;
   // A call's summary: what it returned, `self` as it ended, the objects passed in that it changed
@@ -180,6 +181,7 @@ struct ProjectEvaluator::Impl {
     model_loads.clear();
     constructions.clear();
     parser_keeps_unknown = false;
+    patchers.clear();
     executed.clear();
     active.clear();
     memo.clear();
@@ -570,6 +572,7 @@ class Exec {
       }
       case StmtKind::Import:
         for (const auto& a : s.names) {
+          note_patcher(a.name);
           if (!a.asname.empty()) {
             scope.vars[a.asname] = module_value(a.name, 0, a.span);
           } else {
@@ -693,9 +696,20 @@ class Exec {
     }
   }
 
+  // An import of a library that patches TRL's classes (Knowledge::patcher_of_module): what the
+  // script builds from here on is built with the patched classes.
+  void note_patcher(std::string_view dotted) {
+    if (const Patcher* p = ev_.k.patcher_of_module(dotted))
+      if (std::find(ev_.patchers.begin(), ev_.patchers.end(), p) == ev_.patchers.end()) ev_.patchers.push_back(p);
+  }
+
   void import_from(const py::Stmt& s, Scope& scope) {
     if (s.module == "__future__") return;
     const std::string dotted = s.module;
+    if (s.level == 0) {
+      note_patcher(dotted);
+      for (const auto& a : s.names) note_patcher(dotted + "." + a.name);
+    }
     auto [file, found] = s.level > 0 || !dotted.empty() ? ev_.find_module(dotted_to_path(dotted), env_.file, s.level)
                                                         : std::pair<FileId, bool>{kNoFile, false};
     if (!found) {
@@ -1220,6 +1234,7 @@ class Exec {
     v->qualified = std::move(qualified);
     v->cls = ev_.k.find_qualified(v->qualified);
     v->span = span;
+    v->patchers_bound = static_cast<std::uint8_t>(std::min<std::size_t>(ev_.patchers.size(), 255));
     return v;
   }
 
@@ -1946,7 +1961,15 @@ class Exec {
     for (auto& kw : args.keywords) obj->members.push_back(kw);
     keep_last_of_each(obj->members);
     obj->complete = !args.unknown_spread;
-    ev_.constructions.push_back({&cls, callee.qualified, e.span, args.keywords, args.unknown_spread, args.positional});
+    // The patchers that reach this class: all imported so far, except one that rebinds the
+    // class by name after the name was bound here.
+    std::vector<const Patcher*> patched_by;
+    for (std::size_t i = 0; i < ev_.patchers.size(); ++i) {
+      const PatchedClass* pc = ev_.k.patched_class(*ev_.patchers[i], cls);
+      if (pc && (!pc->rebinds || i < callee.patchers_bound)) patched_by.push_back(ev_.patchers[i]);
+    }
+    ev_.constructions.push_back(
+        {&cls, callee.qualified, e.span, args.keywords, args.unknown_spread, args.positional, std::move(patched_by)});
     switch (cls.role) {
       case ClassRole::TrainerConfig: ev_.objects[obj->object_id] = obj; break;
       case ClassRole::Trainer: {

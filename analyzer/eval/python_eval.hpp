@@ -20,6 +20,7 @@
 namespace trl {
 
 class Knowledge;
+struct Patcher;
 struct Project;
 
 struct TrainerUse {
@@ -45,6 +46,9 @@ struct Construction {
   std::vector<Member> keywords;
   bool unknown_spread = false;       // *args/**kwargs we could not expand: more keywords may be passed
   std::vector<ValueRef> positional;  // the arguments passed by position, in order (`*list` expanded)
+  // Libraries imported before the call that patch the class (Knowledge::patchers): what they
+  // make the class accept.
+  std::vector<const Patcher*> patched_by;
 };
 
 // Statements executed (and calls made) per script summary, imported modules included: the

@@ -525,6 +525,16 @@ class Builder {
       TrainingRun run = base;
       run.config_class = config->cls;
       run.trainer = config->cls ? config->cls->trainer : "";
+      // The patchers imported before the config (or the parser that made it) was built.
+      for (const Construction& c : summary.constructions) {
+        bool made_it = c.span == config->span;
+        if (config->from_parser)
+          for (const auto& parser : summary.parsers) made_it = made_it || c.span == parser->span;
+        if (made_it)
+          for (const Patcher* p : c.patched_by)
+            if (std::find(run.patched_by.begin(), run.patched_by.end(), p) == run.patched_by.end())
+              run.patched_by.push_back(p);
+      }
       for (const auto& t : summary.trainers)
         if (t.args && t.args->object_id == config->object_id && t.trainer) run.trainer = t.trainer->trainer;
       EnvMap yaml_env;

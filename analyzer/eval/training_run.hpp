@@ -14,6 +14,7 @@
 namespace trl {
 
 struct ClassInfo;
+struct Patcher;
 
 // A value of the effective configuration.
 struct Setting {
@@ -127,6 +128,9 @@ struct TrainingRun {
   bool parser_classes_complete = true;
   bool parser_keeps_unknown = false;  // unknown keys are handed back to the script, not rejected
   bool args_fully_known = true;       // false: unset fields may still be set somewhere we cannot see
+  // Libraries imported before the run's config (or its parser) was built that patch TRL's
+  // classes (Knowledge::patchers): the arguments and values they make acceptable.
+  std::vector<const Patcher*> patched_by;
   // Valid when the script's evaluation ran out of steps there (ScriptSummary::cut_short): the
   // script's own settings are then unknown, and TRL906 says so.
   Span evaluation_cut;

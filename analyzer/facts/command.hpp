@@ -2,6 +2,7 @@
 // with its words expanded as far as the script's own variables allow.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -12,9 +13,12 @@ namespace trl {
 // One shell word after expansion. `known` is false when it depends on something the
 // script does not define (an unset variable, a command substitution).
 struct Word {
-  std::string text;
+  std::string text;  // an unknown word: its literal parts, the unknown parts left out
   bool known = true;
   Span span;
+  // An unknown word: how many leading bytes of `text` are written literally, before the first
+  // unknown part (`--nnodes=$N` -> 9, `--nnodes=`). 0 when not recorded.
+  std::uint32_t known_prefix = 0;
 };
 
 struct EnvAssignment {

@@ -124,6 +124,41 @@ bool Knowledge::derives_from(const ClassInfo& cls, std::string_view ancestor) co
   return std::find(index.lineage.begin(), index.lineage.end(), ancestor) != index.lineage.end();
 }
 
+const Patcher* Knowledge::patcher_of_module(std::string_view dotted) const {
+  for (const auto& [name, p] : patchers_)
+    for (const auto& m : p.modules)
+      if (dotted == m || (dotted.size() > m.size() && dotted.substr(0, m.size()) == m && dotted[m.size()] == '.'))
+        return &p;
+  return nullptr;
+}
+
+const PatchedClass* Knowledge::patched_class(const Patcher& p, const ClassInfo& cls) const {
+  for (const auto& [cname, pc] : p.classes)
+    if (derives_from(cls, cname)) return &pc;
+  return nullptr;
+}
+
+bool Knowledge::patched_accepts(const std::vector<const Patcher*>& patchers, const ClassInfo& cls,
+                                std::string_view name) const {
+  for (const Patcher* p : patchers)
+    for (const auto& [cname, pc] : p->classes)
+      if (derives_from(cls, cname) && std::find(pc.accepts.begin(), pc.accepts.end(), name) != pc.accepts.end())
+        return true;
+  return false;
+}
+
+bool Knowledge::patched_value(const std::vector<const Patcher*>& patchers, const ClassInfo& cls, std::string_view field,
+                              std::string_view value) const {
+  for (const Patcher* p : patchers)
+    for (const auto& [cname, pc] : p->classes) {
+      if (!derives_from(cls, cname)) continue;
+      auto it = pc.values.find(field);
+      if (it != pc.values.end() && std::find(it->second.begin(), it->second.end(), value) != it->second.end())
+        return true;
+    }
+  return false;
+}
+
 const AccelerateProfile* Knowledge::accelerate_profile(std::string_view name) const {
   auto it = profiles_.find(name);
   return it == profiles_.end() ? nullptr : &it->second;
@@ -268,6 +303,23 @@ std::string Knowledge::to_blob() const {
     w.str(lib.fields_complete_from);
     w.str(lib.source);
   }
+  w.u32(static_cast<std::uint32_t>(patchers_.size()));
+  for (const auto& [name, p] : patchers_) {
+    w.str(name);
+    w.strings(p.modules);
+    w.str(p.source);
+    w.u32(static_cast<std::uint32_t>(p.classes.size()));
+    for (const auto& [cname, pc] : p.classes) {
+      w.str(cname);
+      w.u8(pc.rebinds ? 1 : 0);
+      w.strings(pc.accepts);
+      w.u32(static_cast<std::uint32_t>(pc.values.size()));
+      for (const auto& [field, values] : pc.values) {
+        w.str(field);
+        w.strings(values);
+      }
+    }
+  }
   return std::move(w.out);
 }
 
@@ -353,6 +405,25 @@ Knowledge Knowledge::from_blob(std::string_view blob) try {
     lib.fields_complete_from = r.str();
     lib.source = r.str();
     k.libraries_.emplace_hint(k.libraries_.end(), std::move(key), std::move(lib));
+  }
+  for (std::uint32_t n = r.count(); n > 0; --n) {
+    Patcher p;
+    p.name = r.str();
+    p.modules = r.strings();
+    p.source = r.str();
+    for (std::uint32_t m = r.count(); m > 0; --m) {
+      std::string cname = r.str();
+      PatchedClass pc;
+      pc.rebinds = r.u8() != 0;
+      pc.accepts = r.strings();
+      for (std::uint32_t v = r.count(); v > 0; --v) {
+        std::string field = r.str();
+        pc.values.emplace_hint(pc.values.end(), std::move(field), r.strings());
+      }
+      p.classes.emplace_hint(p.classes.end(), std::move(cname), std::move(pc));
+    }
+    std::string name = p.name;
+    k.patchers_.emplace_hint(k.patchers_.end(), std::move(name), std::move(p));
   }
   if (!r.at_end()) Reader::fail();
   k.index_fields();

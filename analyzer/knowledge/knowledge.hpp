@@ -103,6 +103,27 @@ struct AccelerateProfile {
   std::string source;
 };
 
+// What a third-party library changes in the libraries' classes when a script imports it
+// (unsloth rebinds trl's trainers and configs to its own subclasses): the arguments a patched
+// class takes besides its own, and values it accepts besides the library's choices.
+struct PatchedClass {
+  // The patcher replaces the class by name in the library's module (`trl.SFTConfig = ...`): a
+  // name imported from the library before the patcher keeps the original class. Otherwise the
+  // class itself is changed (its __init__ wrapped), whatever name reaches it.
+  bool rebinds = false;
+  std::vector<std::string> accepts;                                     // argument names
+  std::map<std::string, std::vector<std::string>, std::less<>> values;  // field -> extra accepted values
+};
+
+struct Patcher {
+  std::string name;
+  // Importing one of these modules (or a submodule of one) patches; it applies to what the
+  // script builds after that import.
+  std::vector<std::string> modules;
+  std::map<std::string, PatchedClass, std::less<>> classes;  // applies to classes derived from these too
+  std::string source;
+};
+
 class Knowledge {
  public:
   Knowledge() = default;
@@ -143,6 +164,16 @@ class Knowledge {
   // "deepspeed_config", "parallelism_config", "dynamo_config". Null when the section is unknown.
   const std::map<std::string, FieldInfo, std::less<>>* accelerate_section(std::string_view section) const;
   const LibraryReleases* library(std::string_view name) const;
+  // The patcher an import of `dotted` (a module name) activates, or null.
+  const Patcher* patcher_of_module(std::string_view dotted) const;
+  const std::map<std::string, Patcher, std::less<>>& patchers() const { return patchers_; }
+  // The entry of patcher `p` for `cls` (or a base of it), or null.
+  const PatchedClass* patched_class(const Patcher& p, const ClassInfo& cls) const;
+  // True when one of `patchers` makes `cls` (or a base of it) take the argument `name`.
+  bool patched_accepts(const std::vector<const Patcher*>& patchers, const ClassInfo& cls, std::string_view name) const;
+  // True when one of `patchers` makes field `field` of `cls` accept `value`.
+  bool patched_value(const std::vector<const Patcher*>& patchers, const ClassInfo& cls, std::string_view field,
+                     std::string_view value) const;
   // The library whose version decides facts about `cls` (its package: trl, transformers, accelerate).
   std::string library_of(std::string_view cls) const;
   const std::map<std::string, ClassInfo, std::less<>>& classes() const { return classes_; }
@@ -177,6 +208,7 @@ class Knowledge {
   std::vector<Rename> renames_;
   std::map<std::string, std::map<std::string, FieldInfo, std::less<>>, std::less<>> accelerate_sections_;
   std::map<std::string, LibraryReleases, std::less<>> libraries_;
+  std::map<std::string, Patcher, std::less<>> patchers_;
 };
 
 }  // namespace trl

@@ -171,6 +171,29 @@ void Knowledge::load(const std::string& file, const std::string& text) {
       libraries_[lib.name] = std::move(lib);
     }
   }
+  if (auto patchers = root["patchers"]) {
+    for (auto it = patchers.begin(); it != patchers.end(); ++it) {
+      Patcher p;
+      p.name = it->first.as<std::string>();
+      const YAML::Node d = it->second;
+      p.source = str_or_empty(d["source"]);
+      if (d["modules"])
+        for (const auto& m : d["modules"]) p.modules.push_back(m.as<std::string>());
+      if (auto classes = d["classes"])
+        for (auto c = classes.begin(); c != classes.end(); ++c) {
+          PatchedClass& pc = p.classes[c->first.as<std::string>()];
+          if (c->second["rebinds"]) pc.rebinds = c->second["rebinds"].as<bool>();
+          if (c->second["accepts"])
+            for (const auto& a : c->second["accepts"]) pc.accepts.push_back(a.as<std::string>());
+          if (auto values = c->second["values"])
+            for (auto v = values.begin(); v != values.end(); ++v)
+              for (const auto& x : v->second) pc.values[v->first.as<std::string>()].push_back(x.as<std::string>());
+        }
+      if (p.source.empty() || p.modules.empty())
+        throw std::runtime_error("knowledge file " + file + ": patcher " + p.name + " needs `modules` and `source`");
+      patchers_[p.name] = std::move(p);
+    }
+  }
   if (auto flags = root["launch_flags"]) {
     for (auto it = flags.begin(); it != flags.end(); ++it) {
       LaunchFlag flag;

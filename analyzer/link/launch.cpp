@@ -60,7 +60,10 @@ template <typename TakesValue>
 std::size_t read_options(const std::vector<Word>& argv, std::size_t i, LaunchCommand& out, TakesValue takes_value) {
   while (i < argv.size()) {
     const Word& w = argv[i];
-    if (!w.known || w.text.size() < 2 || w.text[0] != '-') break;
+    // A word whose value is unknown is still an option when it is written starting with a dash
+    // (`--nnodes=$NNODES`): its name is the literal part before `=`, its value unknown.
+    const bool literal_dash = w.known || (w.known_prefix >= 1 && w.known_prefix <= w.text.size());
+    if (!literal_dash || w.text.empty() || w.text[0] != '-' || (w.known && w.text.size() < 2)) break;
     if (w.text == "--") {
       ++i;
       break;
@@ -69,9 +72,15 @@ std::size_t read_options(const std::vector<Word>& argv, std::size_t i, LaunchCom
     opt.name = normalize_option_name(w.text);
     opt.span = w.span;
     auto eq = w.text.find('=');
+    if (!w.known && (eq == std::string::npos || eq >= w.known_prefix)) {
+      // `--$NAME=1`, `-$X`: an option whose name is not known. Whether it takes the next word is
+      // not known either, so neither is the script: not read as a launch.
+      return argv.size();
+    }
     if (eq != std::string::npos) {
       Word v = w;
       v.text = w.text.substr(eq + 1);
+      v.known_prefix = w.known ? 0 : w.known_prefix - static_cast<std::uint32_t>(eq + 1);
       opt.value = v;
       ++i;
     } else if (takes_value(opt.name) && i + 1 < argv.size()) {

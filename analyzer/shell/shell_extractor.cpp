@@ -546,8 +546,9 @@ class Walker {
 
   static Word finish(const RawWord& raw, Span at) {
     Word w{raw.text, raw.known, at};
-    if (w.text.find(kUnknownMark) != std::string::npos) {
+    if (const auto mark = w.text.find(kUnknownMark); mark != std::string::npos) {
       w.known = false;
+      w.known_prefix = static_cast<std::uint32_t>(mark);
       std::erase(w.text, kUnknownMark);
     }
     return w;

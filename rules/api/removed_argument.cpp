@@ -13,7 +13,9 @@ const RuleInfo kInfo{"TRL502",           "removed-argument",
 Finds arguments that TRL, transformers or accelerate removed without a direct replacement, in
 trainer YAML keys, launch-line flags and Python keyword arguments of known classes, judged
 against the target version (pins, `--target-version`, or the newest known release; the message
-says which). An error once removed; a warning while only deprecated.
+says which). An error once removed; a warning while only deprecated (also when the class still
+takes the name). Not reported for a name a library the script imports makes valid again
+(`rules/knowledge/patchers.yaml`: SFTTrainer's `packing=` after `import unsloth`).
 
 ## Why is this bad?
 Python raises `TypeError` on the keyword, `HfArgumentParser` rejects the flag, and `TrlParser`

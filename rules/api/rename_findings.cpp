@@ -34,13 +34,16 @@ bool is_field_of_any(const Knowledge& k, const std::vector<const ClassInfo*>& cl
 // The diagnostic for one occurrence of `r.old_name` at `at`; `also_new` when the new name is set
 // in the same place too (then no fix is offered). `shared`: the name is written outside the call
 // that uses it (a dict passed with `**`), where other code may read it: the fix is unsafe.
+// `still_field`: the old name is still a field of the class the knowledge describes (the newest
+// release): only its deprecation is reported, never a removal the field list contradicts.
 void report(Context& cx, const Rename& r, Span at, const VersionTargets& targets, bool also_new,
-            const std::string& where, std::vector<Diagnostic>& out, bool shared = false) {
+            const std::string& where, std::vector<Diagnostic>& out, bool shared = false, bool still_field = false) {
   if ((r.new_name.empty()) != cx.removed) return;
   const std::string lib = cx.k.library_of(r.cls);
   const VersionTarget& target = targets.of(lib);
   const RenameState state = rename_state(r, target);
   if (state == RenameState::NotYet) return;
+  if (still_field && state != RenameState::Deprecated) return;
   Span word = find_word(cx.project, at, r.old_name);
   if (!word.valid()) word = at;
   const std::string L = library_display(lib);
@@ -104,18 +107,22 @@ void find_renamed_in_run(const Rule& rule, bool removed, const Project& project,
     for (const Rename* r : cx.renames_of(*c)) renames.push_back(r);
   for (const auto& [key, setting] : run.args) {
     if (setting.origin != "trainer YAML" && setting.origin != "command line") continue;
-    if (is_field_of_any(cx.k, run.parser_classes, key)) continue;
+    // A name that is still a field may be a deprecated one (transformers 5.x `warmup_ratio`).
+    const bool still_field = is_field_of_any(cx.k, run.parser_classes, key);
+    bool patched = false;
+    for (const ClassInfo* c : run.parser_classes) patched = patched || cx.k.patched_accepts(run.patched_by, *c, key);
+    if (patched) continue;
     // A field of the script's own dataclass (TrlParser fills it like the others), or of a class
     // we could not resolve: the key is that class's, not an old name of the library's.
-    if (!run.parser_classes_complete ||
-        std::find(run.user_fields.begin(), run.user_fields.end(), key) != run.user_fields.end())
+    if (!still_field && (!run.parser_classes_complete ||
+                         std::find(run.user_fields.begin(), run.user_fields.end(), key) != run.user_fields.end()))
       continue;
     for (const Rename* r : renames) {
       if (r->old_name != key) continue;
       const bool also_new =
           !r->new_name.empty() && run.args.count(r->new_name) && run.args.at(r->new_name).origin == setting.origin;
       report(cx, *r, setting.span, targets, also_new,
-             setting.origin == "trainer YAML" ? "trainer YAML key" : "command-line flag", out);
+             setting.origin == "trainer YAML" ? "trainer YAML key" : "command-line flag", out, false, still_field);
       break;
     }
   }
@@ -129,14 +136,15 @@ void find_renamed_in_script(const Rule& rule, bool removed, const Project& proje
     if (!c.cls) continue;
     const auto& renames = cx.renames_of(*c.cls);
     for (const Member& kw : c.keywords) {
-      if (cx.k.field(*c.cls, kw.name)) continue;
+      if (cx.k.patched_accepts(c.patched_by, *c.cls, kw.name)) continue;
+      const bool still_field = cx.k.field(*c.cls, kw.name) != nullptr;
       for (const Rename* r : renames) {
         if (r->old_name != kw.name) continue;
         bool also_new = false;
         for (const Member& o : c.keywords) also_new = also_new || o.name == r->new_name;
         const bool in_call =
             kw.set_at.file == c.span.file && kw.set_at.begin >= c.span.begin && kw.set_at.end <= c.span.end;
-        report(cx, *r, kw.set_at, targets, also_new, "keyword argument of " + c.cls->name, out, !in_call);
+        report(cx, *r, kw.set_at, targets, also_new, "keyword argument of " + c.cls->name, out, !in_call, still_field);
         break;
       }
     }

@@ -18,7 +18,10 @@ judged against the target version of the library that owns the argument: the ver
 one), `--target-version`, or else the newest release trl-lint knows. The message says which.
 
 It is an error once the target version has removed the old name, and a warning while the old
-name is only deprecated. Nothing is reported for targets older than the deprecation.
+name is only deprecated, including a deprecated name the class still takes (`warmup_ratio` of
+transformers 5.x `TrainingArguments`, copied into `warmup_steps` with a warning). Nothing is
+reported for targets older than the deprecation, nor for a name a library the script imports
+makes valid again (`rules/knowledge/patchers.yaml`: `tokenizer=` after `import unsloth`).
 
 ## Why is this bad?
 A removed name fails: Python raises `TypeError: unexpected keyword argument`, `HfArgumentParser`

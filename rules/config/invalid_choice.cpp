@@ -2,6 +2,7 @@
 // truncation_mode, loss_type, eval/save/logging strategy, distributed_type, mixed_precision, ...).
 
 #include <algorithm>
+#include <cctype>
 #include <set>
 
 #include "rules/rule.hpp"
@@ -18,8 +19,13 @@ Finds a string value that is not one of the values a field accepts, in the effec
 arguments (trainer YAML, launch line, Python) and in accelerate config YAMLs:
 `packing_strategy`, `truncation_mode`, `loss_type`, `eval_strategy`, `save_strategy`,
 `logging_strategy`, `lr_scheduler_type`, `optim`, `vllm_mode`, `distributed_type`,
-`mixed_precision`, `fsdp_auto_wrap_policy`, `fsdp_state_dict_type`, ... and suggests the nearest
-valid value. A field checked only when it is used is reported only then: `packing_strategy`
+`mixed_precision`, `fsdp_auto_wrap_policy`, `fsdp_state_dict_type`, ... and suggests the accepted
+value meant ("did you mean `colocate`?"): the one that differs only in case or in `-` for `_`
+(`DAPO` -> `dapo`), else the nearest one when it is close (`colocated` -> `colocate`); with
+`--fix --unsafe-fixes` the value is replaced by it (unsafe: the run then trains with a value the
+file did not say). A value that a library the script imports makes valid is not reported (see
+`rules/knowledge/patchers.yaml`: `sequence_token` with `trl.experimental.gspo_token`). A field
+checked only when it is used is reported only then: `packing_strategy`
 when packing is on, `vllm_mode` when `use_vllm` is on, SFT `loss_type` without Liger. Values a
 newer release renamed are TRL503's; booleans from `no`/`off` are TRL003's. Judged only for
 targets at or after the releases the lists describe (TRL 1.9.0, transformers 5.2.0).
@@ -77,6 +83,9 @@ class InvalidChoice final : public Rule {
         if (!f) f = k.field(*c, key);
       if (!f || f->choices.empty() || f->type == "list") continue;
       if (std::find(f->choices.begin(), f->choices.end(), s.value.s) != f->choices.end()) continue;
+      bool patched = false;  // a library imported before the config was built accepts it
+      for (const ClassInfo* c : classes) patched = patched || k.patched_value(run.patched_by, *c, key, s.value.s);
+      if (patched) continue;
       if (renamed_value(k, run, key, s.value.s)) continue;  // TRL503
       if (!used(run, key)) continue;
       Span at = rules::find_word(project, s.span, s.value.s, true);
@@ -84,7 +93,7 @@ class InvalidChoice final : public Rule {
       Diagnostic d = make_merged(
           at, "`" + key + ": " + s.value.s + "` is not one of the accepted values (" + join(f->choices) + ")");
       d.label = "set here (" + s.origin + ")";
-      if (auto near = rules::nearest(s.value.s, f->choices); !near.empty()) d.help = "did you mean `" + near + "`?";
+      suggest(d, at, project, s.value.s, f->choices);
       if (!f->source.empty()) d.notes.push_back("source: " + f->source);
       if (run.launch) d.related.push_back({run.launch->span, "used by this launch"});
       out.push_back(std::move(d));
@@ -102,13 +111,42 @@ class InvalidChoice final : public Rule {
       if (std::find(u.field->choices.begin(), u.field->choices.end(), value) != u.field->choices.end()) return;
       Diagnostic d = make_merged(v.span, "`" + u.entry->key + ": " + value + "` is not one of the accepted values (" +
                                              join(u.field->choices) + ")");
-      if (auto near = rules::nearest(value, u.field->choices); !near.empty()) d.help = "did you mean `" + near + "`?";
+      suggest(d, v.span, project, value, u.field->choices);
       d.notes.push_back("accelerate rejects it when it loads the config or builds the plugin");
       out.push_back(std::move(d));
     });
   }
 
  private:
+  // The accepted value the user most likely meant: the one that differs only in case or in `-`
+  // for `_` (`DAPO`, `bfd-split`), else the nearest by edit distance (`colocated`). Offered as
+  // help, and as an unsafe fix when the value is written as a plain word at `at`: the run then
+  // does something else than the (failing) one written.
+  static void suggest(Diagnostic& d, Span at, const Project& project, const std::string& value,
+                      const std::vector<std::string>& choices) {
+    auto fold = [](std::string_view x) {
+      std::string out(x);
+      for (auto& c : out) c = c == '-' ? '_' : static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+      return out;
+    };
+    std::string near;
+    for (const auto& c : choices)
+      if (fold(c) == fold(value)) {
+        if (!near.empty()) return;  // two choices fold the same: no guess
+        near = c;
+      }
+    if (near.empty()) near = rules::nearest(value, choices);
+    if (near.empty() || near == value) return;
+    d.help = "did you mean `" + near + "`?";
+    if (at.valid() && rules::span_text(project, at) == value) {
+      Fix fix;
+      fix.title = "Replace `" + value + "` with `" + near + "`";
+      fix.edits.push_back({at, near});
+      fix.safe = false;
+      d.fixes.push_back(std::move(fix));
+    }
+  }
+
   static std::string join(const std::vector<std::string>& v) {
     std::string out;
     for (std::size_t i = 0; i < v.size(); ++i) out += (i ? ", " : "") + v[i];

@@ -121,7 +121,8 @@ class UnknownConfigKey final : public Rule {
     for (const auto& [key, s] : run.args) {
       if (s.origin != "trainer YAML" && s.origin != "command line") continue;
       bool known = false;
-      for (const ClassInfo* c : run.parser_classes) known = known || k.field(*c, key);
+      for (const ClassInfo* c : run.parser_classes)
+        known = known || k.field(*c, key) || k.patched_accepts(run.patched_by, *c, key);
       // Fields of the script's own @dataclass classes the parser also fills.
       known = known || std::find(run.user_fields.begin(), run.user_fields.end(), key) != run.user_fields.end();
       if (known || is_old_name(k, key) || key == "env") continue;
@@ -163,7 +164,8 @@ class UnknownConfigKey final : public Rule {
       if (!at_least(t, k, c.cls->package) || (c.cls->package == "trl" && !at_least(t, k, "transformers"))) continue;
       std::vector<std::string> names;  // gathered at the first keyword reported
       for (const Member& kw : c.keywords) {
-        if (k.field(*c.cls, kw.name) || is_old_name(k, kw.name)) continue;
+        if (k.field(*c.cls, kw.name) || is_old_name(k, kw.name) || k.patched_accepts(c.patched_by, *c.cls, kw.name))
+          continue;
         if (names.empty()) all_fields(k, *c.cls, names);
         Span at = rules::find_word(project, kw.set_at, kw.name);
         if (!at.valid()) at = kw.set_at;

@@ -319,3 +319,44 @@ TEST_CASE("trl CLI: dataclass flags go to the script, accelerate flags to the la
   CHECK(l->args[2].text == "--packing");
   CHECK_FALSE(launch_of("trl env\n"));
 }
+
+TEST_CASE("a launcher option whose value is unknown is still an option, for every launcher", "[shell][launch]") {
+  struct Case {
+    const char* script;
+    Launcher launcher;
+    const char* option;
+  };
+  const Case cases[] = {
+      {"torchrun --nnodes=$NNODES --nproc_per_node=8 train.py --lr 1", Launcher::Torchrun, "nnodes"},
+      {"torchrun --nproc_per_node=$GPUS --nnodes 2 train.py", Launcher::Torchrun, "nproc_per_node"},
+      {"torchrun --rdzv_endpoint=$HEAD:29500 --nnodes=2 train.py", Launcher::Torchrun, "rdzv_endpoint"},
+      {"python -m torch.distributed.run --nproc-per-node=${GPUS} train.py", Launcher::Torchrun, "nproc_per_node"},
+      {"accelerate launch --num_processes=$N --config_file fsdp.yaml train.py", Launcher::Accelerate, "num_processes"},
+      {"deepspeed --num_gpus=$G train.py --deepspeed ds.json", Launcher::Deepspeed, "num_gpus"},
+  };
+  for (const Case& c : cases) {
+    INFO(c.script);
+    auto l = launch_of(c.script);
+    REQUIRE(l);
+    CHECK(l->launcher == c.launcher);
+    REQUIRE(l->script);
+    CHECK(l->script->known);
+    CHECK(l->script->text == "train.py");
+    const LaunchOption* o = l->option(c.option);
+    REQUIRE(o);
+    REQUIRE(o->value);
+    CHECK_FALSE(o->value->known);
+  }
+  // A known prefix, an unknown rest: the value keeps its literal part.
+  auto l = launch_of("torchrun --rdzv_endpoint=$HEAD:29500 train.py");
+  REQUIRE(l);
+  CHECK(l->option("rdzv_endpoint")->value->text == ":29500");
+  // An option whose name is not known: whether it takes the next word is not known, nor the script.
+  CHECK_FALSE(launch_of("torchrun --$OPT=1 train.py"));
+  CHECK_FALSE(launch_of("torchrun -$FLAGS train.py"));
+  // A word that does not start with a literal dash is the script, whatever it holds.
+  auto s = launch_of("torchrun --nproc_per_node=8 $SCRIPT --lr 1");
+  REQUIRE(s);
+  REQUIRE(s->script);
+  CHECK_FALSE(s->script->known);
+}
