@@ -543,13 +543,22 @@ class Loader {
         // The reader's position is a byte count (an invalid UTF-8 sequence, a control character).
         throw LoadError{problem, std::min(parser_.problem_offset, text_.size())};
       }
+      const std::size_t at = pos_.offset(parser_.problem_mark);
+      if (problem == "found character that cannot start any token" && at < text_.size()) {
+        // PyYAML names the character (lib/yaml/scanner.py, fetch_more_tokens).
+        std::size_t len = 1;
+        while (at + len < text_.size() && (static_cast<unsigned char>(text_[at + len]) & 0xC0) == 0x80) ++len;
+        const std::string shown = text_[at] == '\t' ? "\\t" : std::string(text_.substr(at, len));
+        problem = "found character '" + shown + "' that cannot start any token";
+      }
       std::string message = problem;
       if (parser_.context) {
         message += " ";
         message += parser_.context;
-        message += " (started at " + mark_text(pos_, parser_.context_mark) + ")";
+        if (parser_.context_mark.index != parser_.problem_mark.index)
+          message += " (started at " + mark_text(pos_, parser_.context_mark) + ")";
       }
-      throw LoadError{message, pos_.offset(parser_.problem_mark)};
+      throw LoadError{message, at};
     }
     ev_.hold();
   }
@@ -593,12 +602,15 @@ class Loader {
           default: out->style = ScalarStyle::Plain;
         }
         const bool plain = out->style == ScalarStyle::Plain;
+        if (!plain) tab_safe_.emplace_back(out->span.begin, out->span.end);
         const std::string tag = str(e.data.scalar.tag);
         out->tagged = !tag.empty();
         if (tag.empty())
           out->scalar = plain ? resolve_plain(out->raw) : Scalar::string(out->raw);
         else if (tag == "!")
-          out->scalar = Scalar::string(out->raw);  // the non-specific tag: a string
+          // The non-specific tag: PyYAML's parser resolves it as if the scalar were plain, quoted
+          // or not (lib/yaml/parser.py, parse_node: `implicit = (True, False)`).
+          out->scalar = resolve_plain(out->raw);
         else
           out->scalar = resolve_tagged(tag, out->raw, plain);
         remember(str(e.data.scalar.anchor), out, e.start_mark);
@@ -731,6 +743,12 @@ class Loader {
     return end;
   }
 
+ public:
+  // The quoted and block scalars read: the only places, with comments, where PyYAML's scanner
+  // takes a tab (lib/yaml/scanner.py skips spaces alone between tokens).
+  std::vector<std::pair<std::size_t, std::size_t>> tab_safe_;
+
+ private:
   std::string_view text_;
   Positions pos_;
   std::vector<FileProblem>& problems_;
@@ -739,6 +757,26 @@ class Loader {
   std::unordered_map<std::string, NodePtr> anchors_;
   bool deep_reported_ = false;
 };
+
+// The deepest nesting of `[` and `{` outside comments: an upper bound (brackets in scalars
+// count too; a quote is not looked at, so that no text can hide brackets from this count).
+constexpr std::size_t kMaxFlowNesting = 1000;
+std::size_t flow_nesting(std::string_view text) {
+  std::size_t depth = 0, most = 0;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (c == '#' && (i == 0 || text[i - 1] == ' ' || text[i - 1] == '\t' || text[i - 1] == '\n')) {
+      const std::size_t nl = text.find('\n', i);
+      if (nl == std::string_view::npos) break;
+      i = nl;
+    } else if (c == '[' || c == '{') {
+      most = std::max(most, ++depth);
+    } else if ((c == ']' || c == '}') && depth > 0) {
+      --depth;
+    }
+  }
+  return most;
+}
 
 }  // namespace
 
@@ -754,17 +792,54 @@ YamlFacts extract(std::string_view text, FileId file) {
                               Span{file}});
     return facts;
   }
+  // libyaml checks every open flow collection at each token (yaml_parser_stale_simple_keys):
+  // 100,000 nested brackets take minutes. Past kMaxFlowNesting (far beyond any configuration;
+  // TRL904 stops at 200 anyway) the values come from tree-sitter's tree.
+  if (flow_nesting(text) > kMaxFlowNesting) {
+    ts::Tree tree = ts::parse(tree_sitter_yaml(), text);
+    if (!tree) {
+      facts.problems.push_back({"TRL903", ts::parse_failure_message("YAML"), Span{file}});
+      return facts;
+    }
+    TSNode root = ts_tree_root_node(tree.get());
+    Builder builder(text, file, facts.problems);
+    for (TSNode doc : ts::named_children(root))
+      if (ts::type(doc) == "document") facts.documents.push_back(builder.document(doc));
+    facts.comments = ts::comments(root, text, file);
+    return facts;
+  }
   // Values come from the loader (what PyYAML reads); comments from tree-sitter's tree.
   std::vector<FileProblem> loader_problems;
   std::optional<LoadError> error;
+  std::vector<std::pair<std::size_t, std::size_t>> tab_safe;
   try {
     Loader loader(text, file, loader_problems);
     facts.documents = loader.load();
+    tab_safe = std::move(loader.tab_safe_);
   } catch (const LoadError& e) {
     error = e;
   }
   for (auto& p : loader_problems) facts.problems.push_back(std::move(p));
   ts::Tree tree = ts::parse(tree_sitter_yaml(), text);
+  if (tree) facts.comments = ts::comments(ts_tree_root_node(tree.get()), text, file);
+  if (!error) {
+    // libyaml takes a tab between tokens in places PyYAML does not (after a value, after `- `,
+    // inside a flow collection): PyYAML stops at the first tab outside a quoted or block scalar
+    // and a comment.
+    for (const auto& c : facts.comments) tab_safe.emplace_back(c.span.begin, c.span.end);
+    std::sort(tab_safe.begin(), tab_safe.end());
+    std::size_t k = 0;
+    for (std::size_t i = text.find('\t'); i != std::string_view::npos; i = text.find('\t', i + 1)) {
+      while (k < tab_safe.size() && tab_safe[k].second <= i) ++k;
+      bool safe = false;
+      for (std::size_t j = k; j < tab_safe.size() && tab_safe[j].first <= i; ++j)
+        if (i < tab_safe[j].second) safe = true;
+      if (!safe) {
+        error = LoadError{"found character '\\t' that cannot start any token", i};
+        break;
+      }
+    }
+  }
   if (error) {
     // PyYAML refuses the file: the run that loads it stops there. What comes before the error
     // is still read (tree-sitter's error recovery) so that other findings are not lost.
@@ -784,9 +859,6 @@ YamlFacts extract(std::string_view text, FileId file) {
         if (ts::type(doc) == "document") facts.documents.push_back(builder.document(doc));
     }
   }
-  if (!tree) return facts;
-  TSNode root = ts_tree_root_node(tree.get());
-  facts.comments = ts::comments(root, text, file);
   return facts;
 }
 
