@@ -6,13 +6,15 @@ cd "$(dirname "$0")/.."
 
 packages=(
   # libraries
-  libtree-sitter-dev libyaml-cpp-dev nlohmann-json3-dev catch2 libcli11-dev libtomlplusplus-dev libxxhash-dev pkg-config
+  libtree-sitter-dev libyaml-cpp-dev libyaml-dev nlohmann-json3-dev catch2 libcli11-dev libtomlplusplus-dev libxxhash-dev pkg-config
   # tools the integration tests run (emacs-nox and elpa-eglot: the Emacs setup's test)
   git pre-commit neovim unzip emacs-nox elpa-eglot
   # fuzzing (libFuzzer targets, `make fuzz`) and the safety tests (strace)
   clang-14 libfuzzer-14-dev strace
   # lint (make lint, ctest lint/*) and scripts/new-rule
   clang-format clang-tidy python3
+  # the differential test against PyYAML (tests/yaml_diff)
+  python3-yaml
 )
 packages+=("$@")
 

@@ -97,6 +97,51 @@ NodePtr from_json(const nlohmann::json& j, Span at, int depth) {
   return out;
 }
 
+// Python's json module reads the bare words NaN, Infinity and -Infinity as floats (its
+// default `allow_nan`; json/scanner.py, CPython 3.12): training metrics hold them. nlohmann's
+// parser does not; they are replaced, outside strings, by numbers of the same length for the
+// validity check (the values themselves come from the positioned reading, where strtod reads the
+// words).
+std::string with_python_constants(std::string_view text, bool& changed) {
+  std::string out;
+  changed = false;
+  bool in_string = false;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (in_string) {
+      if (c == '\\')
+        ++i;
+      else if (c == '"')
+        in_string = false;
+      continue;
+    }
+    if (c == '"') {
+      in_string = true;
+      continue;
+    }
+    std::string_view rest = text.substr(i);
+    const char* word = nullptr;
+    const char* number = nullptr;
+    if (rest.rfind("NaN", 0) == 0) {
+      word = "NaN";
+      number = "0.0";
+    } else if (rest.rfind("Infinity", 0) == 0) {
+      word = "Infinity";
+      number = "1.000000";
+    } else if (rest.rfind("-Infinity", 0) == 0) {
+      word = "-Infinity";
+      number = "-1.000000";
+    }
+    if (!word) continue;
+    if (!changed) out.assign(text);
+    changed = true;
+    const std::size_t n = std::char_traits<char>::length(word);
+    out.replace(i, n, number);
+    i += n - 1;
+  }
+  return out;
+}
+
 }  // namespace
 
 std::size_t nesting(std::string_view text) {
@@ -128,14 +173,31 @@ yaml::YamlFacts extract(std::string_view text, FileId file) {
     return out;
   }
   nlohmann::json parsed;
+  bool constants = false;
+  const std::string replaced = with_python_constants(text, constants);
   try {
-    parsed = nlohmann::json::parse(text);
+    parsed = nlohmann::json::parse(constants ? std::string_view(replaced) : text);
   } catch (const nlohmann::json::parse_error& e) {
     std::string what = e.what();
     auto colon = what.find("] ");
+    // Located at the character the parser stopped on (`byte` counts from 1).
+    const std::size_t at = std::min<std::size_t>(e.byte > 0 ? e.byte - 1 : 0, text.size());
+    std::uint32_t line = 0, line_start = 0;
+    for (std::size_t i = 0; i < at; ++i)
+      if (text[i] == '\n') {
+        ++line;
+        line_start = static_cast<std::uint32_t>(i + 1);
+      }
+    const auto a = static_cast<std::uint32_t>(at);
+    const std::uint32_t b = at < text.size() && text[at] != '\n' ? a + 1 : a;
+    Span where{file, a, b, Point{line, a - line_start}, Point{line, b - line_start}};
     out.problems.push_back(
-        {"TRL903", "not valid JSON: " + (colon == std::string::npos ? what : what.substr(colon + 2)), Span{file}});
+        {"TRL903", "not valid JSON: " + (colon == std::string::npos ? what : what.substr(colon + 2)), where});
     return out;
+  } catch (const nlohmann::json::exception&) {
+    // A number out of the double range: Python reads 1e999 as inf. The positioned reading
+    // below gives the values; without it, the file's values are not known.
+    parsed = nlohmann::json();
   }
   // Positions come from reading the text as YAML, which costs more than the JSON parse: big
   // files (tokenizers, data) keep their values without positions.
@@ -145,6 +207,7 @@ yaml::YamlFacts extract(std::string_view text, FileId file) {
     out.documents.push_back({rebuild(*as_yaml.documents[0].root, 0)});
     return out;
   }
+  if (parsed.is_null() && !as_yaml.problems.empty()) return out;
   Span whole{file};
   out.documents.push_back({from_json(parsed, whole, 0)});
   return out;

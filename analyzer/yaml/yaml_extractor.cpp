@@ -1,6 +1,9 @@
 #include "analyzer/yaml/yaml_extractor.hpp"
 
+#include <yaml.h>
+
 #include <algorithm>
+#include <optional>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -401,31 +404,378 @@ class Builder {
   bool deep_reported_ = false;
 };
 
-// First ERROR or MISSING node, found without recursion.
-bool first_error(TSNode root, TSNode& out) {
-  if (!ts_node_has_error(root)) return false;
-  TSTreeCursor cursor = ts_tree_cursor_new(root);
-  bool found = false;
-  while (true) {
-    TSNode n = ts_tree_cursor_current_node(&cursor);
-    if (ts::type(n) == "ERROR" || ts_node_is_missing(n)) {
-      out = n;
-      found = true;
-      break;
-    }
-    if (ts_node_has_error(n) && ts_tree_cursor_goto_first_child(&cursor)) continue;
-    bool moved = false;
-    while (!moved) {
-      if (ts_tree_cursor_goto_next_sibling(&cursor)) {
-        moved = true;
-      } else if (!ts_tree_cursor_goto_parent(&cursor)) {
+// --- The loader: libyaml's parser, the C parser PyYAML's scanner and parser are written after
+// (same states, same errors), with PyYAML's composer and SafeConstructor rules on top (anchors
+// per document, merge keys, the last of two equal keys). Files are read with it so that what
+// trl-lint accepts, refuses and resolves is what `yaml.safe_load` does; tree-sitter's grammar
+// refuses some YAML PyYAML loads (a quoted scalar continued on a line indented no deeper than its
+// key) and accepts some it refuses.
+
+// Where PyYAML stops reading a file, and why.
+struct LoadError {
+  std::string message;
+  std::size_t offset = 0;
+};
+
+// Turns libyaml's marks (character counts from the start of the text, after a byte order mark)
+// into byte offsets.
+class Positions {
+ public:
+  Positions(std::string_view text, FileId file) : file_(file) {
+    if (text.size() >= 3 && text.substr(0, 3) == "\xEF\xBB\xBF") bom_ = 3;
+    for (std::size_t i = bom_; i < text.size(); ++i)
+      if (static_cast<unsigned char>(text[i]) >= 0x80) {
+        ascii_ = false;
         break;
       }
-    }
-    if (!moved) break;
+    if (!ascii_)
+      for (std::size_t i = bom_; i < text.size(); ++i)
+        if ((static_cast<unsigned char>(text[i]) & 0xC0) != 0x80) char_starts_.push_back(static_cast<std::uint32_t>(i));
+    line_starts_.push_back(0);
+    for (std::size_t i = 0; i < text.size(); ++i)
+      if (text[i] == '\n') line_starts_.push_back(static_cast<std::uint32_t>(i + 1));
+    size_ = text.size();
   }
-  ts_tree_cursor_delete(&cursor);
-  return found;
+  std::size_t offset(const yaml_mark_t& m) const {
+    std::size_t o;
+    if (ascii_)
+      o = bom_ + m.index;
+    else
+      o = m.index < char_starts_.size() ? char_starts_[m.index] : size_;
+    return std::min(o, size_);
+  }
+  Point point(std::size_t offset) const {
+    auto it = std::upper_bound(line_starts_.begin(), line_starts_.end(), offset);
+    const std::size_t line = static_cast<std::size_t>(it - line_starts_.begin()) - 1;
+    std::size_t column = offset - line_starts_[line];
+    if (line == 0 && bom_ && column >= bom_) column -= bom_;
+    return Point{static_cast<std::uint32_t>(line), static_cast<std::uint32_t>(column)};
+  }
+  Span span(std::size_t begin, std::size_t end) const {
+    if (end < begin) end = begin;
+    return Span{file_, static_cast<std::uint32_t>(begin), static_cast<std::uint32_t>(end), point(begin), point(end)};
+  }
+  Span span(const yaml_mark_t& a, const yaml_mark_t& b) const { return span(offset(a), offset(b)); }
+
+ private:
+  FileId file_;
+  std::size_t bom_ = 0;
+  bool ascii_ = true;
+  std::size_t size_ = 0;
+  std::vector<std::uint32_t> char_starts_;
+  std::vector<std::uint32_t> line_starts_;
+};
+
+class Event {
+ public:
+  Event() = default;
+  Event(const Event&) = delete;
+  Event& operator=(const Event&) = delete;
+  ~Event() { clear(); }
+  void clear() {
+    if (held_) yaml_event_delete(&e_);
+    held_ = false;
+  }
+  yaml_event_t* slot() {
+    clear();
+    return &e_;
+  }
+  void hold() { held_ = true; }
+  const yaml_event_t& operator*() const { return e_; }
+  const yaml_event_t* operator->() const { return &e_; }
+
+ private:
+  yaml_event_t e_{};
+  bool held_ = false;
+};
+
+std::string mark_text(const Positions& pos, const yaml_mark_t& m) {
+  const Point p = pos.point(pos.offset(m));
+  return "line " + std::to_string(p.line + 1) + ", column " + std::to_string(p.column + 1);
+}
+
+// libyaml's wording of a few errors differs from PyYAML's (lib/yaml/scanner.py, PyYAML 6.0):
+// users search for PyYAML's.
+std::string pyyaml_wording(std::string problem) {
+  if (problem == "mapping values are not allowed in this context") return "mapping values are not allowed here";
+  if (problem == "found unexpected end of stream") return "found unexpected end of stream";
+  return problem;
+}
+
+class Loader {
+ public:
+  Loader(std::string_view text, FileId file, std::vector<FileProblem>& problems)
+      : text_(text), pos_(text, file), problems_(problems) {
+    yaml_parser_initialize(&parser_);
+    yaml_parser_set_input_string(&parser_, reinterpret_cast<const unsigned char*>(text.data()), text.size());
+  }
+  Loader(const Loader&) = delete;
+  Loader& operator=(const Loader&) = delete;
+  ~Loader() { yaml_parser_delete(&parser_); }
+
+  // Every document of the stream; throws LoadError where PyYAML would raise.
+  std::vector<YamlDocument> load() {
+    std::vector<YamlDocument> docs;
+    next();  // STREAM-START
+    while (true) {
+      next();
+      if (ev_->type == YAML_STREAM_END_EVENT) break;
+      // DOCUMENT-START
+      anchors_.clear();
+      next();
+      YamlDocument doc;
+      NodePtr root = node(0);
+      const bool empty = root && root->kind == YamlNode::Kind::Scalar && root->style == ScalarStyle::Plain &&
+                         !root->tagged && !root->anchored && root->raw.empty() && root->span.begin == root->span.end;
+      if (!empty) doc.root = root;
+      docs.push_back(std::move(doc));
+      next();  // DOCUMENT-END
+    }
+    return docs;
+  }
+
+ private:
+  void next() {
+    yaml_event_t* slot = ev_.slot();
+    if (!yaml_parser_parse(&parser_, slot)) {
+      std::string problem = parser_.problem ? pyyaml_wording(parser_.problem) : "cannot read the text";
+      if (parser_.error == YAML_READER_ERROR) {
+        // The reader's position is a byte count (an invalid UTF-8 sequence, a control character).
+        throw LoadError{problem, std::min(parser_.problem_offset, text_.size())};
+      }
+      const std::size_t at = pos_.offset(parser_.problem_mark);
+      if (problem == "found character that cannot start any token" && at < text_.size()) {
+        // PyYAML names the character (lib/yaml/scanner.py, fetch_more_tokens).
+        std::size_t len = 1;
+        while (at + len < text_.size() && (static_cast<unsigned char>(text_[at + len]) & 0xC0) == 0x80) ++len;
+        const std::string shown = text_[at] == '\t' ? "\\t" : std::string(text_.substr(at, len));
+        problem = "found character '" + shown + "' that cannot start any token";
+      }
+      std::string message = problem;
+      if (parser_.context) {
+        message += " ";
+        message += parser_.context;
+        if (parser_.context_mark.index != parser_.problem_mark.index)
+          message += " (started at " + mark_text(pos_, parser_.context_mark) + ")";
+      }
+      throw LoadError{message, at};
+    }
+    ev_.hold();
+  }
+
+  static std::string str(const yaml_char_t* s) {
+    return s ? std::string(reinterpret_cast<const char*>(s)) : std::string();
+  }
+
+  [[noreturn]] void fail(const std::string& message, const yaml_mark_t& at) const {
+    throw LoadError{message, pos_.offset(at)};
+  }
+
+  void remember(const std::string& anchor, const NodePtr& n, const yaml_mark_t& at) {
+    if (anchor.empty()) return;
+    // PyYAML's composer refuses an anchor written twice in one document (lib/yaml/composer.py).
+    if (anchors_.count(anchor)) fail("found duplicate anchor '" + anchor + "'", at);
+    std::const_pointer_cast<YamlNode>(n)->anchored = true;
+    anchors_[anchor] = n;
+  }
+
+  // The current event starts a node; on return the current event is the node's last.
+  NodePtr node(int depth) {
+    const yaml_event_t& e = *ev_;
+    switch (e.type) {
+      case YAML_ALIAS_EVENT: {
+        const std::string a = str(e.data.alias.anchor);
+        auto it = anchors_.find(a);
+        if (it == anchors_.end()) fail("found undefined alias '" + a + "'", e.start_mark);
+        return it->second;
+      }
+      case YAML_SCALAR_EVENT: {
+        auto out = std::make_shared<YamlNode>();
+        out->kind = YamlNode::Kind::Scalar;
+        out->span = pos_.span(e.start_mark, e.end_mark);
+        out->raw.assign(reinterpret_cast<const char*>(e.data.scalar.value), e.data.scalar.length);
+        switch (e.data.scalar.style) {
+          case YAML_SINGLE_QUOTED_SCALAR_STYLE: out->style = ScalarStyle::SingleQuoted; break;
+          case YAML_DOUBLE_QUOTED_SCALAR_STYLE: out->style = ScalarStyle::DoubleQuoted; break;
+          case YAML_LITERAL_SCALAR_STYLE: out->style = ScalarStyle::Literal; break;
+          case YAML_FOLDED_SCALAR_STYLE: out->style = ScalarStyle::Folded; break;
+          default: out->style = ScalarStyle::Plain;
+        }
+        const bool plain = out->style == ScalarStyle::Plain;
+        if (!plain) tab_safe_.emplace_back(out->span.begin, out->span.end);
+        const std::string tag = str(e.data.scalar.tag);
+        out->tagged = !tag.empty();
+        if (tag.empty())
+          out->scalar = plain ? resolve_plain(out->raw) : Scalar::string(out->raw);
+        else if (tag == "!")
+          // The non-specific tag: PyYAML's parser resolves it as if the scalar were plain, quoted
+          // or not (lib/yaml/parser.py, parse_node: `implicit = (True, False)`).
+          out->scalar = resolve_plain(out->raw);
+        else
+          out->scalar = resolve_tagged(tag, out->raw, plain);
+        remember(str(e.data.scalar.anchor), out, e.start_mark);
+        return out;
+      }
+      case YAML_SEQUENCE_START_EVENT:
+      case YAML_MAPPING_START_EVENT: {
+        const bool mapping = e.type == YAML_MAPPING_START_EVENT;
+        const bool flow = mapping ? e.data.mapping_start.style == YAML_FLOW_MAPPING_STYLE
+                                  : e.data.sequence_start.style == YAML_FLOW_SEQUENCE_STYLE;
+        const std::string anchor = str(mapping ? e.data.mapping_start.anchor : e.data.sequence_start.anchor);
+        const std::string tag = str(mapping ? e.data.mapping_start.tag : e.data.sequence_start.tag);
+        const yaml_mark_t start = e.start_mark;
+        if (depth > kMaxDepth) {
+          if (!deep_reported_) {
+            problems_.push_back({"TRL904", "YAML nested more than 200 levels deep; the deeper part is not analysed",
+                                 pos_.span(start, start)});
+            deep_reported_ = true;
+          }
+          skip_collection();
+          auto inv = std::make_shared<YamlNode>();
+          inv->kind = YamlNode::Kind::Invalid;
+          inv->span = pos_.span(start, ev_->end_mark);
+          return inv;
+        }
+        auto out = std::make_shared<YamlNode>();
+        out->kind = mapping ? YamlNode::Kind::Mapping : YamlNode::Kind::Sequence;
+        out->tagged = !tag.empty();
+        std::size_t begin = pos_.offset(start), end = begin;
+        // An anchor is known from its node's start: a node cannot refer to itself, but PyYAML
+        // registers it before composing the children all the same.
+        if (!anchor.empty() && anchors_.count(anchor)) fail("found duplicate anchor '" + anchor + "'", start);
+        if (mapping)
+          end = mapping_body(*out, depth, end);
+        else
+          end = sequence_body(*out, depth, end);
+        if (flow) end = pos_.offset(ev_->end_mark);
+        out->span = pos_.span(begin, end);
+        remember(anchor, out, start);
+        return out;
+      }
+      default: fail("unexpected event", e.start_mark);
+    }
+  }
+
+  // After a collection's start event: skips to its end event.
+  void skip_collection() {
+    int open = 1;
+    while (open > 0) {
+      next();
+      if (ev_->type == YAML_SEQUENCE_START_EVENT || ev_->type == YAML_MAPPING_START_EVENT) ++open;
+      if (ev_->type == YAML_SEQUENCE_END_EVENT || ev_->type == YAML_MAPPING_END_EVENT) --open;
+    }
+  }
+
+  std::size_t sequence_body(YamlNode& out, int depth, std::size_t end) {
+    while (true) {
+      next();
+      if (ev_->type == YAML_SEQUENCE_END_EVENT) return end;
+      NodePtr item = node(depth + 1);
+      end = std::max<std::size_t>(end, item->span.end);
+      out.items.push_back(std::move(item));
+    }
+  }
+
+  std::string key_text(const NodePtr& key, const yaml_mark_t& at) const {
+    if (key->kind == YamlNode::Kind::Scalar) {
+      // PyYAML keys are Python objects; str() of them is what a `**dict` or a dataclass sees.
+      if (key->scalar.kind == Scalar::Kind::Str || key->scalar.kind == Scalar::Kind::Timestamp) return key->scalar.s;
+      if (key->scalar.kind == Scalar::Kind::Null) return "None";
+      return key->scalar.repr();
+    }
+    // A list or a dict cannot be a key of a Python dict (SafeConstructor.construct_mapping).
+    fail("found unhashable key", at);
+  }
+
+  std::size_t mapping_body(YamlNode& out, int depth, std::size_t end) {
+    // Entries from `<<` merge keys (SafeConstructor.flatten_mapping, lib/yaml/constructor.py):
+    // keys written in the mapping win over merged ones; of two merged, the later `<<` wins, and
+    // in `<<: [*a, *b]` the earlier mapping wins.
+    std::vector<YamlEntry> merged;
+    while (true) {
+      next();
+      if (ev_->type == YAML_MAPPING_END_EVENT) break;
+      const yaml_mark_t key_mark = ev_->start_mark;
+      NodePtr key = node(depth + 1);
+      next();
+      NodePtr value = node(depth + 1);
+      end = std::max<std::size_t>(end, std::max(key->span.end, value->span.end));
+      const bool is_merge =
+          key->kind == YamlNode::Kind::Scalar && key->style == ScalarStyle::Plain && !key->tagged && key->raw == "<<";
+      if (is_merge) {
+        std::vector<const YamlNode*> sources;
+        if (value->kind == YamlNode::Kind::Mapping) {
+          sources.push_back(value.get());
+        } else if (value->kind == YamlNode::Kind::Sequence) {
+          for (auto it = value->items.rbegin(); it != value->items.rend(); ++it) {
+            if ((*it)->kind != YamlNode::Kind::Mapping)
+              fail("expected a mapping for merging, but found " +
+                       std::string((*it)->kind == YamlNode::Kind::Sequence ? "sequence" : "scalar"),
+                   key_mark);
+            sources.push_back(it->get());
+          }
+        } else {
+          fail("expected a mapping or list of mappings for merging, but found scalar", key_mark);
+        }
+        for (const YamlNode* s : sources)
+          for (const auto& e : s->entries) merged.push_back(e);
+        continue;
+      }
+      YamlEntry e;
+      e.key = key_text(key, key_mark);
+      e.key_span = key->span;
+      e.value = std::move(value);
+      out.entries.push_back(std::move(e));
+    }
+    // A key written twice: PyYAML's dict keeps the last value, so only the last is kept here
+    // (an earlier one is dead text: judging or fixing it would change nothing). The mapping's
+    // own keys come first, in file order, then the merged keys it does not write.
+    std::unordered_set<std::string> seen;
+    std::vector<YamlEntry> kept;
+    for (auto it = out.entries.rbegin(); it != out.entries.rend(); ++it)
+      if (seen.insert(it->key).second) kept.push_back(std::move(*it));
+    std::reverse(kept.begin(), kept.end());
+    std::vector<YamlEntry> from_merge;
+    for (auto it = merged.rbegin(); it != merged.rend(); ++it)
+      if (seen.insert(it->key).second) from_merge.push_back(*it);
+    kept.insert(kept.end(), std::make_move_iterator(from_merge.rbegin()), std::make_move_iterator(from_merge.rend()));
+    out.entries = std::move(kept);
+    return end;
+  }
+
+ public:
+  // The quoted and block scalars read: the only places, with comments, where PyYAML's scanner
+  // takes a tab (lib/yaml/scanner.py skips spaces alone between tokens).
+  std::vector<std::pair<std::size_t, std::size_t>> tab_safe_;
+
+ private:
+  std::string_view text_;
+  Positions pos_;
+  std::vector<FileProblem>& problems_;
+  yaml_parser_t parser_{};
+  Event ev_;
+  std::unordered_map<std::string, NodePtr> anchors_;
+  bool deep_reported_ = false;
+};
+
+// The deepest nesting of `[` and `{` outside comments: an upper bound (brackets in scalars
+// count too; a quote is not looked at, so that no text can hide brackets from this count).
+constexpr std::size_t kMaxFlowNesting = 1000;
+std::size_t flow_nesting(std::string_view text) {
+  std::size_t depth = 0, most = 0;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (c == '#' && (i == 0 || text[i - 1] == ' ' || text[i - 1] == '\t' || text[i - 1] == '\n')) {
+      const std::size_t nl = text.find('\n', i);
+      if (nl == std::string_view::npos) break;
+      i = nl;
+    } else if (c == '[' || c == '{') {
+      most = std::max(most, ++depth);
+    } else if ((c == ']' || c == '}') && depth > 0) {
+      --depth;
+    }
+  }
+  return most;
 }
 
 }  // namespace
@@ -442,23 +792,73 @@ YamlFacts extract(std::string_view text, FileId file) {
                               Span{file}});
     return facts;
   }
-  ts::Tree tree = ts::parse(tree_sitter_yaml(), text);
-  if (!tree) {
-    facts.problems.push_back({"TRL903", ts::parse_failure_message("YAML"), Span{file}});
+  // libyaml checks every open flow collection at each token (yaml_parser_stale_simple_keys):
+  // 100,000 nested brackets take minutes. Past kMaxFlowNesting (far beyond any configuration;
+  // TRL904 stops at 200 anyway) the values come from tree-sitter's tree.
+  if (flow_nesting(text) > kMaxFlowNesting) {
+    ts::Tree tree = ts::parse(tree_sitter_yaml(), text);
+    if (!tree) {
+      facts.problems.push_back({"TRL903", ts::parse_failure_message("YAML"), Span{file}});
+      return facts;
+    }
+    TSNode root = ts_tree_root_node(tree.get());
+    Builder builder(text, file, facts.problems);
+    for (TSNode doc : ts::named_children(root))
+      if (ts::type(doc) == "document") facts.documents.push_back(builder.document(doc));
+    facts.comments = ts::comments(root, text, file);
     return facts;
   }
-  TSNode root = ts_tree_root_node(tree.get());
-  TSNode err;
-  if (first_error(root, err)) {
-    facts.problems.push_back({"TRL903",
-                              "invalid YAML: PyYAML would refuse this file; values after this point may be missed",
-                              ts::span(err, file)});
+  // Values come from the loader (what PyYAML reads); comments from tree-sitter's tree.
+  std::vector<FileProblem> loader_problems;
+  std::optional<LoadError> error;
+  std::vector<std::pair<std::size_t, std::size_t>> tab_safe;
+  try {
+    Loader loader(text, file, loader_problems);
+    facts.documents = loader.load();
+    tab_safe = std::move(loader.tab_safe_);
+  } catch (const LoadError& e) {
+    error = e;
   }
-  Builder builder(text, file, facts.problems);
-  for (TSNode doc : ts::named_children(root)) {
-    if (ts::type(doc) == "document") facts.documents.push_back(builder.document(doc));
+  for (auto& p : loader_problems) facts.problems.push_back(std::move(p));
+  ts::Tree tree = ts::parse(tree_sitter_yaml(), text);
+  if (tree) facts.comments = ts::comments(ts_tree_root_node(tree.get()), text, file);
+  if (!error) {
+    // libyaml takes a tab between tokens in places PyYAML does not (after a value, after `- `,
+    // inside a flow collection): PyYAML stops at the first tab outside a quoted or block scalar
+    // and a comment.
+    for (const auto& c : facts.comments) tab_safe.emplace_back(c.span.begin, c.span.end);
+    std::sort(tab_safe.begin(), tab_safe.end());
+    std::size_t k = 0;
+    for (std::size_t i = text.find('\t'); i != std::string_view::npos; i = text.find('\t', i + 1)) {
+      while (k < tab_safe.size() && tab_safe[k].second <= i) ++k;
+      bool safe = false;
+      for (std::size_t j = k; j < tab_safe.size() && tab_safe[j].first <= i; ++j)
+        if (i < tab_safe[j].second) safe = true;
+      if (!safe) {
+        error = LoadError{"found character '\\t' that cannot start any token", i};
+        break;
+      }
+    }
   }
-  facts.comments = ts::comments(root, text, file);
+  if (error) {
+    // PyYAML refuses the file: the run that loads it stops there. What comes before the error
+    // is still read (tree-sitter's error recovery) so that other findings are not lost.
+    Positions pos(text, file);
+    // The character PyYAML's marker points at (none at a line's or the text's end).
+    std::size_t stop = error->offset;
+    if (stop < text.size() && text[stop] != '\n' && text[stop] != '\r') {
+      ++stop;
+      while (stop < text.size() && (static_cast<unsigned char>(text[stop]) & 0xC0) == 0x80) ++stop;
+    }
+    Span at = pos.span(error->offset, stop);
+    facts.problems.push_back({"TRL903", "invalid YAML: " + error->message + "; PyYAML refuses this file", at});
+    facts.documents.clear();
+    if (tree) {
+      Builder builder(text, file, facts.problems);
+      for (TSNode doc : ts::named_children(ts_tree_root_node(tree.get())))
+        if (ts::type(doc) == "document") facts.documents.push_back(builder.document(doc));
+    }
+  }
   return facts;
 }
 

@@ -211,7 +211,8 @@ SH
     expect "TRL101"
     timeout -k 5 "$LIMIT" "$bin" --output-format full --no-cache p > "$work/out" 2>&1
     if LC_ALL=C grep -q $'[\x01-\x09\x0b-\x1f\x7f]' "$work/out"; then fail "a raw control character in the full output"; fi
-    expect "--> p/bad␊name␛[31m.yaml:1:"
+    # PyYAML stops at the end of the text, line 2, where the flow sequence should have closed.
+    expect "--> p/bad␊name␛[31m.yaml:2:1"
     # show-run: an environment value that spans lines stays on its `NAME = value` line.
     printf '#!/usr/bin/env bash\nNOTE="first line\nsecond\tline" accelerate launch --config_file recipes/accelerate_configs/context_parallel_2gpu.yaml scripts/sft.py --config recipes/qwen2.5-0.5b/sft_long.yaml\n' > p/launch.sh
     (cd p && timeout -k 5 "$LIMIT" "$bin" show-run launch.sh:2) > "$work/out" 2>&1 || fail "show-run failed"

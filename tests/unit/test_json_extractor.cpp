@@ -1,6 +1,7 @@
 // JSON configuration files: values with JSON's semantics (not YAML 1.1's), positions where the
 // text allows, and a clear problem for invalid or hostile input.
 #include <catch2/catch.hpp>
+#include <cmath>
 #include <string>
 
 #include "analyzer/json/json_extractor.hpp"
@@ -68,4 +69,29 @@ TEST_CASE("invalid and hostile JSON give one TRL903 and no document", "[json]") 
   }
   auto deep = json::extract(std::string(300, '[') + std::string(300, ']'), 0);
   CHECK(deep.problems.size() == 1);  // nested deeper than the parser may recurse
+}
+
+TEST_CASE("NaN, Infinity and -Infinity are floats, as Python's json module reads them", "[json]") {
+  // A training metrics file (unsloth's smoke-test references hold `"grad_norm": NaN`).
+  auto f = json::extract(
+      "{\"loss\": NaN, \"grad_norm\": Infinity, \"low\": -Infinity, \"text\": \"NaN\",\n"
+      " \"huge\": 1e999, \"after\": 2}",
+      0);
+  const auto& r = root_of(f);
+  CHECK(r.find("loss")->value->scalar.kind == Scalar::Kind::Float);
+  CHECK(std::isnan(r.find("loss")->value->scalar.f));
+  CHECK(std::isinf(r.find("grad_norm")->value->scalar.f));
+  CHECK(r.find("low")->value->scalar.f < 0);
+  CHECK(r.find("text")->value->scalar.kind == Scalar::Kind::Str);
+  CHECK(std::isinf(r.find("huge")->value->scalar.f));
+  CHECK(r.find("after")->value->scalar.i == 2);
+  CHECK(r.find("after")->key_span.start.line == 1);
+}
+
+TEST_CASE("invalid JSON is located where the parser stopped", "[json]") {
+  auto f = json::extract("{\n  \"a\": 1,\n  \"b\": nope\n}", 0);
+  REQUIRE(f.problems.size() == 1);
+  CHECK(f.problems[0].code == "TRL903");
+  CHECK(f.problems[0].span.start.line == 2);
+  CHECK(f.problems[0].span.start.column >= 7);
 }

@@ -156,3 +156,68 @@ TEST_CASE("double-quoted scalars decode every escape PyYAML knows", "[yaml]") {
       CHECK_FALSE(f.problems.empty());
   }
 }
+
+TEST_CASE("a quoted scalar continued at its key's column is read as PyYAML reads it", "[yaml]") {
+  // smollm's vision configs: PyYAML folds the continuation line into the string; the keys after
+  // it are read, and nothing is reported.
+  auto f = yaml::extract(
+      "hparams:\n    tokens: '[A(\"x\"), B(\"y\"),\n    C(\"z\")]'\n    max_steps: 100\ndata: {x: 1}\n", 0);
+  CHECK(f.problems.empty());
+  const auto& h = *root_of(f).find("hparams")->value;
+  CHECK(h.find("tokens")->value->scalar.s == "[A(\"x\"), B(\"y\"), C(\"z\")]");
+  CHECK(h.find("max_steps")->value->scalar.i == 100);
+  REQUIRE(h.find("max_steps")->key_span.start.line == 3);
+  CHECK(h.find("max_steps")->key_span.start.column == 4);
+  CHECK(root_of(f).find("data") != nullptr);
+}
+
+TEST_CASE("YAML errors are located where PyYAML stops, with its reason", "[yaml]") {
+  struct Case {
+    const char* text;
+    std::uint32_t line, column;  // 0-based
+    const char* reason;
+  };
+  const Case cases[] = {
+      {"a: b: c\n", 0, 4, "mapping values are not allowed here"},
+      {"a: 1\nb: \"open\nc: 2\n", 3, 0, "found unexpected end of stream while scanning a quoted scalar"},
+      {"a: [1, 2\nb: 3\n", 1, 1, "while parsing a flow sequence"},
+      {"a: 1\t\n", 0, 4, "found character '\\t' that cannot start any token"},
+      {"a:\n  - x\n  -\ty\n", 2, 3, "found character '\\t'"},
+      {"a: *nope\n", 0, 3, "found undefined alias 'nope'"},
+      {"a: &x 1\nb: &x 2\n", 1, 3, "found duplicate anchor 'x'"},
+  };
+  for (const auto& c : cases) {
+    INFO(c.text);
+    auto f = yaml::extract(c.text, 0);
+    REQUIRE(f.problems.size() == 1);
+    CHECK(f.problems[0].code == "TRL903");
+    CHECK(f.problems[0].span.start.line == c.line);
+    CHECK(f.problems[0].span.start.column == c.column);
+    CHECK(f.problems[0].message.find(c.reason) != std::string::npos);
+  }
+}
+
+TEST_CASE("tabs inside quoted and block scalars and comments are text", "[yaml]") {
+  auto f = yaml::extract("a: \"x\ty\"\nb: |\n  x\ty\nc: 1 # c\td\n", 0);
+  CHECK(f.problems.empty());
+  CHECK(root_of(f).find("a")->value->scalar.s == "x\ty");
+  CHECK(root_of(f).find("b")->value->scalar.s == "x\ty\n");
+}
+
+TEST_CASE("the non-specific tag resolves like a plain scalar, as PyYAML's parser does", "[yaml]") {
+  auto f = yaml::extract("a: ! 12\nb: ! '12'\n", 0);
+  CHECK(root_of(f).find("a")->value->scalar.kind == Scalar::Kind::Int);
+  CHECK(root_of(f).find("b")->value->scalar.kind == Scalar::Kind::Int);
+}
+
+TEST_CASE("positions count bytes after non-ASCII text and a byte order mark", "[yaml]") {
+  auto f = yaml::extract(
+      "\xEF\xBB\xBF"
+      "clé: \"é\"\nnext: 1\n",
+      0);
+  const auto* e = root_of(f).find("next");
+  REQUIRE(e);
+  CHECK(e->key_span.begin == 3 + 11);
+  CHECK(e->key_span.start.line == 1);
+  CHECK(e->value->span.start.column == 6);
+}
