@@ -391,7 +391,7 @@ def generate(source, library, origin, keep=None):
            f"# The configuration classes of {library} at each release tag listed, read from the source",
            "# text (never imported). A range `from`..`to` names the first and last listed release where",
            "# an entry holds; its source is the class's file (or `src`) at those tags.",
-           "history:", f"  {library}:", "    releases: [" + ", ".join(names) + "]", "    classes:"]
+           "history:", f"  {library}:", "    releases: [" + ", ".join(repr(n) for n in names) + "]", "    classes:"]
     class_names = sorted({c for tag in releases for c in scans[tag][0] if keep is None or c in keep})
     field_keys = ["from", "to", "type", "default", "nullable", "choices", "choices_from", "deprecated", "src"]
     for cname in class_names:
@@ -417,13 +417,13 @@ def generate(source, library, origin, keep=None):
                      for a, b, v in fr]
             out.append(f"          {fname}: [" + ", ".join(items) + "]")
     if library == "accelerate":
-        out.append("  launch_options:")
+        out.append("    launch_options:")
         onames = sorted({o for t in releases for o in scans[t][1]})
         for oname in onames:
             fr = ranges(releases, lambda t: freeze(scans[t][1][oname]) if oname in scans[t][1] else None)
             items = [flow(dict(thaw(v), **{"from": a.lstrip("v"), "to": b.lstrip("v")}),
                           ["from", "to", "value", "type", "choices", "aliases", "deprecated"]) for a, b, v in fr]
-            out.append(f"    {oname}: [" + ", ".join(items) + "]")
+            out.append(f"      {oname}: [" + ", ".join(items) + "]")
     return "\n".join(out) + "\n"
 
 
