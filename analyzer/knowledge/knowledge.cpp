@@ -4,9 +4,32 @@
 #include <stdexcept>
 
 #include "analyzer/facts/scalar_io.hpp"
+#include "analyzer/knowledge/history_store.hpp"
 #include "analyzer/util/binary_io.hpp"
 
 namespace trl {
+
+Knowledge::Knowledge() : history_(std::make_unique<HistoryStore>()) {}
+Knowledge::~Knowledge() = default;
+Knowledge::Knowledge(Knowledge&&) noexcept = default;
+Knowledge& Knowledge::operator=(Knowledge&&) noexcept = default;
+
+const std::map<std::string, LibraryHistory, std::less<>>& Knowledge::histories() const {
+  HistoryStore& h = *history_;
+  std::call_once(h.decoded, [&] {
+    if (!h.blob.empty()) {
+      try {
+        h.libraries = decode_history(h.blob);
+      } catch (const bin::BinaryFormatError&) {
+        throw std::runtime_error("embedded knowledge history is truncated or malformed");
+      }
+      std::string().swap(h.blob);
+    }
+    for (const auto& [lib, history] : h.libraries)
+      for (const auto& [name, cls] : history.classes) h.by_class.emplace(name, &cls);
+  });
+  return h.libraries;
+}
 
 const ClassInfo* Knowledge::find(std::string_view name) const {
   auto it = classes_.find(name);
@@ -231,6 +254,121 @@ FieldInfo read_field(Reader& r) {
 
 }  // namespace
 
+// The history: per library its releases (ranges are indices into them, one byte each), a table of
+// the file names, then each class's spans and each field's ranges.
+std::string encode_history(const std::map<std::string, LibraryHistory, std::less<>>& libraries) {
+  Writer w;
+  w.u32(static_cast<std::uint32_t>(libraries.size()));
+  for (const auto& [name, lib] : libraries) {
+    w.str(name);
+    w.strings(lib.releases);
+    auto index = [&](const std::string& v) {
+      auto it = std::find(lib.releases.begin(), lib.releases.end(), v);
+      if (it == lib.releases.end() || lib.releases.size() > 255)
+        throw std::runtime_error("history of " + name + ": range end " + v + " is not a listed release");
+      return static_cast<std::uint8_t>(it - lib.releases.begin());
+    };
+    std::vector<std::string> files;
+    auto file_index = [&](const std::string& f) {
+      auto it = std::find(files.begin(), files.end(), f);
+      if (it == files.end()) {
+        files.push_back(f);
+        return static_cast<std::uint32_t>(files.size() - 1);
+      }
+      return static_cast<std::uint32_t>(it - files.begin());
+    };
+    Writer body;
+    body.u32(static_cast<std::uint32_t>(lib.classes.size()));
+    for (const auto& [cname, c] : lib.classes) {
+      body.str(cname);
+      body.u32(static_cast<std::uint32_t>(c.spans.size()));
+      for (const auto& sp : c.spans) {
+        body.u8(index(sp.from));
+        body.u8(index(sp.to));
+        body.u32(file_index(sp.file));
+        body.strings(sp.bases);
+      }
+      body.u32(static_cast<std::uint32_t>(c.fields.size()));
+      for (const auto& [fname, spans] : c.fields) {
+        body.str(fname);
+        body.u32(static_cast<std::uint32_t>(spans.size()));
+        for (const auto& fs : spans) {
+          const FieldInfo& f = fs.info;
+          body.u8(index(fs.from));
+          body.u8(index(fs.to));
+          body.str(f.type);
+          body.u8(static_cast<std::uint8_t>((f.has_default ? 1 : 0) | (f.nullable ? 2 : 0) | (fs.deprecated ? 4 : 0)));
+          put_scalar(body, f.default_value);
+          body.strings(f.choices);
+          // The file part of the source ("file@v0.1..v0.2"), from the table.
+          body.u32(file_index(f.source.substr(0, f.source.find('@'))));
+        }
+      }
+    }
+    w.strings(files);
+    w.out += body.out;
+  }
+  return std::move(w.out);
+}
+
+std::map<std::string, LibraryHistory, std::less<>> decode_history(std::string_view blob) {
+  std::map<std::string, LibraryHistory, std::less<>> out;
+  Reader r(blob);
+  for (std::uint32_t n = r.count(); n > 0; --n) {
+    LibraryHistory lib;
+    lib.library = r.str();
+    lib.releases = r.strings();
+    const std::vector<std::string> files = r.strings();
+    auto release = [&](std::uint8_t i) -> const std::string& {
+      if (i >= lib.releases.size()) Reader::fail();
+      return lib.releases[i];
+    };
+    auto file = [&](std::uint32_t i) -> const std::string& {
+      if (i >= files.size()) Reader::fail();
+      return files[i];
+    };
+    for (std::uint32_t m = r.count(); m > 0; --m) {
+      ClassHistory c;
+      c.name = r.str();
+      c.library = lib.library;
+      for (std::uint32_t k = r.count(); k > 0; --k) {
+        ClassHistory::Span sp;
+        sp.from = release(r.u8());
+        sp.to = release(r.u8());
+        sp.file = file(r.u32());
+        sp.bases = r.strings();
+        c.spans.push_back(std::move(sp));
+      }
+      for (std::uint32_t k = r.count(); k > 0; --k) {
+        std::string fname = r.str();
+        auto& spans = c.fields[fname];
+        for (std::uint32_t j = r.count(); j > 0; --j) {
+          ClassHistory::FieldSpan fs;
+          fs.from = release(r.u8());
+          fs.to = release(r.u8());
+          FieldInfo& f = fs.info;
+          f.name = fname;
+          f.type = r.str();
+          const std::uint8_t flags = r.u8();
+          f.has_default = flags & 1;
+          f.nullable = flags & 2;
+          fs.deprecated = flags & 4;
+          f.default_value = get_scalar(r);
+          f.choices = r.strings();
+          f.source = file(r.u32()) + "@v" + fs.from + (fs.from == fs.to ? "" : "..v" + fs.to);
+          spans.push_back(std::move(fs));
+        }
+      }
+      std::string name = c.name;
+      lib.classes.emplace(std::move(name), std::move(c));
+    }
+    std::string name = lib.library;
+    out.emplace(std::move(name), std::move(lib));
+  }
+  if (!r.at_end()) Reader::fail();
+  return out;
+}
+
 std::string Knowledge::to_blob() const {
   Writer w;
   w.out.append(kMagic);
@@ -320,6 +458,7 @@ std::string Knowledge::to_blob() const {
       }
     }
   }
+  w.str(encode_history(histories()));
   return std::move(w.out);
 }
 
@@ -425,6 +564,7 @@ Knowledge Knowledge::from_blob(std::string_view blob) try {
     std::string name = p.name;
     k.patchers_.emplace_hint(k.patchers_.end(), std::move(name), std::move(p));
   }
+  k.history_->blob = r.str();  // decoded on first use
   if (!r.at_end()) Reader::fail();
   k.index_fields();
   return k;

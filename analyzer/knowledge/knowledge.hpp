@@ -124,15 +124,43 @@ struct Patcher {
   std::string source;
 };
 
+// A class of one library over its releases, from the generated history_*.yaml
+// (tools/knowledge_history.py): where it exists, and each field's ranges with one type, default
+// and choice list each. A range holds from its first release to its last, both inclusive.
+struct ClassHistory {
+  struct Span {
+    std::string from, to;
+    std::string file;
+    std::vector<std::string> bases;
+  };
+  struct FieldSpan {
+    std::string from, to;
+    FieldInfo info;  // info.source: "file@vFROM..vTO"
+    bool deprecated = false;
+  };
+  std::string name;
+  std::string library;
+  std::vector<Span> spans;  // oldest first
+  std::map<std::string, std::vector<FieldSpan>, std::less<>> fields;
+};
+
+// The releases the history of one library was generated from, oldest first.
+struct LibraryHistory {
+  std::string library;
+  std::vector<std::string> releases;
+  std::map<std::string, ClassHistory, std::less<>> classes;
+};
+
 class Knowledge {
  public:
-  Knowledge() = default;
+  Knowledge();
+  ~Knowledge();
   // The field index points into this object's classes: a copy would point into the original.
   // Moving keeps the classes where they are (std::map moves its nodes).
   Knowledge(const Knowledge&) = delete;
   Knowledge& operator=(const Knowledge&) = delete;
-  Knowledge(Knowledge&&) = default;
-  Knowledge& operator=(Knowledge&&) = default;
+  Knowledge(Knowledge&&) noexcept;
+  Knowledge& operator=(Knowledge&&) noexcept;
 
   // The embedded knowledge; loaded on first use. Throws std::runtime_error on malformed data
   // (a build defect, caught by the test suite).
@@ -183,6 +211,21 @@ class Knowledge {
   // The trainer config class of `trl <command>`, or null.
   const ClassInfo* trl_cli_config(std::string_view command) const;
 
+  // --- Release history (history_*.yaml; defined in history.cpp) ---
+  // True when the history of `library` was generated from releases around `version` (between its
+  // oldest and newest scanned release).
+  bool history_covers(std::string_view library, std::string_view version) const;
+  // `cls` as it was at `version` of its library: the fields the history records there, with the
+  // package, role and trainer of `cls`, and the bases of that release (looked up in this
+  // knowledge). Null when the history does not cover `version` or the class did not exist then.
+  // The class lives as long as this knowledge.
+  const ClassInfo* at(const ClassInfo& cls, std::string_view version) const;
+  // The history of a class, or null.
+  const ClassHistory* history(std::string_view cls) const;
+  // For a field `cls` lacks at `version`: "added in 0.22.0" or "removed in 0.20.0 (last in
+  // 0.19.1)"; "" when the history never had it.
+  std::string field_change(std::string_view cls, std::string_view field, std::string_view version) const;
+
  private:
   void load(const std::string& name, const std::string& text);
   // Makes room in fields_of_ for every class: called once the classes are all loaded
@@ -209,6 +252,12 @@ class Knowledge {
   std::map<std::string, std::map<std::string, FieldInfo, std::less<>>, std::less<>> accelerate_sections_;
   std::map<std::string, LibraryReleases, std::less<>> libraries_;
   std::map<std::string, Patcher, std::less<>> patchers_;
+  // The history, kept in its binary form until first asked (most runs never ask: start-up stays
+  // as fast as without it), and the classes at() built, per (class, version).
+  struct HistoryStore;
+  std::unique_ptr<HistoryStore> history_;
+  // The decoded history (decoded on first call).
+  const std::map<std::string, LibraryHistory, std::less<>>& histories() const;
 };
 
 }  // namespace trl

@@ -71,11 +71,15 @@ class InvalidChoice final : public Rule {
   // one finding per place (merge key).
   void check_run(const TrainingRun& run, const Project& project, std::vector<Diagnostic>& out) const override {
     const Knowledge& k = Knowledge::get();
-    std::vector<const ClassInfo*> classes = run.parser_classes;
-    if (classes.empty() && run.config_class) classes.push_back(run.config_class);
-    if (classes.empty()) return;
+    std::vector<const ClassInfo*> given = run.parser_classes;
+    if (given.empty() && run.config_class) given.push_back(run.config_class);
+    if (given.empty()) return;
     const VersionTargets t = version_targets(project, rules::run_anchor(run), k);
-    if (!version_ok(t, k, "trl") || !version_ok(t, k, "transformers")) return;
+    if (!rules::fields_known_at(k, t, "trl") || !version_ok(t, k, "transformers")) return;
+    // Each class as the target release has it (a class the release did not have: not judged).
+    std::vector<const ClassInfo*> classes;
+    for (const ClassInfo* c : given)
+      if (const ClassInfo* at = rules::class_at_target(k, *c, t)) classes.push_back(at);
     for (const auto& [key, s] : run.args) {
       if (!s.known() || s.value.kind != Scalar::Kind::Str || !s.span.valid()) continue;
       const FieldInfo* f = nullptr;
@@ -95,6 +99,8 @@ class InvalidChoice final : public Rule {
       d.label = "set here (" + s.origin + ")";
       suggest(d, at, project, s.value.s, f->choices);
       if (!f->source.empty()) d.notes.push_back("source: " + f->source);
+      if (rules::judged_by_history(k, *given.front(), t))
+        d.notes.push_back("judged against " + t.trl.describe() + ", with that release's field lists");
       if (run.launch) d.related.push_back({run.launch->span, "used by this launch"});
       out.push_back(std::move(d));
     }

@@ -65,6 +65,17 @@ bool at_least(const VersionTargets& t, const Knowledge& k, const std::string& li
          (r->fields_complete_from.empty() || compare_versions(*v.version, r->fields_complete_from) >= 0);
 }
 
+// Where the history read a field of `cls` nearest `version`: its first range after it, else its last.
+std::string source_of(const Knowledge& k, const ClassInfo& cls, const std::string& name, const std::string& version) {
+  if (const ClassHistory* h = k.history(cls.name))
+    if (auto it = h->fields.find(name); it != h->fields.end() && !it->second.empty()) {
+      for (const auto& fs : it->second)
+        if (compare_versions(fs.from, version) > 0) return fs.info.source;
+      return it->second.back().info.source;
+    }
+  return cls.source;
+}
+
 bool is_old_name(const Knowledge& k, std::string_view name) {
   for (const auto& r : k.renames())
     if (!r.is_value && r.old_name == name) return true;
@@ -88,6 +99,39 @@ void all_fields(const Knowledge& k, const ClassInfo& cls, std::vector<std::strin
     if (const ClassInfo* base = k.find(b)) all_fields(k, *base, out, depth + 1);
 }
 
+// For a name one of `classes` has in another release than the target (per the release history):
+// ": GRPOConfig has it from TRL 0.26.0 on, not in 0.21.0"; "" otherwise.
+std::string release_note(const Knowledge& k, const std::vector<const ClassInfo*>& classes, const std::string& name,
+                         const VersionTargets& t) {
+  for (const ClassInfo* c : classes) {
+    if (!rules::judged_by_history(k, *c, t)) continue;
+    const std::string& version = *t.of(c->package).version;
+    const std::string change = k.field_change(c->name, name, version);
+    if (change.empty()) continue;
+    const std::string lib = rules::library_display(c->package);
+    if (change.rfind("added in ", 0) == 0)
+      return ": " + c->name + " has it from " + lib + " " + change.substr(9) + " on, not yet in " + version;
+    const std::size_t last = change.find("last in ");  // "removed in 0.20.0 (last in 0.19.1)"
+    if (last == std::string::npos) continue;
+    const std::string until = change.substr(last + 8, change.find(')', last) - last - 8);
+    return ": " + c->name + " had it until " + lib + " " + until + ", not in " + version;
+  }
+  return "";
+}
+
+// The note citing where the release history read the field.
+std::string release_source(const Knowledge& k, const std::vector<const ClassInfo*>& classes, const std::string& name,
+                           const VersionTargets& t) {
+  for (const ClassInfo* c : classes) {
+    if (!rules::judged_by_history(k, *c, t)) continue;
+    const std::string& version = *t.of(c->package).version;
+    if (k.field_change(c->name, name, version).empty()) continue;
+    return "judged with the field lists of " + rules::library_display(c->package) + " " + version + "; `" + name +
+           "` read from " + source_of(k, *c, name, version);
+  }
+  return "";
+}
+
 std::string class_list(const std::vector<const ClassInfo*>& classes) {
   std::string out;
   for (std::size_t i = 0; i < classes.size(); ++i)
@@ -107,21 +151,28 @@ class UnknownConfigKey final : public Rule {
     if (!run.args_from_parser || !run.parser_classes_complete || run.parser_keeps_unknown || run.parser_classes.empty())
       return;
     const VersionTargets t = version_targets(project, rules::run_anchor(run), k);
-    if (!at_least(t, k, "trl") || !at_least(t, k, "transformers")) return;
+    if (!rules::fields_known_at(k, t, "trl") || !at_least(t, k, "transformers")) return;
     const bool trl_cli = run.launch && run.launch->launcher == Launcher::Trl;
+    // Each class as the target release has it. A parser class the release did not have keeps its
+    // newest fields: more known names, never a false report.
+    std::vector<const ClassInfo*> classes;
+    for (const ClassInfo* c : run.parser_classes) {
+      const ClassInfo* at = rules::class_at_target(k, *c, t);
+      classes.push_back(at ? at : c);
+    }
     // Every field name, for "did you mean": gathered only when a key is reported.
     std::vector<std::string> names;
     bool names_gathered = false;
     auto field_names = [&]() -> const std::vector<std::string>& {
       if (!names_gathered)
-        for (const ClassInfo* c : run.parser_classes) all_fields(k, *c, names);
+        for (const ClassInfo* c : classes) all_fields(k, *c, names);
       names_gathered = true;
       return names;
     };
     for (const auto& [key, s] : run.args) {
       if (s.origin != "trainer YAML" && s.origin != "command line") continue;
       bool known = false;
-      for (const ClassInfo* c : run.parser_classes)
+      for (const ClassInfo* c : classes)
         known = known || k.field(*c, key) || k.patched_accepts(run.patched_by, *c, key);
       // Fields of the script's own @dataclass classes the parser also fills.
       known = known || std::find(run.user_fields.begin(), run.user_fields.end(), key) != run.user_fields.end();
@@ -131,13 +182,16 @@ class UnknownConfigKey final : public Rule {
       Span at = rules::find_word(project, s.span, key);
       if (!at.valid()) at = s.span;
       const bool yaml = s.origin == "trainer YAML";
+      const std::string change = release_note(k, run.parser_classes, key, t);
       Diagnostic d =
           make_merged(at, std::string(yaml ? "trainer YAML key" : "flag") + " `" + key + "` is not an argument of " +
-                              class_list(run.parser_classes) + "; judged against " + t.trl.describe());
+                              class_list(run.parser_classes) + "; judged against " + t.trl.describe() + change);
       if (k.launch_flag(key)) {
         d.notes.push_back("`" + key +
                           "` is an `accelerate launch` option: the script's argument parser does not read it");
         d.help = "pass `--" + key + "` to `accelerate launch` instead";
+      } else if (!change.empty()) {
+        d.notes.push_back(release_source(k, run.parser_classes, key, t));
       } else if (auto near = rules::nearest(key, field_names()); !near.empty()) {
         d.help = "did you mean `" + near + "`?";
       }
@@ -161,17 +215,24 @@ class UnknownConfigKey final : public Rule {
           role != ClassRole::ScriptArgs)
         continue;
       if (!fully_described(k, *c.cls)) continue;
-      if (!at_least(t, k, c.cls->package) || (c.cls->package == "trl" && !at_least(t, k, "transformers"))) continue;
+      if (!rules::fields_known_at(k, t, c.cls->package) || (c.cls->package == "trl" && !at_least(t, k, "transformers")))
+        continue;
+      const ClassInfo* cls = rules::class_at_target(k, *c.cls, t);
+      if (!cls) continue;              // the target release has no such class: not this rule's business
       std::vector<std::string> names;  // gathered at the first keyword reported
       for (const Member& kw : c.keywords) {
-        if (k.field(*c.cls, kw.name) || is_old_name(k, kw.name) || k.patched_accepts(c.patched_by, *c.cls, kw.name))
+        if (k.field(*cls, kw.name) || is_old_name(k, kw.name) || k.patched_accepts(c.patched_by, *c.cls, kw.name))
           continue;
-        if (names.empty()) all_fields(k, *c.cls, names);
+        if (names.empty()) all_fields(k, *cls, names);
         Span at = rules::find_word(project, kw.set_at, kw.name);
         if (!at.valid()) at = kw.set_at;
+        const std::string change = release_note(k, {c.cls}, kw.name, t);
         Diagnostic d = make_merged(at, "`" + kw.name + "` is not an argument of " + c.cls->name + "; judged against " +
-                                           t.of(c.cls->package).describe());
-        if (auto near = rules::nearest(kw.name, names); !near.empty()) d.help = "did you mean `" + near + "`?";
+                                           t.of(c.cls->package).describe() + change);
+        if (!change.empty())
+          d.notes.push_back(release_source(k, {c.cls}, kw.name, t));
+        else if (auto near = rules::nearest(kw.name, names); !near.empty())
+          d.help = "did you mean `" + near + "`?";
         d.notes.push_back(c.cls->name + "(...) raises TypeError: unexpected keyword argument");
         out.push_back(std::move(d));
       }

@@ -291,4 +291,26 @@ std::vector<const Rename*> renames_named(const Knowledge& k, std::string_view cl
   return out;
 }
 
+bool fields_known_at(const Knowledge& k, const VersionTargets& t, std::string_view library) {
+  const LibraryReleases* r = k.library(library);
+  const VersionTarget& v = t.of(library);
+  if (!r || !v.version) return false;
+  if (r->fields_complete_from.empty() || compare_versions(*v.version, r->fields_complete_from) >= 0) return true;
+  return k.history_covers(library, *v.version);
+}
+
+bool judged_by_history(const Knowledge& k, const ClassInfo& cls, const VersionTargets& t) {
+  if (cls.package.empty()) return false;
+  const LibraryReleases* r = k.library(cls.package);
+  const VersionTarget& v = t.of(cls.package);
+  return r && v.version && !r->fields_complete_from.empty() &&
+         compare_versions(*v.version, r->fields_complete_from) < 0 && k.history_covers(cls.package, *v.version);
+}
+
+const ClassInfo* class_at_target(const Knowledge& k, const ClassInfo& cls, const VersionTargets& t) {
+  if (!judged_by_history(k, cls, t)) return &cls;
+  if (!k.history(cls.name)) return &cls;
+  return k.at(cls, *t.of(cls.package).version);
+}
+
 }  // namespace trl::rules

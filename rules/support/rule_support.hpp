@@ -106,4 +106,15 @@ std::vector<const Rename*> renames_for(const Knowledge& k, const ClassInfo& cls,
 // Same for a class known only by name (trainers of old releases).
 std::vector<const Rename*> renames_named(const Knowledge& k, std::string_view cls, bool values);
 
+// True when the fields of `library` are known at the target version: it is at or after the
+// release the hand-written field lists describe, or the generated release history covers it.
+bool fields_known_at(const Knowledge& k, const VersionTargets& t, std::string_view library);
+// `cls` as the target version of its library has it: the generated release history's class for
+// a target older than the hand-written field lists (Knowledge::at); `cls` itself for newer
+// targets and classes without history. Null when the history covers the target and says the
+// class did not exist then.
+const ClassInfo* class_at_target(const Knowledge& k, const ClassInfo& cls, const VersionTargets& t);
+// True when the target of `cls`'s library is older than the hand-written field lists.
+bool judged_by_history(const Knowledge& k, const ClassInfo& cls, const VersionTargets& t);
+
 }  // namespace trl::rules

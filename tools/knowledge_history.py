@@ -1,0 +1,453 @@
+#!/usr/bin/env python3
+"""Generates rules/knowledge/history_*.yaml: the configuration classes of TRL and accelerate at
+every release, as version-indexed tables.
+
+Run by hand when a library releases (not at build time); commit its output. It reads the
+libraries' source text at each release tag of a git checkout with `git cat-file` and parses it
+with the `ast` module: nothing of the library is imported or run.
+
+    tools/knowledge_history.py trl /path/to/trl rules/knowledge/history_trl.yaml
+    tools/knowledge_history.py accelerate /path/to/accelerate rules/knowledge/history_accelerate.yaml
+    tools/knowledge_history.py dir tests/unit/data/history/trl > out.yaml   # releases as folders
+
+What is read at each release:
+- every `@dataclass` class named `*Config`, `*Arguments` or `*Plugin` in the scanned files: its
+  fields (annotated class attributes, except `ClassVar`s and `field(init=False)`), their type,
+  default, `choices` (field metadata `choices`, a `Literal[...]` annotation, or help text that
+  says "must be one of" followed by quoted values), and whether the help text says "deprecated".
+  Bases that are dataclasses of the same library and release are flattened into the class (their
+  fields first, the class's own declarations win); other bases (TrainingArguments) are kept as
+  bases.
+- for accelerate, the options `launch_command_parser` in commands/launch.py adds.
+
+Output: for each class, the release ranges where it exists (with its bases and file), and for each
+field the release ranges with one type/default/choices each. A range names the first and the last
+release of the scanned list where the entry holds; the source of an entry is its file at those tags.
+"""
+
+import ast
+import os
+import re
+import subprocess
+import sys
+
+MIN_RELEASE = {"trl": (0, 9), "accelerate": (0, 30)}
+CLASS_SUFFIXES = ("Config", "Arguments", "Plugin")
+
+
+# --- versions ----------------------------------------------------------------------------------
+
+def version_key(v):
+    """Numeric sort key of a release string ("0.10" < "0.9.6" is false); pre-releases excluded."""
+    parts = []
+    for p in v.lstrip("v").split("."):
+        m = re.match(r"^(\d+)", p)
+        parts.append(int(m.group(1)) if m else 0)
+    while len(parts) < 3:
+        parts.append(0)
+    return tuple(parts)
+
+
+def is_release(tag):
+    return re.fullmatch(r"v?\d+(\.\d+){1,2}", tag) is not None
+
+
+# --- source access -----------------------------------------------------------------------------
+
+class GitSource:
+    """Files of a git checkout at a tag, read with `git cat-file --batch`."""
+
+    def __init__(self, repo):
+        self.repo = repo
+        self.proc = subprocess.Popen(["git", "-C", repo, "cat-file", "--batch"], stdin=subprocess.PIPE,
+                                     stdout=subprocess.PIPE)
+
+    def releases(self, library):
+        tags = subprocess.run(["git", "-C", self.repo, "tag"], capture_output=True, text=True,
+                              check=True).stdout.split()
+        low = MIN_RELEASE[library]
+        tags = [t for t in tags if is_release(t) and version_key(t)[:2] >= low]
+        return sorted(tags, key=version_key)
+
+    def files(self, tag, folder):
+        out = subprocess.run(["git", "-C", self.repo, "ls-tree", "-r", "--name-only", tag, folder],
+                             capture_output=True, text=True, check=True).stdout
+        return [f for f in out.split("\n") if f.endswith(".py")]
+
+    def read(self, tag, path):
+        self.proc.stdin.write(f"{tag}:{path}\n".encode())
+        self.proc.stdin.flush()
+        header = self.proc.stdout.readline().decode().split()
+        if len(header) < 3 or header[1] == "missing":
+            return None
+        size = int(header[2])
+        data = self.proc.stdout.read(size)
+        self.proc.stdout.read(1)  # the newline after the object
+        return data.decode("utf-8", errors="replace")
+
+
+class DirSource:
+    """Releases as folders (`<root>/v0.12.0/trl/trainer/sft_config.py`): the tests' excerpts."""
+
+    def __init__(self, root):
+        self.root = root
+
+    def releases(self, library):
+        return sorted((d for d in os.listdir(self.root) if is_release(d)), key=version_key)
+
+    def files(self, tag, folder):
+        base = os.path.join(self.root, tag)
+        out = []
+        for d, _, names in os.walk(os.path.join(base, folder)):
+            out += [os.path.relpath(os.path.join(d, n), base) for n in names if n.endswith(".py")]
+        return sorted(out)
+
+    def read(self, tag, path):
+        try:
+            with open(os.path.join(self.root, tag, path), encoding="utf-8") as f:
+                return f.read()
+        except OSError:
+            return None
+
+
+# --- extraction --------------------------------------------------------------------------------
+
+def string_value(node):
+    """The text of a string literal, implicit concatenation or `+` of literals; None otherwise."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return node.value
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+        a, b = string_value(node.left), string_value(node.right)
+        return a + b if a is not None and b is not None else None
+    if isinstance(node, ast.JoinedStr):
+        return "".join(v.value for v in node.values if isinstance(v, ast.Constant) and isinstance(v.value, str))
+    return None
+
+
+def literal(node):
+    """(True, value) for a literal default (numbers, strings, booleans, None, negated numbers)."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, (bool, int, float, str, type(None))):
+        return True, node.value
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+        ok, v = literal(node.operand)
+        if ok and isinstance(v, (int, float)) and not isinstance(v, bool):
+            return True, -v
+    s = string_value(node)
+    if s is not None:
+        return True, s
+    return False, None
+
+
+def annotation_info(node):
+    """(type, nullable, literal choices) of an annotation."""
+    text = ast.unparse(node) if node is not None else ""
+    text = text.replace("typing.", "")
+    nullable = "Optional[" in text or "None" in re.split(r"[\[\],| ]+", text)
+    choices = []
+    for sub in ast.walk(node) if node is not None else []:
+        if isinstance(sub, ast.Subscript) and ast.unparse(sub.value).split(".")[-1] == "Literal":
+            elts = sub.slice.elts if isinstance(sub.slice, ast.Tuple) else [sub.slice]
+            choices += [str(e.value) for e in elts if isinstance(e, ast.Constant) and e.value is not None]
+    core = re.sub(r"^(Optional|Union)\[|\]$", "", text)
+    words = [w for w in re.split(r"[\[\],| ]+", core) if w and w != "None"]
+    head = words[0] if words else ""
+    kinds = {"bool": "bool", "int": "int", "float": "float", "str": "str", "dict": "dict", "Dict": "dict",
+             "list": "list", "List": "list", "tuple": "list", "Tuple": "list", "Literal": "str"}
+    typ = kinds.get(head, "object")
+    if head == "Union" or ("Union[" in text and len({kinds.get(w) for w in words if w in kinds}) > 1):
+        typ = "object"
+    return typ, nullable, choices
+
+
+HELP_CHOICES = re.compile(r"must be one of[:\s]+((?:[`'\"]+[\w.\-]+[`'\"]+(?:,\s*|\s+or\s+|,\s+or\s+)?)+)",
+                          re.IGNORECASE)
+
+
+def help_choices(help_text):
+    m = HELP_CHOICES.search(help_text or "")
+    if not m:
+        return []
+    return re.findall(r"[`'\"]+([\w.\-]+)[`'\"]+", m.group(1))
+
+
+def is_dataclass(cls):
+    for d in cls.decorator_list:
+        target = d.func if isinstance(d, ast.Call) else d
+        if ast.unparse(target).split(".")[-1] == "dataclass":
+            return True
+    return False
+
+
+def class_fields(cls):
+    """The fields a dataclass body declares, in order: name -> entry."""
+    fields = {}
+    for stmt in cls.body:
+        if not isinstance(stmt, ast.AnnAssign) or not isinstance(stmt.target, ast.Name):
+            continue
+        name = stmt.target.id
+        ann = ast.unparse(stmt.annotation)
+        if "ClassVar" in ann or "InitVar" in ann:
+            continue
+        typ, nullable, choices = annotation_info(stmt.annotation)
+        entry = {"type": typ}
+        help_text = None
+        value = stmt.value
+        if isinstance(value, ast.Call) and ast.unparse(value.func).split(".")[-1] == "field":
+            kw = {k.arg: k.value for k in value.keywords if k.arg}
+            if isinstance(kw.get("init"), ast.Constant) and kw["init"].value is False:
+                continue
+            if "default" in kw:
+                ok, v = literal(kw["default"])
+                if ok:
+                    entry["default"] = v
+            meta = kw.get("metadata")
+            if isinstance(meta, ast.Dict):
+                for k, v in zip(meta.keys, meta.values):
+                    key = k.value if isinstance(k, ast.Constant) else None
+                    if key == "help":
+                        help_text = string_value(v)
+                    elif key == "choices" and isinstance(v, (ast.List, ast.Tuple)):
+                        choices = [str(e.value) for e in v.elts if isinstance(e, ast.Constant) and e.value is not None]
+        elif value is not None:
+            ok, v = literal(value)
+            if ok:
+                entry["default"] = v
+        if "default" in entry and entry["default"] is None:
+            nullable = True
+        if nullable:
+            entry["nullable"] = True
+        if not choices and help_text:
+            choices = help_choices(help_text)
+            if choices:
+                entry["choices_from"] = "help"
+        if choices:
+            entry["choices"] = choices
+        if help_text and re.search(r"\bdeprecated\b", help_text, re.IGNORECASE):
+            entry["deprecated"] = True
+        fields[name] = entry
+    return fields
+
+
+def launch_options(tree):
+    """The options `launch_command_parser` adds: name -> entry."""
+    options = {}
+    for fn in ast.walk(tree):
+        if not isinstance(fn, ast.FunctionDef) or fn.name != "launch_command_parser":
+            continue
+        for call in ast.walk(fn):
+            if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute)
+                    and call.func.attr == "add_argument"):
+                continue
+            names = [a.value for a in call.args if isinstance(a, ast.Constant) and isinstance(a.value, str)]
+            longs = [n[2:] for n in names if n.startswith("--")]
+            if not longs or longs[0] == "help":
+                continue
+            kw = {k.arg: k.value for k in call.keywords if k.arg}
+            entry = {}
+            action = kw.get("action")
+            if isinstance(action, ast.Constant) and action.value in ("store_true", "store_false"):
+                entry["value"] = False
+            elif "type" in kw:
+                entry["type"] = {"int": "int", "float": "float", "str": "str"}.get(ast.unparse(kw["type"]), "object")
+            if isinstance(kw.get("choices"), (ast.List, ast.Tuple)):
+                entry["choices"] = [str(e.value) for e in kw["choices"].elts if isinstance(e, ast.Constant)]
+            if len(longs) > 1:
+                entry["aliases"] = longs[1:]
+            help_text = string_value(kw["help"]) if "help" in kw else None
+            if help_text and re.search(r"\bdeprecated\b", help_text, re.IGNORECASE):
+                entry["deprecated"] = True
+            options[longs[0]] = entry
+    return options
+
+
+def scan_release(source, library, tag):
+    """classes: name -> {file, bases, fields}; options: launch options (accelerate)."""
+    if library == "trl":
+        paths = source.files(tag, "trl")
+    else:
+        paths = [p for p in source.files(tag, "src/accelerate")
+                 if p.endswith(("utils/dataclasses.py", "parallelism_config.py", "commands/launch.py"))]
+    found = {}
+    options = {}
+    for path in paths:
+        text = source.read(tag, path)
+        if not text or ("@dataclass" not in text and "launch_command_parser" not in text):
+            continue
+        try:
+            tree = ast.parse(text)
+        except SyntaxError:
+            continue
+        if library == "accelerate" and path.endswith("commands/launch.py"):
+            options = launch_options(tree)
+        for node in tree.body:
+            if not isinstance(node, ast.ClassDef) or not is_dataclass(node):
+                continue
+            bases = [ast.unparse(b).split(".")[-1] for b in node.bases]
+            info = {"file": path, "bases": bases, "fields": class_fields(node)}
+            # One class per name: outside trl/experimental first (the public one).
+            old = found.get(node.name)
+            if old is None or ("experimental" in old["file"] and "experimental" not in path):
+                found[node.name] = info
+    classes = {}
+    for name, info in found.items():
+        if not name.endswith(CLASS_SUFFIXES) or name.startswith("_"):
+            continue
+        fields, bases, files = {}, [], {}
+        flatten(found, name, fields, bases, files, 0)
+        for f, where in files.items():
+            if where != info["file"]:
+                fields[f] = dict(fields[f], src=where)
+        classes[name] = {"file": info["file"], "bases": bases, "fields": fields}
+    return classes, options
+
+
+def flatten(found, name, fields, bases, files, depth):
+    """Fields of `name` with those of its dataclass bases of the same release (bases first)."""
+    info = found[name]
+    for b in info["bases"]:
+        if b in found and depth < 16:
+            flatten(found, b, fields, bases, files, depth + 1)
+        elif b not in ("object", "Generic", "ABC") and b not in bases and depth == 0:
+            bases.append(b)
+        elif b not in found and b not in ("object", "Generic", "ABC") and b not in bases:
+            bases.append(b)
+    for f, entry in info["fields"].items():
+        fields[f] = entry
+        files[f] = info["file"]
+
+
+# --- tables ------------------------------------------------------------------------------------
+
+def ranges(releases, value_at):
+    """[(first, last, value)] runs of equal non-None values over the releases."""
+    out = []
+    for tag in releases:
+        v = value_at(tag)
+        if v is not None and out and out[-1][2] == v and out[-1][1] == prev:
+            out[-1] = (out[-1][0], tag, v)
+        elif v is not None:
+            out.append((tag, tag, v))
+        prev = tag
+    return out
+
+
+def scalar(v):
+    if v is None:
+        return "null"
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, (int, float)):
+        return repr(v)
+    s = str(v)
+    if re.fullmatch(r"[A-Za-z_][\w.\-/]*", s) and s.lower() not in (
+            "true", "false", "yes", "no", "on", "off", "null", "none", "y", "n"):
+        return s
+    return "'" + s.replace("'", "''") + "'"
+
+
+def flow(entry, keys):
+    parts = []
+    for k in keys:
+        if k not in entry:
+            continue
+        v = entry[k]
+        if isinstance(v, list):
+            parts.append(f"{k}: [" + ", ".join(scalar(x) for x in v) + "]")
+        else:
+            parts.append(f"{k}: {scalar(v)}")
+    return "{" + ", ".join(parts) + "}"
+
+
+def freeze(d):
+    return tuple(sorted((k, tuple(v) if isinstance(v, list) else v) for k, v in d.items()))
+
+
+def thaw(t):
+    return {k: list(v) if isinstance(v, tuple) else v for k, v in t}
+
+
+def known_classes(folder):
+    """Class names the hand-written knowledge files in `folder` describe (history_* excluded)."""
+    names = set()
+    for name in os.listdir(folder):
+        if name.endswith(".yaml") and not name.startswith("history_"):
+            with open(os.path.join(folder, name), encoding="utf-8") as f:
+                names |= set(re.findall(r"^  ([A-Z]\w+):\s*$", f.read(), re.MULTILINE))
+    return names
+
+
+# accelerate's plugins matter to launch configurations even where no rule names them yet.
+EXTRA_CLASSES = {"accelerate": {"FullyShardedDataParallelPlugin", "DeepSpeedPlugin"}}
+
+
+def generate(source, library, origin, keep=None):
+    releases = source.releases(library)
+    scans = {}
+    for tag in releases:
+        scans[tag] = scan_release(source, library, tag)
+        print(f"{library} {tag}: {len(scans[tag][0])} classes", file=sys.stderr)
+    names = [r.lstrip("v") for r in releases]
+    out = [f"# Generated by tools/knowledge_history.py from {origin}: do not edit by hand.",
+           f"# The configuration classes of {library} at each release tag listed, read from the source",
+           "# text (never imported). A range `from`..`to` names the first and last listed release where",
+           "# an entry holds; its source is the class's file (or `src`) at those tags.",
+           "history:", f"  {library}:", "    releases: [" + ", ".join(repr(n) for n in names) + "]", "    classes:"]
+    class_names = sorted({c for tag in releases for c in scans[tag][0] if keep is None or c in keep})
+    field_keys = ["from", "to", "type", "default", "nullable", "choices", "choices_from", "deprecated", "src"]
+    for cname in class_names:
+        out.append(f"      {cname}:")
+        spans = ranges(releases, lambda t: freeze({"file": scans[t][0][cname]["file"],
+                                                   "bases": scans[t][0][cname]["bases"]})
+                       if cname in scans[t][0] else None)
+        out.append("        spans:")
+        for first, last, v in spans:
+            d = thaw(v)
+            out.append("          - " + flow({"from": first.lstrip("v"), "to": last.lstrip("v"), "file": d["file"],
+                                              "bases": d["bases"]}, ["from", "to", "file", "bases"]))
+        out.append("        fields:")
+        fnames = []
+        for t in releases:
+            for f in scans[t][0].get(cname, {}).get("fields", {}):
+                if f not in fnames:
+                    fnames.append(f)
+        for fname in sorted(fnames):
+            fr = ranges(releases, lambda t: freeze(scans[t][0][cname]["fields"][fname])
+                        if cname in scans[t][0] and fname in scans[t][0][cname]["fields"] else None)
+            items = [flow(dict(thaw(v), **{"from": a.lstrip("v"), "to": b.lstrip("v")}), field_keys)
+                     for a, b, v in fr]
+            out.append(f"          {fname}: [" + ", ".join(items) + "]")
+    if library == "accelerate":
+        out.append("    launch_options:")
+        onames = sorted({o for t in releases for o in scans[t][1]})
+        for oname in onames:
+            fr = ranges(releases, lambda t: freeze(scans[t][1][oname]) if oname in scans[t][1] else None)
+            items = [flow(dict(thaw(v), **{"from": a.lstrip("v"), "to": b.lstrip("v")}),
+                          ["from", "to", "value", "type", "choices", "aliases", "deprecated"]) for a, b, v in fr]
+            out.append(f"      {oname}: [" + ", ".join(items) + "]")
+    return "\n".join(out) + "\n"
+
+
+def main(argv):
+    if len(argv) < 2 or argv[0] not in ("trl", "accelerate", "dir"):
+        print(__doc__, file=sys.stderr)
+        return 2
+    if argv[0] == "dir":
+        # dir ROOT [library]: releases as folders under ROOT; the library defaults to trl.
+        library = argv[2] if len(argv) > 2 and argv[2] in MIN_RELEASE else "trl"
+        sys.stdout.write(generate(DirSource(argv[1]), library, "excerpts"))
+        return 0
+    if len(argv) < 3:
+        print(__doc__, file=sys.stderr)
+        return 2
+    library, repo = argv[0], argv[1]
+    head = subprocess.run(["git", "-C", repo, "describe", "--tags", "--always"], capture_output=True, text=True)
+    # Only the classes trl-lint knows by name (the hand-written files beside the output).
+    keep = known_classes(os.path.dirname(os.path.abspath(argv[2]))) | EXTRA_CLASSES.get(library, set())
+    text = generate(GitSource(repo), library, f"the git tags of huggingface/{library} ({head.stdout.strip()})", keep)
+    with open(argv[2], "w", encoding="utf-8") as f:
+        f.write(text)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
