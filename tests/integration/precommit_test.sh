@@ -6,7 +6,7 @@
 set -euo pipefail
 bin=$(realpath "$1")
 src=$(realpath "$2")
-command -v pre-commit >/dev/null || { echo "pre-commit is not installed (run make setup)"; exit 1; }
+command -v pre-commit >/dev/null || { echo "pre-commit is not installed (run make setup-test)"; exit 1; }
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
