@@ -3,7 +3,8 @@ BUILD ?= build
 JOBS ?= $(shell nproc)
 CMAKE_FLAGS ?= -DCMAKE_BUILD_TYPE=RelWithDebInfo
 
-.PHONY: help setup setup-test setup-check configure build fuzz-build fuzz test-asan demo test check check-extra lint lint-format lint-tidy clean bench-eval bench-lsp bench
+PYTHON ?= python3
+.PHONY: wheel help setup setup-test setup-check configure build fuzz-build fuzz test-asan demo test check check-extra lint lint-format lint-tidy clean bench-eval bench-lsp bench
 FUZZ_BUILD ?= $(BUILD)/fuzz
 FUZZ_SECONDS ?= 60
 FUZZ_TARGETS = python yaml shell markdown config runs lsp
@@ -79,6 +80,14 @@ check-extra: setup-check $(BUILD)/CMakeCache.txt ## The check tier alone: clang-
 	cmake --build $(BUILD) -j $(JOBS)
 	@$(MAKE) --no-print-directory fuzz-build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS) -L '^check$$'
+
+# The wheel packages build/trl-lint (stripped) through the in-tree backend of pyproject.toml;
+# `pip install .` builds its own binary in build/wheel instead. Offline: the backend needs no
+# package from an index.
+wheel: $(BUILD)/CMakeCache.txt ## Build the Python wheel (trl-lint binary inside) into dist/
+	cmake --build $(BUILD) -j $(JOBS) --target trl-lint
+	TRL_LINT_BINARY=$(abspath $(BUILD))/trl-lint $(PYTHON) -m pip wheel --no-deps --no-index -w dist .
+	@ls -l dist/*.whl
 
 lint: lint-format lint-tidy ## clang-format --dry-run and clang-tidy over all of analyzer/ rules/ tests/ bench/
 
