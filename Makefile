@@ -3,7 +3,8 @@ BUILD ?= build
 JOBS ?= $(shell nproc)
 CMAKE_FLAGS ?= -DCMAKE_BUILD_TYPE=RelWithDebInfo
 
-.PHONY: help setup configure build fuzz-build fuzz test-asan demo test lint lint-format lint-tidy clean bench-eval bench-lsp bench
+PYTHON ?= python3
+.PHONY: wheel help setup setup-test setup-check configure build fuzz-build fuzz test-asan demo test check check-extra lint lint-format lint-tidy clean bench-eval bench-lsp bench
 FUZZ_BUILD ?= $(BUILD)/fuzz
 FUZZ_SECONDS ?= 60
 FUZZ_TARGETS = python yaml shell markdown config runs lsp
@@ -12,21 +13,26 @@ ASAN_BUILD ?= build-asan
 help: ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-12s %s\n", $$1, $$2}'
 
-setup: ## Install the Debian packages and npm grammars the build and the tests need
-	@scripts/setup.sh
+setup: ## Install what the build needs (Debian packages, the npm-pinned grammars); tools come with their tier
+	@scripts/setup.sh build
+
+setup-test: ## Install what `make test` needs: the build's packages and git, pre-commit, strace, python3-venv
+	@scripts/setup.sh test
+
+setup-check: ## Install what `make check` adds: clang-14/libFuzzer, clang-tidy, Neovim, Emacs, the SARIF multitool
+	@scripts/setup.sh check
 
 $(BUILD)/CMakeCache.txt:
 	cmake -S . -B $(BUILD) $(CMAKE_FLAGS)
 
 configure: $(BUILD)/CMakeCache.txt ## Configure the build folder (cmake) without building
 
-build: $(BUILD)/CMakeCache.txt ## Build build/trl-lint, the tests, and the libFuzzer targets (run `make setup` first)
+build: $(BUILD)/CMakeCache.txt ## Build build/trl-lint, the tests and the benchmarks (run `make setup` first; no fuzzers)
 	cmake --build $(BUILD) -j $(JOBS)
-	@$(MAKE) --no-print-directory fuzz-build
 
 # The libFuzzer targets need clang: a second build folder, configured with clang-14 and the
-# sanitizers. ccache keeps it cheap after the first build. FUZZ=0 skips it (the fuzz-smoke tests
-# then fail, saying so).
+# sanitizers. ccache keeps it cheap after the first build. `make check` builds it; FUZZ=0 skips it
+# (the fuzz-smoke tests then fail, saying so).
 fuzz-build: ## Build the libFuzzer targets with clang-14 in build/fuzz
 	@if [ "$(FUZZ)" = 0 ]; then echo "fuzz-build: skipped (FUZZ=0)"; \
 	elif ! command -v clang++-14 >/dev/null 2>&1; then echo "fuzz-build: clang++-14 missing; run \`make setup\`"; \
@@ -42,23 +48,46 @@ fuzz: fuzz-build ## Fuzz every target for FUZZ_SECONDS (60) each; corpora kept i
 	  tests/fuzz/run_fuzzer.sh fuzz $(FUZZ_BUILD)/tests/fuzz/fuzz_$$t $$t $(FUZZ_SECONDS) $(FUZZ_BUILD)/corpus/$$t || exit 1; \
 	done
 
-# The sanitized suite leaves out what runs no sanitized code: the lint tests (label `lint`:
-# clang-format, clang-tidy) and integration/new-rule (label `build`: it builds its own copy with
-# the default flags). `make test` runs them.
-test-asan: setup ## Build with AddressSanitizer+UndefinedBehaviorSanitizer in build-asan and run the suite (all but lint and new-rule)
+# The sanitized suite is the test tier (every test without the label `check`) under the
+# sanitizers: the check tier's tests run no more of our code than it does under sanitizers
+# (clang-format, clang-tidy, the new-rule build) or repeat it over every fixture project many times.
+test-asan: setup-test ## Build with AddressSanitizer+UndefinedBehaviorSanitizer in build-asan and run the test tier there
 	[ -f $(ASAN_BUILD)/CMakeCache.txt ] || cmake -S . -B $(ASAN_BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo \
 	  -DTRL_LINT_SANITIZE=ON -DTRL_LINT_FUZZ_SMOKE=OFF
-	cmake --build $(ASAN_BUILD) -j $(JOBS)
+	cmake --build $(ASAN_BUILD) -j $(JOBS) --target test_binaries
 	cd $(ASAN_BUILD) && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:detect_stack_use_after_return=1 \
-	  UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 ctest --output-on-failure -j $(JOBS) -LE 'lint|build'
+	  UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 ctest --output-on-failure -j $(JOBS) -LE '^check$$'
 
-demo: setup build ## Set up, build, and lint the bundled example project
+demo: setup $(BUILD)/CMakeCache.txt ## Install what the build needs, build build/trl-lint alone, lint the bundled example project
+	cmake --build $(BUILD) -j $(JOBS) --target trl-lint
 	@echo "== trl-lint fixtures/example =="
 	@cd fixtures/example && ../../$(BUILD)/trl-lint . ; status=$$?; \
 	  echo "(exit code $$status: 0 clean, 1 findings, 2 error)"; [ $$status -le 1 ]
 
-test: setup build ## Set up, build, and run the whole test suite through ctest (includes clang-format and clang-tidy over all our C++)
-	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
+# Two tiers of tests (ctest labels, declared beside each test in tests/CMakeLists.txt):
+# `make test` runs every test without the label `check`; `make check` runs those too, then the
+# `check` ones and the sanitized suite.
+test: setup-test $(BUILD)/CMakeCache.txt ## Install the test tools, build trl-lint and the test binaries, run the test tier (unit, golden, integration)
+	cmake --build $(BUILD) -j $(JOBS) --target test_binaries
+	cd $(BUILD) && ctest --output-on-failure -j $(JOBS) -LE '^check$$'
+
+check: ## `make test`, then the check tier (`make check-extra`) and the sanitized suite (`make test-asan`)
+	@$(MAKE) --no-print-directory test
+	@$(MAKE) --no-print-directory check-extra
+	@$(MAKE) --no-print-directory test-asan
+
+check-extra: setup-check $(BUILD)/CMakeCache.txt ## The check tier alone: clang-tidy, libFuzzer build and smoke runs, editors, new-rule, SARIF multitool
+	cmake --build $(BUILD) -j $(JOBS)
+	@$(MAKE) --no-print-directory fuzz-build
+	cd $(BUILD) && ctest --output-on-failure -j $(JOBS) -L '^check$$'
+
+# The wheel packages build/trl-lint (stripped) through the in-tree backend of pyproject.toml;
+# `pip install .` builds its own binary in build/wheel instead. Offline: the backend needs no
+# package from an index.
+wheel: $(BUILD)/CMakeCache.txt ## Build the Python wheel (trl-lint binary inside) into dist/
+	cmake --build $(BUILD) -j $(JOBS) --target trl-lint
+	TRL_LINT_BINARY=$(abspath $(BUILD))/trl-lint $(PYTHON) -m pip wheel --no-deps --no-index -w dist .
+	@ls -l dist/*.whl
 
 lint: lint-format lint-tidy ## clang-format --dry-run and clang-tidy over all of analyzer/ rules/ tests/ bench/
 

@@ -15,7 +15,7 @@ sources() {  # our C++ files matching the given extensions, sorted
 
 find_tool() {
   for t in "$@"; do command -v "$t" >/dev/null 2>&1 && { echo "$t"; return 0; }; done
-  echo "lint: none of $* is installed (make setup installs them)" >&2
+  echo "lint: none of $* is installed (make setup-check installs them)" >&2
   exit 2
 }
 

@@ -33,6 +33,7 @@
 #include "analyzer/util/parallel.hpp"
 #include "rules/registry.hpp"
 #include "rules/support/rule_support.hpp"
+#include "trl_lint_version.h"  // generated: TRL_LINT_VERSION_STRING (version and commit)
 
 namespace {
 
@@ -433,7 +434,7 @@ int main(int argc, char** argv) {
   if (std::none_of(argv + 1, argv + argc, [](const char* a) { return std::string_view(a) == "server"; }))
     trl::prefer_huge_pages();
   CLI::App app{"trl-lint: finds configuration mistakes in TRL / accelerate / transformers training setups"};
-  app.set_version_flag("--version", "trl-lint 0.1.0");
+  app.set_version_flag("--version", "trl-lint " TRL_LINT_VERSION_STRING);
   std::vector<std::string> paths;
   std::string format = "full";
   std::string color = "auto";

@@ -291,7 +291,7 @@ class Server {
              {{"textDocumentSync", {{"openClose", true}, {"change", 2}, {"save", {{"includeText", false}}}}},
               {"codeActionProvider", {{"codeActionKinds", {"quickfix", "source.fixAll.trl-lint"}}}},
               {"hoverProvider", true}}},
-            {"serverInfo", {{"name", "trl-lint"}, {"version", "0.1.0"}}}};
+            {"serverInfo", {{"name", "trl-lint"}, {"version", TRL_LINT_VERSION}}}};
   }
 
   // --- analysis ---

@@ -12,7 +12,7 @@ root=$(cd "$here/../.." && pwd)
 
 if [ ! -x "$bin" ]; then
   echo "fuzz target $bin is not built."
-  echo "Run \`make build\` (it builds the libFuzzer targets in build/fuzz with clang-14; \`make setup\` installs clang-14 and libfuzzer-14-dev)."
+  echo "Run \`make fuzz-build\` (it builds the libFuzzer targets in build/fuzz with clang-14; \`make setup-check\` installs clang-14 and libfuzzer-14-dev)."
   exit 1
 fi
 

@@ -1,12 +1,19 @@
 #!/usr/bin/env bash
-# Runs Debian's real pre-commit against a temporary git repository whose hook is the
-# `trl-lint` hook of .pre-commit-hooks.yaml, as a `repo: local` hook pointing at the built
-# binary (no network). A commit that brings packing and context parallelism together is refused
+# Runs Debian's real pre-commit against a temporary git repository, offline, with one of the
+# hooks of .pre-commit-hooks.yaml:
+# - `system` (default): the `trl-lint-system` hook (`language: system`), as a `repo: local` hook
+#   pointing at the built binary.
+# - `python`: the `trl-lint` hook (`language: python`) exactly as a user adds it (`repo:`, `rev:`,
+#   `id: trl-lint`), the repository being a git copy of this checkout's tracked files. pre-commit
+#   makes its virtualenv and `pip install`s the repository with PIP_NO_INDEX=1; the build backend
+#   packages the binary under test (TRL_LINT_BINARY) instead of compiling it again. A commit that brings packing and context parallelism together is refused
 # with the finding, even though only the accelerate YAML is staged; a clean commit passes.
+# Usage: precommit_test.sh TRL_LINT_BINARY SOURCE_DIR [system|python]
 set -euo pipefail
 bin=$(realpath "$1")
 src=$(realpath "$2")
-command -v pre-commit >/dev/null || { echo "pre-commit is not installed (run make setup)"; exit 1; }
+mode=${3:-system}
+command -v pre-commit >/dev/null || { echo "pre-commit is not installed (run make setup-test)"; exit 1; }
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -18,15 +25,36 @@ mkdir -p "$repo/recipes" "$repo/scripts"
 cd "$repo"
 git init -q -b main .
 
-# The hook as the manifest defines it, with the entry pointing at the binary under test.
-{
-  echo "repos:"
-  echo "  - repo: local"
-  echo "    hooks:"
-  sed -e '/^#/d' -e '/^ *#/d' -e "s|^\(  \)\{0,1\}entry: trl-lint\$|  entry: $bin|" -e 's/^/      /' \
-    "$src/.pre-commit-hooks.yaml"
-} > .pre-commit-config.yaml
-grep -q "entry: $bin" .pre-commit-config.yaml || { echo "could not point the hook at $bin"; cat .pre-commit-config.yaml; exit 1; }
+if [ "$mode" = python ]; then
+  # The hook repository: this checkout's tracked files (as they are on disk), one commit.
+  hooks=$tmp/trl-lint-repo
+  mkdir -p "$hooks"
+  (cd "$src" && git ls-files -z | xargs -0 cp -P --parents -t "$hooks" 2>/dev/null || true)
+  [ -f "$hooks/pyproject.toml" ] && [ -f "$hooks/.pre-commit-hooks.yaml" ] || { echo "could not copy the checkout"; exit 1; }
+  git -C "$hooks" init -q -b main . && git -C "$hooks" add -A && git -C "$hooks" commit -qm "trl-lint"
+  cat > .pre-commit-config.yaml <<YAML
+repos:
+  - repo: $hooks
+    rev: $(git -C "$hooks" rev-parse HEAD)
+    hooks:
+      - id: trl-lint
+YAML
+  export PIP_NO_INDEX=1 PIP_DISABLE_PIP_VERSION_CHECK=1 PIP_CONFIG_FILE=/dev/null TRL_LINT_BINARY=$bin
+  # No trl-lint on the PATH: the hook must use the one installed in its environment.
+  export PATH=/usr/local/bin:/usr/bin:/bin
+  ! command -v trl-lint >/dev/null || { echo "trl-lint is on the PATH ($(command -v trl-lint)): the test needs it absent"; exit 1; }
+else
+  # The hook as the manifest defines it, with the entry pointing at the binary under test.
+  {
+    echo "repos:"
+    echo "  - repo: local"
+    echo "    hooks:"
+    # The block of the trl-lint-system hook, from its `- id:` line to the next hook's.
+    awk '/^- id: /{keep = ($3 == "trl-lint-system")} keep' "$src/.pre-commit-hooks.yaml" \
+      | sed -e '/^ *#/d' -e "s|^\(  \)entry: trl-lint\$|  entry: $bin|" -e 's/^/      /'
+  } > .pre-commit-config.yaml
+  grep -q "language: system" .pre-commit-config.yaml && grep -q "entry: $bin" .pre-commit-config.yaml || { echo "could not point the hook at $bin"; cat .pre-commit-config.yaml; exit 1; }
+fi
 
 cat > launch.sh <<'SH'
 #!/usr/bin/env bash
@@ -61,6 +89,11 @@ fail() { echo "FAIL: $1"; echo "--- hook output:"; cat "$tmp/out"; exit 1; }
 pre-commit install >/dev/null
 git add -A
 git commit -qm "clean start" >"$tmp/out" 2>&1 || { echo "FAIL: the clean first commit was refused"; exit 1; }
+if [ "$mode" = python ]; then
+  # The hook ran from the virtualenv pre-commit made for it, with trl-lint installed there.
+  ls "$PRE_COMMIT_HOME"/repo*/py_env-*/bin/trl-lint >/dev/null 2>&1 \
+    || { echo "FAIL: no trl-lint in a py_env of $PRE_COMMIT_HOME"; cat "$tmp/out"; exit 1; }
+fi
 commits() { git rev-list --count HEAD; }
 [ "$(commits)" = 1 ]
 

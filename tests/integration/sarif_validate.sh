@@ -2,13 +2,13 @@
 # Validates the SARIF output of every fixture project with the Microsoft SARIF multitool
 # (`validate --rule-kind "Sarif;Ghas"`: the SARIF 2.1.0 rules plus GitHub's ingestion rules).
 # Passes only with zero errors and zero warnings. The validator is pinned in tools/sarif and
-# installed by `make setup`; a missing validator is a failure, never a skip.
+# installed by `make setup-check`; a missing validator is a failure, never a skip.
 set -u
 bin=$1
 src=$2
 validator=$(cd "$src/tools/sarif" && node -p "require('@microsoft/sarif-multitool')" 2>/dev/null)
 if [ -z "$validator" ] || [ ! -x "$validator" ]; then
-  echo "SARIF multitool not installed: run \`make setup\` (npm ci in tools/sarif)"
+  echo "SARIF multitool not installed: run \`make setup-check\` (npm ci in tools/sarif)"
   exit 1
 fi
 out=$(mktemp -d)

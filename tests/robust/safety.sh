@@ -17,7 +17,7 @@ work=$(mktemp -d)
 traces=$(mktemp -d)
 trap 'rm -rf "$work" "$traces"' EXIT
 fail() { echo "FAIL: $*"; exit 1; }
-command -v strace >/dev/null || fail "strace is missing: run \`make setup\`"
+command -v strace >/dev/null || fail "strace is missing: run \`make setup-test\`"
 
 proj=$work/proj
 cp -r "$src/fixtures/trl101/yaml_packing_accel_yaml_cp" "$proj"

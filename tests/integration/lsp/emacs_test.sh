@@ -8,8 +8,8 @@ set -euo pipefail
 trl=$(realpath "$1")
 src=$(realpath "$2")
 fixture=${3:-$src/fixtures/trl101/python_packing_accel_yaml_cp}
-command -v emacs >/dev/null || { echo "emacs is not installed: run make setup"; exit 1; }
-command -v git >/dev/null || { echo "git is not installed: run make setup"; exit 1; }
+command -v emacs >/dev/null || { echo "emacs is not installed: run make setup-check"; exit 1; }
+command -v git >/dev/null || { echo "git is not installed: run make setup-check"; exit 1; }
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 cp -r "$fixture" "$work/project"

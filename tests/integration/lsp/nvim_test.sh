@@ -4,7 +4,7 @@
 set -euo pipefail
 trl=$(realpath "$1")
 src=$(realpath "$2")
-command -v nvim >/dev/null || { echo "nvim is not installed: run make setup"; exit 1; }
+command -v nvim >/dev/null || { echo "nvim is not installed: run make setup-check"; exit 1; }
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 cp -r "$src/fixtures/trl101/yaml_packing_accel_yaml_cp" "$work/project"

@@ -5,7 +5,7 @@
 # temporary folder. Usage: vscode_vsix.sh SOURCE_DIR
 set -euo pipefail
 src=$(realpath "$1")/editors/vscode
-[ -x "$src/node_modules/.bin/vsce" ] || { echo "editors/vscode/node_modules missing: run make setup"; exit 1; }
+[ -x "$src/node_modules/.bin/vsce" ] || { echo "editors/vscode/node_modules missing: run make setup-check"; exit 1; }
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 cd "$src"
