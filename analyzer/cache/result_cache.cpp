@@ -28,7 +28,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-constexpr std::string_view kMagic = "TRLCACHE6";
+constexpr std::string_view kMagic = "TRLCACHE7";
 constexpr std::string_view kFactsMagic = "TRLFACTS1";
 constexpr std::string_view kPartsMagic = "TRLPARTS2";
 constexpr std::uint64_t kSeedA = 0x51ed2701a3c4e5f7ull, kSeedB = 0x2545f4914f6cdd1dull;
@@ -407,7 +407,8 @@ bool ResultCache::probes_hold() const {
   return *probes_hold_;
 }
 
-std::optional<std::vector<Diagnostic>> ResultCache::lookup(Project& project, const LoadOptions& options) const {
+std::optional<std::vector<Diagnostic>> ResultCache::lookup(Project& project, const LoadOptions& options,
+                                                           std::size_t* runs) const {
   if (!tail_ || !probes_hold()) return std::nullopt;
   try {
     bin::Reader p(std::string_view(entry_).substr(probes_end_));
@@ -436,7 +437,10 @@ std::optional<std::vector<Diagnostic>> ResultCache::lookup(Project& project, con
     const std::uint32_t size = p.u32();
     const std::string_view diags = p.rest().substr(0, size);
     p.skip(size);
-    return decode_diagnostics(diags, project);
+    const std::uint32_t judged = p.u32();
+    auto decoded = decode_diagnostics(diags, project);
+    if (decoded && runs) *runs = judged;
+    return decoded;
   } catch (const bin::BinaryFormatError&) {
     return std::nullopt;
   }
@@ -448,7 +452,7 @@ void encode_parts(bin::Writer& p, const Project& project, std::uint64_t frame, c
 }  // namespace
 
 bool ResultCache::store(const Project& project, const std::vector<Diagnostic>& diags, std::int64_t read_start_ns,
-                        const JudgedParts* parts) const {
+                        const JudgedParts* parts, std::size_t runs) const {
   // JSON configurations named by Python code are read from outside the discovered files: their
   // presence and contents are not in the key, so such an analysis is not stored.
   if (names_json_files(project)) return false;
@@ -519,6 +523,7 @@ bool ResultCache::store(const Project& project, const std::vector<Diagnostic>& d
   p.u32(static_cast<std::uint32_t>(shown.size()));
   for (FileId id : shown) p.u32(static_cast<std::uint32_t>(id));
   p.str(encode_diagnostics(diags));
+  p.u32(static_cast<std::uint32_t>(runs));
   bin::Writer head;
   head.out.append(kMagic);
   head.u64(bin::hash64(p.out));
