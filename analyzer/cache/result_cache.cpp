@@ -407,7 +407,8 @@ bool ResultCache::probes_hold() const {
   return *probes_hold_;
 }
 
-std::optional<std::vector<Diagnostic>> ResultCache::lookup(Project& project, const LoadOptions& options) const {
+std::optional<std::vector<Diagnostic>> ResultCache::lookup(Project& project, const LoadOptions& options,
+                                                           std::size_t* runs) const {
   if (!tail_ || !probes_hold()) return std::nullopt;
   try {
     bin::Reader p(std::string_view(entry_).substr(probes_end_));
@@ -446,7 +447,10 @@ std::optional<std::vector<Diagnostic>> ResultCache::lookup(Project& project, con
     const std::uint32_t size = p.u32();
     const std::string_view diags = p.rest().substr(0, size);
     p.skip(size);
-    return decode_diagnostics(diags, project);
+    const std::uint32_t judged = p.u32();
+    auto decoded = decode_diagnostics(diags, project);
+    if (decoded && runs) *runs = judged;
+    return decoded;
   } catch (const bin::BinaryFormatError&) {
     return std::nullopt;
   }
@@ -458,7 +462,7 @@ void encode_parts(bin::Writer& p, const Project& project, std::uint64_t frame, c
 }  // namespace
 
 bool ResultCache::store(const Project& project, const std::vector<Diagnostic>& diags, std::int64_t read_start_ns,
-                        const JudgedParts* parts) const {
+                        const JudgedParts* parts, std::size_t runs) const {
   // JSON configurations named by Python code are read from outside the discovered files: which
   // names found a file is among the disk probes below, and each file read is recorded with the
   // hash of its bytes, which lookup checks.
@@ -540,6 +544,7 @@ bool ResultCache::store(const Project& project, const std::vector<Diagnostic>& d
   p.u32(static_cast<std::uint32_t>(shown.size()));
   for (FileId id : shown) p.u32(static_cast<std::uint32_t>(id));
   p.str(encode_diagnostics(diags));
+  p.u32(static_cast<std::uint32_t>(runs));
   bin::Writer head;
   head.out.append(kMagic);
   head.u64(bin::hash64(p.out));

@@ -74,14 +74,17 @@ class ResultCache {
   void prepare(const Project& project, Configuration& config);
   // The findings stored for this key, or nothing (miss, or a damaged entry). Reads the files
   // the findings point into (read_unread), which must still have the recorded contents.
-  std::optional<std::vector<Diagnostic>> lookup(Project& project, const LoadOptions& options) const;
+  // `runs`: set to the number of runs the stored analysis judged.
+  std::optional<std::vector<Diagnostic>> lookup(Project& project, const LoadOptions& options,
+                                                std::size_t* runs = nullptr) const;
   // Stores the findings of the analysis of `project` (after extraction). Files still unread (the
   // deferred Python files nothing reached, see read_needed) keep the records they were read on.
   // `read_start_ns`: when this run began reading files (the records' time). With `parts`, the
   // findings of each run and script too (kept_parts). False when the entry could not be written;
   // the cache is then simply not used.
+  // `runs`: how many runs the analysis judged (lookup gives it back for the summary line).
   bool store(const Project& project, const std::vector<Diagnostic>& diags, std::int64_t read_start_ns,
-             const JudgedParts* parts = nullptr) const;
+             const JudgedParts* parts = nullptr, std::size_t runs = 0) const;
 
   // After a miss, once `project` is extracted: the parts the entry keeps (analyzer/report/rejudge.hpp),
   // and per file whether its contents changed since, when they may be judged from: the entry's

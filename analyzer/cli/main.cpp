@@ -81,28 +81,74 @@ int print_rule(const std::string& code, bool all) {
   return 0;
 }
 
-// Explicit files (as pre-commit passes them): the whole project they belong to is analysed,
-// and only findings whose primary or related locations are in one of those files are kept.
+// The paths named on the command line (default: the working folder). The project each belongs
+// to is analysed whole (project_root_of), and only the findings whose primary or related
+// locations are in a named file or under a named folder are reported: naming a path filters what
+// is reported, it never narrows what is analysed (pre-commit passes the staged files).
 struct Focus {
-  std::set<std::string> files;  // canonical absolute paths; empty: keep everything
+  std::set<std::string> files;    // canonical absolute paths
+  std::set<std::string> folders;  // canonical absolute paths, each a project root or below one
+  bool everything = true;         // every named folder is a project root: nothing to filter
   bool touches(const trl::Project& project, trl::Span span) const {
     if (!span.valid() || span.file >= project.sources.size()) return false;
     std::error_code ec;
-    const auto p = std::filesystem::weakly_canonical(project.sources.get(span.file).abs_path, ec);
-    return files.count(p.string()) > 0;
+    const std::string p = std::filesystem::weakly_canonical(project.sources.get(span.file).abs_path, ec).string();
+    if (files.count(p)) return true;
+    return std::any_of(folders.begin(), folders.end(), [&](const std::string& f) {
+      return f == "/" || (p.size() > f.size() && p.compare(0, f.size(), f) == 0 && p[f.size()] == '/');
+    });
   }
   bool keeps(const trl::Project& project, const trl::Diagnostic& d) const {
-    if (files.empty() || touches(project, d.span)) return true;
+    if (everything || touches(project, d.span)) return true;
     return std::any_of(d.related.begin(), d.related.end(),
                        [&](const trl::RelatedLocation& r) { return touches(project, r.span); });
   }
 };
+
+// The projects the named paths belong to, each once and in one order whatever the order of the
+// paths (a project inside another named one is analysed as part of it), and the focus on the
+// paths. Paths that do not exist are kept as given: the analysis reports them.
+std::vector<std::string> scope_of(const std::vector<std::string>& paths, Focus& focus) {
+  namespace fs = std::filesystem;
+  std::set<std::string> roots;
+  std::vector<std::string> missing;
+  for (const auto& given : paths) {
+    std::error_code ec;
+    const fs::path abs = fs::absolute(given, ec).lexically_normal();
+    if (ec || !fs::exists(abs, ec)) {
+      missing.push_back(given);
+      continue;
+    }
+    std::string canonical = fs::weakly_canonical(abs, ec).string();
+    if (canonical.size() > 1 && canonical.back() == '/') canonical.pop_back();
+    const std::string root = trl::project_root_of(canonical);
+    roots.insert(root);
+    if (fs::is_directory(canonical, ec)) {
+      focus.folders.insert(canonical);
+      if (canonical != root) focus.everything = false;
+    } else {
+      focus.files.insert(canonical);
+      focus.everything = false;
+    }
+  }
+  std::vector<std::string> out;
+  for (const auto& r : roots) {
+    // Sorted, so a folder comes before the folders inside it.
+    const bool inside = std::any_of(out.begin(), out.end(), [&](const std::string& o) {
+      return o == "/" || (r.size() > o.size() && r.compare(0, o.size(), o) == 0 && r[o.size()] == '/');
+    });
+    if (!inside) out.push_back(r);
+  }
+  out.insert(out.end(), missing.begin(), missing.end());
+  return out;
+}
 
 struct Analysis {
   trl::Project project;
   std::vector<trl::TrainingRun> runs;  // empty when the findings came from the cache (only the runs built
                                        // again when they came from its parts)
   std::vector<trl::Diagnostic> diags;
+  std::size_t run_count = 0;  // the runs judged (also when the findings came from the cache)
   // The result cache that served or stored the findings, kept with them: main() ends without
   // unwinding (see the end of main), which spares freeing its records of every file too.
   std::unique_ptr<trl::cache::ResultCache> cache;
@@ -171,7 +217,7 @@ Analysis analyse(trl::LoadOptions options, trl::Configuration& config, const Foc
   std::size_t from_pack = 0;
   if (cache) {
     cache->prepare(a.project, config);
-    if (auto diags = cache->lookup(a.project, options)) {
+    if (auto diags = cache->lookup(a.project, options, &a.run_count)) {
       a.diags = std::move(*diags);
       hit = true;
     } else {
@@ -225,10 +271,12 @@ Analysis analyse(trl::LoadOptions options, trl::Configuration& config, const Foc
       a.runs = std::move(again.runs);
       a.diags = std::move(again.diags);
       parts = std::move(again.parts);
+      a.run_count = parts.runs.size();
     } else {
       a.runs = trl::build_runs(a.project, trl::Knowledge::get(), declared, options.threads);
       trl::apply_target_versions(a.runs, a.project, config);
       a.diags = trl::collect_diagnostics(a.project, a.runs, selection, options.threads, cache ? &parts : nullptr);
+      a.run_count = a.runs.size();
     }
     trl::apply_settings(a.diags, a.project, config);
     trl::apply_suppressions(a.project, a.diags, selection, [&](trl::FileId file, const std::string& code) {
@@ -240,7 +288,7 @@ Analysis analyse(trl::LoadOptions options, trl::Configuration& config, const Foc
     // One writer in the cache folder at a time: the pack is done before the entry is written.
     // (What writing the pack threw, it throws here, and the entry is not written.)
     const bool facts_stored = !facts_written.valid() || facts_written.get();
-    if (cache && !cache->store(a.project, a.diags, read_start, &parts) && cache_choice.trace)
+    if (cache && !cache->store(a.project, a.diags, read_start, &parts, a.run_count) && cache_choice.trace)
       std::cerr << "trl-lint: cache not written " << cache->entry_path() << '\n';
     // The facts hold even when the findings are not stored (an analysis that read JSON files).
     if (cache && !facts_stored && cache_choice.trace)
@@ -263,7 +311,7 @@ Analysis analyse(trl::LoadOptions options, trl::Configuration& config, const Foc
 // reported because it touches a named file may have its fix in another one (TRL501's rename in a
 // script, reported through the requirements.txt pin); that fix is left out.
 void keep_fixes_in_focus(std::vector<trl::Diagnostic>& diags, const trl::Project& project, const Focus& focus) {
-  if (focus.files.empty()) return;
+  if (focus.everything) return;
   for (auto& d : diags)
     std::erase_if(d.fixes, [&](const trl::Fix& f) {
       return std::any_of(f.edits.begin(), f.edits.end(),
@@ -645,22 +693,8 @@ int main(int argc, char** argv) {
     }
     options.target_versions = std::move(targets);
     Focus focus;
-    if (!*runs_cmd && !*show_cmd && !*graph_cmd && !paths.empty()) {
-      namespace fs = std::filesystem;
-      std::error_code ec;
-      const bool files_only =
-          std::all_of(paths.begin(), paths.end(), [&](const std::string& p) { return fs::is_regular_file(p, ec); });
-      if (files_only) {
-        std::vector<std::string> roots;
-        for (const auto& p : paths) {
-          const std::string abs = fs::weakly_canonical(fs::absolute(p, ec), ec).string();
-          focus.files.insert(abs);
-          const std::string root = trl::project_root_of(abs);
-          if (std::find(roots.begin(), roots.end(), root) == roots.end()) roots.push_back(root);
-        }
-        options.paths = roots;
-      }
-    }
+    if (!*runs_cmd && !*show_cmd && !*graph_cmd && (!paths.empty() || stdin_filename.empty()))
+      options.paths = scope_of(options.paths, focus);
     if (!stdin_filename.empty()) {
       // Without folders to analyse, the project is the one the file belongs to (its repository),
       // not the working folder: an editor may run the tool from the buffer's folder, or from
@@ -769,12 +803,15 @@ int main(int argc, char** argv) {
                             output == trl::OutputFormat::Json || output == trl::OutputFormat::JsonLines);
     } else {
       trl::ReportOptions report;
-      report.quiet = quiet;
       report.color = use_color(color);
       trl::print_report(findings_out, output, diags, project, report);
     }
     if (fix_stdin_text) std::cout << options.overlay->text;
     if (fixed && !quiet) std::cerr << "Fixed " << fixed << " finding" << (fixed == 1 ? "" : "s") << ".\n";
+    if (!quiet) {
+      std::cout.flush();  // the findings before the summary, when both go to one terminal
+      std::cerr << trl::summary_line(project.sources.size(), a.run_count, diags) << '\n';
+    }
     std::cout.flush();
     std::cerr.flush();
     // --fail-on, else the root configuration's `fail-on`, else any finding fails.

@@ -155,21 +155,34 @@ std::vector<const Settings*> Configuration::resolved() const {
   return out;
 }
 
+bool is_project_root(const std::string& abs_dir) {
+  std::error_code ec;
+  const fs::path dir(abs_dir);
+  if (fs::exists(dir / ".git", ec)) return true;  // a folder, or a file (a worktree's link)
+  for (const char* name : {"pyproject.toml", "setup.py", "setup.cfg"})
+    if (fs::is_regular_file(dir / name, ec)) return true;
+  return config_in(dir).has_value();
+}
+
 std::string project_root_of(const std::string& abs_path) {
   std::error_code ec;
   fs::path p = fs::path(abs_path).lexically_normal();
-  fs::path start = fs::is_directory(p, ec) ? p : p.parent_path();
-  // The repository the file is in, when there is one: a nested configuration tunes its folder,
-  // it does not make the folder a project of its own (the launch in the root's launch.sh would
-  // drop out of the runs of a recipe staged below it). Outside a repository, the nearest folder
-  // with a configuration.
-  std::optional<fs::path> configured;
+  if (p.has_relative_path() && p.filename().empty()) p = p.parent_path();  // a trailing slash
+  const fs::path start = fs::is_directory(p, ec) ? p : p.parent_path();
+  // The nearest folder at or above the path that marks a project: `.git`, a trl-lint
+  // configuration, `pyproject.toml`, `setup.py` or `setup.cfg`.
   for (fs::path dir = start;; dir = dir.parent_path()) {
-    if (is_repository_root(dir)) return dir.string();
-    if (!configured && config_in(dir)) configured = dir;
+    if (is_project_root(dir.string())) return dir.string();
     if (!dir.has_parent_path() || dir.parent_path() == dir) break;
   }
-  return configured ? configured->string() : start.string();
+  // None: the working folder when the path is inside it (`trl-lint sub/` and `trl-lint .` are one
+  // analysis), else the path's own folder.
+  const fs::path cwd = fs::current_path(ec).lexically_normal();
+  if (!ec && !cwd.empty()) {
+    const auto rel = start.lexically_relative(cwd);
+    if (!rel.empty() && rel.native().rfind("..", 0) != 0) return cwd.string();
+  }
+  return start.string();
 }
 
 namespace {

@@ -69,8 +69,12 @@ class Configuration {
   std::map<std::string, unsigned, std::less<>> listed_;
 };
 
-// The folder a file belongs to for a whole-project analysis: the nearest folder at or above it
-// that holds `.git` or a trl-lint configuration file; the file's own folder when none does.
+// Whether a folder marks a project: it holds `.git` (a folder, or a worktree's link file), a
+// trl-lint configuration file, `pyproject.toml`, `setup.py` or `setup.cfg`.
+bool is_project_root(const std::string& abs_dir);
+// The project a path (absolute: a file or a folder) belongs to, which is analysed whole whatever
+// path is named: the nearest folder at or above it that marks a project (is_project_root); when
+// none does, the working folder if the path is inside it, else the path's own folder.
 std::string project_root_of(const std::string& abs_path);
 
 // `trl-lint config --show`: the resolved settings, as YAML.

@@ -103,6 +103,10 @@ struct ProjectEvaluator::Impl {
   std::map<FileId, std::unique_ptr<ModuleEnv>> imported;
   std::set<std::string> package_dirs;  // folders holding project Python files (namespace packages too)
   std::set<FileId> data_files;         // YAML and JSON files the summary being computed loaded
+  // The folders below the project root that hold a project of their own (a `pyproject.toml`,
+  // `setup.py` or `setup.cfg`: a monorepo's sub-projects). A module imports by absolute name from
+  // its sub-project's folder and `src/` first, as it does when that folder is analysed alone.
+  std::vector<std::string> sub_projects;
 
   // What the summary being computed has seen.
   std::size_t steps = 0;
@@ -145,6 +149,17 @@ struct ProjectEvaluator::Impl {
   std::vector<ValueRef> memo_args;
 
   Impl(const Project& p, const Knowledge& know) : project(p), k(know) {
+    for (FileId id = 0; id < p.sources.size(); ++id) {
+      const std::string& abs = p.sources.get(id).abs_path;
+      const std::size_t slash = abs.rfind('/');
+      if (slash == std::string::npos || slash == 0 || !is_clean_abs_path(abs)) continue;
+      const std::string_view name = std::string_view(abs).substr(slash + 1);
+      if (name != "pyproject.toml" && name != "setup.py" && name != "setup.cfg") continue;
+      std::string dir = abs.substr(0, slash);
+      if (dir != p.root && inside_folder(dir, p.root)) sub_projects.push_back(std::move(dir));
+    }
+    std::sort(sub_projects.begin(), sub_projects.end());
+    sub_projects.erase(std::unique(sub_projects.begin(), sub_projects.end()), sub_projects.end());
     std::string_view last_dir;  // the folder of the Python file before, when its folders are in
     for (FileId id = 0; id < p.sources.size(); ++id) {
       if (p.sources.get(id).kind != FileKind::Python) continue;
@@ -201,9 +216,25 @@ struct ProjectEvaluator::Impl {
     return &project.facts[id].python;
   }
 
+  // The nearest sub-project folder above a file (empty: none below the project root).
+  std::string_view sub_project_of(FileId from) const {
+    if (from == kNoFile || sub_projects.empty()) return {};
+    const std::string& file = project.sources.get(from).abs_path;
+    std::string_view best;
+    for (const auto& dir : sub_projects)
+      if (dir.size() > best.size() && file.size() > dir.size() && file.compare(0, dir.size(), dir) == 0 &&
+          file[dir.size()] == '/')
+        best = dir;
+    return best;
+  }
+
   std::vector<fs::path> search_roots(FileId from) const {
     std::vector<fs::path> roots;
     if (from != kNoFile) roots.push_back(fs::path(project.sources.get(from).abs_path).parent_path());
+    if (const std::string_view sub = sub_project_of(from); !sub.empty()) {
+      roots.push_back(fs::path(std::string(sub)));
+      roots.push_back(fs::path(std::string(sub)) / "src");
+    }
     roots.push_back(fs::path(project.root));
     roots.push_back(fs::path(project.root) / "src");
     return roots;
@@ -241,7 +272,7 @@ struct ProjectEvaluator::Impl {
     if (rel.empty() || rel.front() == '/' || rel.back() == '/' || rel.find('.') != std::string::npos ||
         rel.find("//") != std::string::npos)
       return std::nullopt;
-    std::string roots[3];
+    std::string roots[5];
     std::size_t n = 0;
     if (level > 0) {
       if (from == kNoFile) return std::pair<FileId, bool>{kNoFile, false};
@@ -255,6 +286,10 @@ struct ProjectEvaluator::Impl {
         const std::string& file = project.sources.get(from).abs_path;
         if (!is_clean_abs_path(file)) return std::nullopt;
         roots[n++] = clean_parent(file);
+      }
+      if (const std::string_view sub = sub_project_of(from); !sub.empty()) {
+        roots[n++] = std::string(sub);
+        roots[n++] = std::string(sub) + "/src";
       }
       if (!is_clean_abs_path(project.root)) return std::nullopt;
       roots[n++] = project.root;

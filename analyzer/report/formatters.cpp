@@ -1,5 +1,7 @@
 #include "analyzer/report/formatters.hpp"
 
+#include <algorithm>
+
 #include "analyzer/source/source_file.hpp"
 
 namespace trl {
@@ -31,6 +33,32 @@ std::optional<OutputFormat> parse_output_format(std::string_view name) {
   if (name == "github") return OutputFormat::Github;
   if (name == "sarif") return OutputFormat::Sarif;
   return std::nullopt;
+}
+
+std::string summary_line(std::size_t files, std::size_t runs, const std::vector<Diagnostic>& diags) {
+  auto plural = [](std::size_t n, const char* word) { return std::to_string(n) + " " + word + (n == 1 ? "" : "s"); };
+  std::size_t errors = 0, warnings = 0, infos = 0;
+  for (const auto& d : diags) {
+    if (d.severity == Severity::Error)
+      ++errors;
+    else if (d.severity == Severity::Warning)
+      ++warnings;
+    else
+      ++infos;
+  }
+  std::string found;
+  for (auto [n, word] : {std::pair{errors, "error"}, std::pair{warnings, "warning"}, std::pair{infos, "info"}})
+    if (n) found += (found.empty() ? "" : ", ") + plural(n, word);
+  std::string line = "Checked " + plural(files, "file");
+  if (runs == 0) {
+    line += ": no training run found";
+    if (!found.empty()) line += "; " + found;
+  } else {
+    line += ", " + plural(runs, "run") + ": " + (found.empty() ? std::string("no findings") : found);
+  }
+  const auto safe = static_cast<std::size_t>(std::count_if(diags.begin(), diags.end(), fixable));
+  if (safe) line += "; [*] " + std::to_string(safe) + " fixable with `--fix`";
+  return line;
 }
 
 void print_report(std::ostream& out, OutputFormat format, const std::vector<Diagnostic>& diags, const Project& project,

@@ -28,8 +28,13 @@ std::optional<OutputFormat> parse_output_format(std::string_view name);
 
 struct ReportOptions {
   bool color = false;  // full: ANSI colours
-  bool quiet = false;  // full: no summary line ("Found ...", "All checks passed!")
 };
+
+// The line that ends a check, for every output format (on stderr): how many files were read, how
+// many training runs were judged, and the findings reported by severity, e.g.
+// `Checked 412 files, 9 runs: 3 errors, 1 warning`, `Checked 12 files: no training run found`.
+// A check that found no run never reads as a pass.
+std::string summary_line(std::size_t files, std::size_t runs, const std::vector<Diagnostic>& diags);
 
 void print_report(std::ostream& out, OutputFormat format, const std::vector<Diagnostic>& diags, const Project& project,
                   const ReportOptions& options);

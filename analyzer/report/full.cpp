@@ -1,6 +1,6 @@
 // `--output-format full` (the default): each finding with a code frame under its primary
-// location, a note and frame per related location, free notes and the help line; then a
-// summary line (left out with --quiet).
+// location, a note and frame per related location, free notes and the help line. The summary
+// line is the command line's, on stderr (print_summary).
 #include <locale.h>
 
 #include <algorithm>
@@ -128,32 +128,6 @@ void print_full(std::ostream& out, const std::vector<Diagnostic>& diags, const P
       out << "   = " << st("1;36", fix.safe ? "fix" : "unsafe fix") << ": " << printable(fix.title) << '\n';
     out << '\n';
   }
-  std::size_t errors = 0, warnings = 0, infos = 0;
-  for (const auto& d : diags) {
-    if (d.severity == Severity::Error)
-      ++errors;
-    else if (d.severity == Severity::Warning)
-      ++warnings;
-    else
-      ++infos;
-  }
-  if (options.quiet) return;
-  if (diags.empty()) {
-    out << st("1;32", "All checks passed!") << '\n';
-    return;
-  }
-  auto plural = [](std::size_t n, const char* word) { return std::to_string(n) + " " + word + (n == 1 ? "" : "s"); };
-  out << "Found " << plural(errors, "error") << ", " << plural(warnings, "warning") << ", " << plural(infos, "info")
-      << ".\n";
-  std::size_t safe = 0, unsafe = 0;
-  for (const auto& d : diags) {
-    if (fixable(d))
-      ++safe;
-    else if (!d.fixes.empty())
-      ++unsafe;
-  }
-  if (safe) out << "[*] " << safe << " fixable with `--fix`.\n";
-  if (unsafe) out << unsafe << (unsafe == 1 ? " fix is" : " fixes are") << " available with `--fix --unsafe-fixes`.\n";
 }
 
 }  // namespace trl

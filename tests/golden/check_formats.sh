@@ -13,12 +13,21 @@ failed=0
 check() {  # name, then the trl-lint options
   local name=$1
   shift
-  local actual status
-  actual=$("$bin" "$@" "${args[@]}" . 2>&1)
+  local actual status err
+  err=$(mktemp)
+  actual=$("$bin" "$@" "${args[@]}" . 2>"$err")
   status=$?
   if [ "$status" -gt 1 ]; then
-    echo "trl-lint $* exited with $status:"; echo "$actual"; failed=1; return
+    echo "trl-lint $* exited with $status:"; echo "$actual"; cat "$err"; rm -f "$err"; failed=1; return
   fi
+  # stderr holds the summary line alone (`Checked N files, N runs: ...`), whatever the format.
+  # --quiet: nothing on stderr.
+  if [[ " $* " == *" --quiet "* ]]; then
+    if [ -s "$err" ]; then echo "trl-lint $*: stderr with --quiet:"; cat "$err"; failed=1; fi
+  elif [ "$(wc -l < "$err")" -ne 1 ] || ! grep -qE '^Checked [0-9]+ files?(, [0-9]+ runs?)?: ' "$err"; then
+    echo "trl-lint $*: stderr is not one summary line:"; cat "$err"; failed=1
+  fi
+  rm -f "$err"
   [ "$name" = sarif ] && actual=$(printf '%s\n' "$actual" | sed -E 's#"file://[^"]*/"#"file:///SRCROOT/"#')
   if [ -n "${TRL_LINT_UPDATE_GOLDEN:-}" ]; then
     printf '%s\n' "$actual" > "expected.$name"

@@ -7,8 +7,10 @@ dir=$2
 cd "$dir" || exit 2
 args=()
 [ -f ARGS ] && read -r -a args < ARGS
+# stdout and stderr, without the summary line that ends every check on stderr.
 actual=$("$bin" --output-format concise "${args[@]}" . 2>&1)
 status=$?
+actual=$(printf '%s\n' "$actual" | grep -vE '^Checked [0-9]+ files?(, [0-9]+ runs?)?: ')
 if [ "$status" -gt 1 ]; then
   echo "trl-lint exited with $status:"; echo "$actual"; exit 1
 fi

@@ -30,28 +30,28 @@ expected='{
 expect_eq "baseline file" "$expected" "$(cat .trl-lint-baseline.json)"
 
 # Same project: nothing new, exit 0.
-out=$("$bin" --output-format concise --baseline .trl-lint-baseline.json . 2>&1); status=$?
+out=$("$bin" -q --output-format concise --baseline .trl-lint-baseline.json . 2>&1); status=$?
 expect_eq "unchanged project" "" "$out"; [ $status -eq 0 ] || fail "exit $status"
 
 # Lines shift (a comment block above, extra blanks inside the line): still nothing.
 { printf '# Notes added later\n# about this recipe\n\n'; sed 's/^packing: true/packing:   true/' "$recipe"; } > tmp && mv tmp "$recipe"
-out=$("$bin" --output-format concise --baseline .trl-lint-baseline.json . 2>&1); status=$?
+out=$("$bin" -q --output-format concise --baseline .trl-lint-baseline.json . 2>&1); status=$?
 expect_eq "shifted lines" "" "$out"; [ $status -eq 0 ] || fail "exit $status"
-out=$("$bin" --output-format concise . 2>&1)
+out=$("$bin" -q --output-format concise . 2>&1)
 expect_eq "without the baseline the finding is there, on its new line" \
   "$recipe:18:1: TRL101 \`packing\` with context parallelism (cp_size=2) breaks document isolation" "$out"
 
 # A new finding is reported; the recorded one stays hidden.
 echo "eval_packing: true" >> "$recipe"
 n=$(wc -l < "$recipe")
-out=$("$bin" --output-format concise --baseline .trl-lint-baseline.json . 2>&1); status=$?
+out=$("$bin" -q --output-format concise --baseline .trl-lint-baseline.json . 2>&1); status=$?
 expect_eq "new finding" \
   "$recipe:$n:1: TRL101 \`eval_packing\` with context parallelism (cp_size=2) breaks document isolation" "$out"
 [ $status -eq 1 ] || fail "expected exit 1, got $status"
 
 # The baseline is found relative to its own folder, whatever the current directory.
 mkdir -p ../elsewhere_$$ && cd "../elsewhere_$$" || exit 2
-out=$("$bin" --output-format concise --baseline "$dir/.trl-lint-baseline.json" "$dir" 2>&1)
+out=$("$bin" -q --output-format concise --baseline "$dir/.trl-lint-baseline.json" "$dir" 2>&1)
 cd "$dir" && rm -rf "../elsewhere_$$"
 case "$out" in *"eval_packing"*) ;; *) fail "from another folder: $out" ;; esac
 [ "$(printf '%s\n' "$out" | wc -l)" -eq 1 ] || fail "from another folder, expected 1 finding: $out"
@@ -66,7 +66,7 @@ nu=$(mktemp -d)
 cp "$src/fixtures/TRL501/python_tokenizer_deprecated/requirements.txt" "$nu/"
 cp "$src/fixtures/TRL501/python_tokenizer_deprecated/train.py" "$nu/$(printf 'caf\351.py')"
 (cd "$nu" && "$bin" -n -q --write-baseline bl.json .) || { rm -rf "$nu"; fail "writing a baseline with a non-UTF-8 name"; }
-out=$(cd "$nu" && "$bin" -n --output-format concise --baseline bl.json . 2>&1); status=$?
+out=$(cd "$nu" && "$bin" -n -q --output-format concise --baseline bl.json . 2>&1); status=$?
 rm -rf "$nu"
 expect_eq "non-UTF-8 file name in the baseline" "" "$out"; [ $status -eq 0 ] || fail "non-UTF-8 name: exit $status"
 

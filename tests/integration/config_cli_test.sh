@@ -81,10 +81,13 @@ grep -q '^recipes/sft_long.yaml:5:1: TRL101' "$tmp/out" || fail "the finding of 
 (cd recipes && [ "$("$bin" --output-format concise sft_long.yaml > "$tmp/out" 2>&1; echo $?)" = 1 ]) ||
   fail "explicit file from a subfolder"
 grep -q '^sft_long.yaml:5:1: TRL101' "$tmp/out" || fail "paths are shown relative to the current folder"
-# A configuration nested in the repository tunes its folder; it does not cut the project at it
-# (the launch at the root would drop out, and with it every finding of a staged recipe).
+# A trl-lint configuration marks a project, as `.git` and `pyproject.toml` do: with its own
+# configuration, `recipes/` named alone is a project of its own, which holds no launch (and so no
+# run); analysed from the root, the recipe is part of the root's project and its finding is there.
 printf 'severity:\n  TRL201: error\n' > recipes/.trl-lint.yaml
-[ "$(run --output-format concise recipes/sft_long.yaml)" = 1 ] || fail "a nested configuration cut the project"
+[ "$(run --output-format concise recipes/sft_long.yaml)" = 0 ] || fail "a nested configuration marks a project"
+grep -q 'no training run found' "$tmp/out" || fail "the nested project has no run"
+[ "$(run --output-format concise .)" = 1 ] || fail "the root's project with a nested configuration"
 grep -q '^recipes/sft_long.yaml:5:1: TRL101' "$tmp/out" || fail "the finding with a nested configuration"
 rm recipes/.trl-lint.yaml
 echo ok

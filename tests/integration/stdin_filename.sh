@@ -14,10 +14,10 @@ recipe=recipes/sft_long.yaml
 grep -q '^packing: false' "$recipe" || fail "fixture changed: $recipe has no 'packing: false'"
 
 # 1. On disk packing is off: nothing. The unsaved buffer turns it on: reported at the buffer's path.
-out=$("$bin" --output-format concise . 2>&1); status=$?
+out=$("$bin" -q --output-format concise . 2>&1); status=$?
 expect_eq "disk project is clean" "" "$out"; [ $status -eq 0 ] || fail "exit $status on a clean project"
 line=$(grep -n '^packing: false' "$recipe" | cut -d: -f1)
-out=$(sed 's/^packing: false/packing: true/' "$recipe" | "$bin" --output-format concise --stdin-filename "$recipe" . 2>&1)
+out=$(sed 's/^packing: false/packing: true/' "$recipe" | "$bin" -q --output-format concise --stdin-filename "$recipe" . 2>&1)
 status=$?
 expect_eq "buffer with packing on" \
   "$recipe:$line:1: TRL101 \`packing\` with context parallelism (cp_size=2) breaks document isolation" "$out"
@@ -25,7 +25,7 @@ expect_eq "buffer with packing on" \
 grep -q '^packing: false' "$recipe" || fail "--stdin-filename wrote to the file on disk"
 
 # 2. The path may be given as ./path, and without PATH arguments the project is `.`.
-out=$(sed 's/^packing: false/packing: true/' "$recipe" | "$bin" --output-format concise --stdin-filename "./$recipe" 2>&1)
+out=$(sed 's/^packing: false/packing: true/' "$recipe" | "$bin" -q --output-format concise --stdin-filename "./$recipe" 2>&1)
 expect_eq "./ path and default project" \
   "$recipe:$line:1: TRL101 \`packing\` with context parallelism (cp_size=2) breaks document isolation" "$out"
 
@@ -33,30 +33,30 @@ expect_eq "./ path and default project" \
 #    accelerate YAML) and is reported; a file the finding does not touch gets nothing.
 sed -i 's/^packing: false/packing: true/' "$recipe"
 accel=$(find recipes -name 'context_parallel_2gpu.yaml' | head -1)
-out=$("$bin" --output-format concise --stdin-filename "$accel" . < "$accel" 2>&1)
+out=$("$bin" -q --output-format concise --stdin-filename "$accel" . < "$accel" 2>&1)
 expect_eq "finding related to the buffer" \
   "$recipe:$line:1: TRL101 \`packing\` with context parallelism (cp_size=2) breaks document isolation" "$out"
-out=$("$bin" --output-format concise --stdin-filename scripts/sft.py . < scripts/sft.py 2>&1); status=$?
+out=$("$bin" -q --output-format concise --stdin-filename scripts/sft.py . < scripts/sft.py 2>&1); status=$?
 expect_eq "finding unrelated to the buffer" "" "$out"; [ $status -eq 0 ] || fail "exit $status"
 
 # 4. The buffer turns context parallelism off: the finding disappears although the disk has it.
 out=$(sed 's/parallelism_config_cp_size: 2/parallelism_config_cp_size: 1/' "$accel" |
-  "$bin" --output-format concise --stdin-filename "$accel" . 2>&1)
+  "$bin" -q --output-format concise --stdin-filename "$accel" . 2>&1)
 expect_eq "buffer fixes the finding" "" "$out"
 
 # 5. A buffer for a file that does not exist yet (a new launch script) takes part in the project.
 mv launch.sh launch.sh.orig
-out=$("$bin" --output-format concise . 2>&1)
+out=$("$bin" -q --output-format concise . 2>&1)
 expect_eq "no launch, no run with CP" "" "$out"
 printf 'accelerate launch --config_file %s scripts/sft.py --config %s\n' "$accel" "$recipe" |
-  "$bin" --output-format concise --stdin-filename new_launch.sh . > out.txt 2>&1
+  "$bin" -q --output-format concise --stdin-filename new_launch.sh . > out.txt 2>&1
 expect_eq "unsaved new launch script" \
   "$recipe:$line:1: TRL101 \`packing\` with context parallelism (cp_size=2) breaks document isolation" "$(cat out.txt)"
 
 # 6. Suppressions in the buffer count (the comments come from the buffer, not the disk).
 mv launch.sh.orig launch.sh
 out=$(sed 's/^packing: true/packing: true  # noqa: TRL101/' "$recipe" |
-  "$bin" --output-format concise --stdin-filename "$recipe" . 2>&1)
+  "$bin" -q --output-format concise --stdin-filename "$recipe" . 2>&1)
 expect_eq "noqa in the buffer" "" "$out"
 # 7. --fix with --stdin-filename (as ruff does): the fixed buffer goes to stdout, the findings
 #    left to stderr, and no file is written, not even the one the buffer stands for. -q drops
@@ -94,8 +94,8 @@ rm -rf "$bomdir"
 #    runs from: from the file's own folder (editors often do), the launch and requirements.txt
 #    at the root still take part (the working folder alone had no run, so no finding).
 mkdir -p .git
-(cd recipes && "$bin" --output-format concise --stdin-filename config.yaml < config.yaml) > out.txt 2>&1
+(cd recipes && "$bin" -q --output-format concise --stdin-filename config.yaml < config.yaml) > out.txt 2>&1
 grep -q '^config.yaml:4:1: TRL501 ' out.txt || fail "run from the file's folder: $(cat out.txt)"
-(cd / && "$bin" --output-format concise --stdin-filename "$fixdir/recipes/config.yaml" < "$fixdir/recipes/config.yaml") > out.txt 2>&1
+(cd / && "$bin" -q --output-format concise --stdin-filename "$fixdir/recipes/config.yaml" < "$fixdir/recipes/config.yaml") > out.txt 2>&1
 grep -q 'recipes/config.yaml:4:1: TRL501 ' out.txt || fail "run from /: $(cat out.txt)"
 echo "stdin-filename: all checks passed"

@@ -463,10 +463,23 @@ TEST_CASE("the closest configuration wins, not above the repository root", "[con
   const Settings& sub = config.for_path((repo / "sub" / "deeper" / "x.py").string());
   CHECK(sub.enabled("TRL901"));  // no implicit merge with the parent configuration
   CHECK_FALSE(sub.enabled("TRL902"));
-  // The project of a file is its repository: a nested configuration tunes its folder only.
-  CHECK(project_root_of((repo / "sub" / "deeper" / "x.py").string()) == repo.string());
+  // The project of a path: the nearest folder marking one (`.git`, a configuration, a
+  // pyproject.toml, setup.py or setup.cfg), also inside a repository.
+  CHECK(project_root_of((repo / "sub" / "deeper" / "x.py").string()) == (repo / "sub").string());
+  CHECK(project_root_of((repo / "sub" / "deeper").string()) == (repo / "sub").string());
   CHECK(project_root_of((repo / "plain" / "x.py").string()) == repo.string());
-  // Outside a repository: the nearest folder with a configuration, else the file's folder.
+  CHECK(project_root_of((repo / "plain").string() + "/") == repo.string());
+  fs::create_directories(repo / "pkg" / "src");
+  std::ofstream(repo / "pkg" / "setup.cfg") << "[metadata]\nname = pkg\n";
+  CHECK(project_root_of((repo / "pkg" / "src" / "x.py").string()) == (repo / "pkg").string());
+  fs::create_directories(repo / "lib");
+  std::ofstream(repo / "lib" / "setup.py") << "";
+  CHECK(project_root_of((repo / "lib").string()) == (repo / "lib").string());
+  fs::create_directories(repo / "wt");
+  std::ofstream(repo / "wt" / ".git") << "gitdir: /elsewhere\n";  // a worktree's link file
+  CHECK(project_root_of((repo / "wt" / "x.py").string()) == (repo / "wt").string());
+  // Outside any project, and outside the working folder: the nearest folder with a
+  // configuration, else the path's own folder.
   ConfigDir loose;
   fs::remove_all(loose.path / ".git");  // (a test folder sits in /tmp, in no repository)
   fs::create_directories(loose.path / "a" / "b");
