@@ -194,76 +194,77 @@ void Knowledge::load(const std::string& file, const std::string& text) {
       if (p.source.empty() || p.modules.empty())
         throw std::runtime_error("knowledge file " + file + ": patcher " + p.name + " needs `modules` and `source`");
       patchers_[p.name] = std::move(p);
-      if (auto history = root["history"]) {
-        for (auto it = history.begin(); it != history.end(); ++it) {
-          LibraryHistory& lib = history_->libraries[it->first.as<std::string>()];
-          lib.library = it->first.as<std::string>();
-          const YAML::Node d = it->second;
-          if (d["releases"])
-            for (const auto& v : d["releases"]) lib.releases.push_back(v.as<std::string>());
-          auto listed = [&](const std::string& v, const std::string& what) {
-            if (std::find(lib.releases.begin(), lib.releases.end(), v) == lib.releases.end())
-              throw std::runtime_error("knowledge file " + file + ": " + what + ": `" + v +
-                                       "` is not a listed release");
-            return v;
+    }
+  }
+  if (auto history = root["history"]) {
+    for (auto it = history.begin(); it != history.end(); ++it) {
+      LibraryHistory& lib = history_->libraries[it->first.as<std::string>()];
+      lib.library = it->first.as<std::string>();
+      const YAML::Node d = it->second;
+      if (d["releases"])
+        for (const auto& v : d["releases"]) lib.releases.push_back(v.as<std::string>());
+      auto listed = [&](const std::string& v, const std::string& what) {
+        if (std::find(lib.releases.begin(), lib.releases.end(), v) == lib.releases.end())
+          throw std::runtime_error("knowledge file " + file + ": " + what + ": `" + v + "` is not a listed release");
+        return v;
+      };
+      if (!d["classes"]) continue;
+      for (auto c = d["classes"].begin(); c != d["classes"].end(); ++c) {
+        ClassHistory ch;
+        ch.name = c->first.as<std::string>();
+        ch.library = lib.library;
+        for (const auto& sp : c->second["spans"]) {
+          ClassHistory::Span span;
+          span.from = listed(str_or_empty(sp["from"]), ch.name);
+          span.to = listed(str_or_empty(sp["to"]), ch.name);
+          span.file = str_or_empty(sp["file"]);
+          for (const auto& b : sp["bases"]) span.bases.push_back(b.as<std::string>());
+          ch.spans.push_back(std::move(span));
+        }
+        // The class's file in the span that holds release `v`.
+        auto file_at = [&](const std::string& v) -> std::string {
+          auto pos = [&](const std::string& x) {
+            return std::find(lib.releases.begin(), lib.releases.end(), x) - lib.releases.begin();
           };
-          if (!d["classes"]) continue;
-          for (auto c = d["classes"].begin(); c != d["classes"].end(); ++c) {
-            ClassHistory ch;
-            ch.name = c->first.as<std::string>();
-            ch.library = lib.library;
-            for (const auto& sp : c->second["spans"]) {
-              ClassHistory::Span span;
-              span.from = listed(str_or_empty(sp["from"]), ch.name);
-              span.to = listed(str_or_empty(sp["to"]), ch.name);
-              span.file = str_or_empty(sp["file"]);
-              for (const auto& b : sp["bases"]) span.bases.push_back(b.as<std::string>());
-              ch.spans.push_back(std::move(span));
+          for (const auto& span : ch.spans)
+            if (pos(span.from) <= pos(v) && pos(v) <= pos(span.to)) return span.file;
+          return "";
+        };
+        if (auto fields = c->second["fields"]) {
+          for (auto f = fields.begin(); f != fields.end(); ++f) {
+            const std::string fname = f->first.as<std::string>();
+            auto& spans = ch.fields[fname];
+            for (const auto& e : f->second) {
+              ClassHistory::FieldSpan fs;
+              fs.from = listed(str_or_empty(e["from"]), ch.name + "." + fname);
+              fs.to = listed(str_or_empty(e["to"]), ch.name + "." + fname);
+              std::string src = e["src"] ? str_or_empty(e["src"]) : file_at(fs.from);
+              fs.info = parse_field(fname, e, "");
+              fs.info.source = src + "@v" + fs.from + (fs.from == fs.to ? "" : "..v" + fs.to);
+              fs.deprecated = e["deprecated"] && e["deprecated"].as<bool>();
+              spans.push_back(std::move(fs));
             }
-            // The class's file in the span that holds release `v`.
-            auto file_at = [&](const std::string& v) -> std::string {
-              auto pos = [&](const std::string& x) {
-                return std::find(lib.releases.begin(), lib.releases.end(), x) - lib.releases.begin();
-              };
-              for (const auto& span : ch.spans)
-                if (pos(span.from) <= pos(v) && pos(v) <= pos(span.to)) return span.file;
-              return "";
-            };
-            if (auto fields = c->second["fields"]) {
-              for (auto f = fields.begin(); f != fields.end(); ++f) {
-                const std::string fname = f->first.as<std::string>();
-                auto& spans = ch.fields[fname];
-                for (const auto& e : f->second) {
-                  ClassHistory::FieldSpan fs;
-                  fs.from = listed(str_or_empty(e["from"]), ch.name + "." + fname);
-                  fs.to = listed(str_or_empty(e["to"]), ch.name + "." + fname);
-                  std::string src = e["src"] ? str_or_empty(e["src"]) : file_at(fs.from);
-                  fs.info = parse_field(fname, e, "");
-                  fs.info.source = src + "@v" + fs.from + (fs.from == fs.to ? "" : "..v" + fs.to);
-                  fs.deprecated = e["deprecated"] && e["deprecated"].as<bool>();
-                  spans.push_back(std::move(fs));
-                }
-              }
-            }
-            std::string name = ch.name;
-            lib.classes[name] = std::move(ch);
           }
         }
-      }
-      if (auto flags = root["launch_flags"]) {
-        for (auto it = flags.begin(); it != flags.end(); ++it) {
-          LaunchFlag flag;
-          flag.name = it->first.as<std::string>();
-          const YAML::Node d = it->second;
-          if (d.IsMap()) {
-            if (d["value"]) flag.takes_value = d["value"].as<bool>();
-            if (d["type"]) flag.type = d["type"].as<std::string>();
-            if (d["aliases"])
-              for (const auto& a : d["aliases"]) launch_flags_[a.as<std::string>()] = flag;
-          }
-          launch_flags_[flag.name] = flag;
-        }
+        std::string name = ch.name;
+        lib.classes[name] = std::move(ch);
       }
     }
+  }
+  if (auto flags = root["launch_flags"]) {
+    for (auto it = flags.begin(); it != flags.end(); ++it) {
+      LaunchFlag flag;
+      flag.name = it->first.as<std::string>();
+      const YAML::Node d = it->second;
+      if (d.IsMap()) {
+        if (d["value"]) flag.takes_value = d["value"].as<bool>();
+        if (d["type"]) flag.type = d["type"].as<std::string>();
+        if (d["aliases"])
+          for (const auto& a : d["aliases"]) launch_flags_[a.as<std::string>()] = flag;
+      }
+      launch_flags_[flag.name] = flag;
+    }
+  }
+}
 
-  }  // namespace trl
+}  // namespace trl
