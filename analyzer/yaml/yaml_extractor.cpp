@@ -563,6 +563,26 @@ class Loader {
     ev_.hold();
   }
 
+  // From `begin`, past the node properties written there (`&anchor`, `!tag`, `!<uri>`) and the
+  // blanks, line breaks and comments after them; never past `end`.
+  std::size_t skip_properties(std::size_t begin, std::size_t end) const {
+    std::size_t i = begin;
+    while (i < end && (text_[i] == '&' || text_[i] == '!')) {
+      while (i < end && text_[i] != ' ' && text_[i] != '\t' && text_[i] != '\n' && text_[i] != '\r') ++i;
+      while (i < end) {
+        const char c = text_[i];
+        if (c == ' ' || c == '\t' || c == '\n' || c == '\r') {
+          ++i;
+        } else if (c == '#') {
+          while (i < end && text_[i] != '\n') ++i;
+        } else {
+          break;
+        }
+      }
+    }
+    return i < end ? i : begin;
+  }
+
   static std::string str(const yaml_char_t* s) {
     return s ? std::string(reinterpret_cast<const char*>(s)) : std::string();
   }
@@ -592,7 +612,13 @@ class Loader {
       case YAML_SCALAR_EVENT: {
         auto out = std::make_shared<YamlNode>();
         out->kind = YamlNode::Kind::Scalar;
-        out->span = pos_.span(e.start_mark, e.end_mark);
+        // libyaml starts a scalar's event at its properties (`&anchor`, `!tag`); the finding
+        // points at the value itself, as it does for a scalar without them.
+        const bool has_properties = e.data.scalar.anchor || e.data.scalar.tag;
+        const std::size_t end = pos_.offset(e.end_mark);
+        std::size_t begin = pos_.offset(e.start_mark);
+        if (has_properties) begin = skip_properties(begin, end);
+        out->span = pos_.span(begin, end);
         out->raw.assign(reinterpret_cast<const char*>(e.data.scalar.value), e.data.scalar.length);
         switch (e.data.scalar.style) {
           case YAML_SINGLE_QUOTED_SCALAR_STYLE: out->style = ScalarStyle::SingleQuoted; break;
@@ -778,6 +804,36 @@ std::size_t flow_nesting(std::string_view text) {
   return most;
 }
 
+// The comments of a text libyaml read without error: a `#` at a line's start or after a blank
+// starts one (YAML 1.1 section 6.6; a plain scalar cannot hold ` #`), unless it lies inside a
+// quoted or block scalar (`scalars`, sorted by start, the loader's spans). The comment runs to
+// the end of its line.
+std::vector<Comment> comments_outside(std::string_view text, FileId file,
+                                      const std::vector<std::pair<std::size_t, std::size_t>>& scalars) {
+  std::vector<Comment> out;
+  const std::size_t first = text.find('#');
+  if (first == std::string_view::npos) return out;
+  const Positions pos(text, file);
+  std::size_t k = 0;
+  for (std::size_t i = first; i != std::string_view::npos; i = text.find('#', i + 1)) {
+    if (i > 0 && text[i - 1] != ' ' && text[i - 1] != '\t' && text[i - 1] != '\n' && text[i - 1] != '\r' &&
+        !(i == 3 && static_cast<unsigned char>(text[0]) == 0xEF))
+      continue;
+    while (k < scalars.size() && scalars[k].second <= i) ++k;
+    bool inside = false;
+    for (std::size_t j = k; j < scalars.size() && scalars[j].first <= i; ++j)
+      if (i < scalars[j].second) inside = true;
+    if (inside) continue;
+    std::size_t end = text.find('\n', i);
+    if (end == std::string_view::npos) end = text.size();
+    if (end > i && text[end - 1] == '\r') --end;
+    out.push_back({pos.span(i, end), std::string(text.substr(i, end - i))});
+    i = end;
+    if (i >= text.size()) break;
+  }
+  return out;
+}
+
 }  // namespace
 
 YamlFacts extract(std::string_view text, FileId file) {
@@ -820,8 +876,8 @@ YamlFacts extract(std::string_view text, FileId file) {
     error = e;
   }
   for (auto& p : loader_problems) facts.problems.push_back(std::move(p));
-  ts::Tree tree = ts::parse(tree_sitter_yaml(), text);
-  if (tree) facts.comments = ts::comments(ts_tree_root_node(tree.get()), text, file);
+  std::sort(tab_safe.begin(), tab_safe.end());
+  if (!error) facts.comments = comments_outside(text, file, tab_safe);
   if (!error) {
     // libyaml takes a tab between tokens in places PyYAML does not (after a value, after `- `,
     // inside a flow collection): PyYAML stops at the first tab outside a quoted or block scalar
@@ -843,6 +899,9 @@ YamlFacts extract(std::string_view text, FileId file) {
   if (error) {
     // PyYAML refuses the file: the run that loads it stops there. What comes before the error
     // is still read (tree-sitter's error recovery) so that other findings are not lost.
+    ts::Tree tree = ts::parse(tree_sitter_yaml(), text);
+    facts.comments.clear();
+    if (tree) facts.comments = ts::comments(ts_tree_root_node(tree.get()), text, file);
     Positions pos(text, file);
     // The character PyYAML's marker points at (none at a line's or the text's end).
     std::size_t stop = error->offset;

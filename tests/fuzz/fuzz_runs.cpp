@@ -15,7 +15,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   auto diags = trl::collect_diagnostics(project, runs, trl::Selection{});
   std::ostringstream out;
   for (const auto& name : trl::output_format_names())
-    trl::print_report(out, *trl::parse_output_format(name), diags, project, trl::ReportOptions{true, false});
+    trl::print_report(out, *trl::parse_output_format(name), diags, project, trl::ReportOptions{true});
   trl::print_runs(out, runs, project);
   for (const auto& r : runs) trl::print_run(out, r, project);
   // The same input gives the same output.

@@ -156,9 +156,10 @@ TEST_CASE(
   // can start one, parses it instead of replaying the report.
   TempDir t;
   t.write("train.py", "from trl import SFTConfig\nSFTConfig(packing=True)\n");
-  std::string yaml;
-  for (int i = 0; i < 3000; ++i) yaml += "key" + std::to_string(i) + ": [a, b]\n";
-  t.write("long.yaml", yaml);
+  // A long Python file (YAML is read by libyaml, in this process, whatever its length).
+  std::string python = "from trl import SFTConfig\n";
+  for (int i = 0; i < 3000; ++i) python += "key" + std::to_string(i) + " = [1, 2]\n";
+  t.write("long.py", python);
   Configuration config{ConfigOptions{}};
   const std::string dir = (t.root / "cache").string();
   struct Outcome {
@@ -180,7 +181,7 @@ TEST_CASE(
       o.taken = c.take_facts(p);
       extract_project(p, LoadOptions{});
       for (FileId id = 0; id < p.sources.size(); ++id)
-        if (fs::path(p.sources.get(id).path).filename() == "long.yaml") {
+        if (fs::path(p.sources.get(id).path).filename() == "long.py") {
           o.transient = p.facts[id].transient;
           o.reported = !p.facts[id].problems.empty();
         }
@@ -197,7 +198,7 @@ TEST_CASE(
   CHECK_FALSE(none.stored);
   const Outcome probe = run(ts::OtherProcess::Probe);
   CHECK_FALSE(probe.hit);   // no entry was stored
-  CHECK(probe.taken == 1);  // train.py's facts, not long.yaml's
+  CHECK(probe.taken == 1);  // train.py's facts, not long.py's
   CHECK_FALSE(probe.transient);
   CHECK_FALSE(probe.reported);  // parsed this time
   CHECK(probe.stored);
