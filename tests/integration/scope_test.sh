@@ -10,7 +10,7 @@ bin=$(realpath "$1")
 fixtures=$(realpath "$2")
 shift 2
 exec python3 - "$bin" "$fixtures" "$@" <<'EOF'
-import glob, json, os, subprocess, sys
+import glob, json, os, re, subprocess, sys
 
 binary, fixtures, patterns = sys.argv[1], sys.argv[2], sys.argv[3:]
 if patterns:
@@ -31,7 +31,13 @@ def findings(cwd, extra, paths):
         raise SystemExit(f"FAIL: trl-lint {' '.join(paths)} in {cwd} exited with {out.returncode}:\n{out.stderr}")
     def loc(l):
         return (os.path.normpath(os.path.join(cwd, l["path"])), l["line"], l["column"])
-    return [(d["code"], d["message"], loc(d["location"])) + tuple(loc(r["location"]) for r in d["related"])
+    def absolute(token):
+        path = os.path.join(cwd, token)
+        return os.path.normpath(path) if ("/" in token or "." in token) and os.path.isfile(path) else token
+    def text(message):
+        # Paths in a message are relative to the working folder, as locations are: made absolute.
+        return re.sub(r"[\w./-]+", lambda m: absolute(m.group(0)), message)
+    return [(d["code"], text(d["message"]), loc(d["location"])) + tuple(loc(r["location"]) for r in d["related"])
             for d in json.loads(out.stdout or "[]")]
 
 def under(path, folder):
