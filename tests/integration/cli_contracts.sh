@@ -68,4 +68,21 @@ n=$(grep -c '"code"' "$tmp/b.json")
 [ "$(grep -c '"code"' "$tmp/b.json")" -eq "$n" ] || fail "updating the baseline in place dropped accepted findings"
 "$bin" -n --output-format concise --baseline "$tmp/b.json" . > "$tmp/out" 2>&1; status=$?
 [ $status -eq 0 ] || fail "findings came back after updating the baseline in place"
+
+# The summary line: on stderr, after the findings, for every format; stdout keeps the findings alone.
+"$bin" -n --output-format concise . > "$tmp/out" 2> "$tmp/err"
+grep -q '^Checked [0-9]* files, 1 run: 1 error$' "$tmp/err" || { cat "$tmp/err" >> "$tmp/out"; fail "summary line"; }
+grep -q '^Checked' "$tmp/out" && fail "summary line on stdout"
+"$bin" -n -q --output-format concise . > "$tmp/out" 2> "$tmp/err"
+[ -s "$tmp/err" ] && { cat "$tmp/err" >> "$tmp/out"; fail "-q printed a summary"; }
+# An empty folder, or one without a run, never reads as a pass.
+mkdir -p "$tmp/empty/.git" "$tmp/norun/.git"
+printf 'learning_rate: 1.0e-5\n' > "$tmp/norun/notes.yaml"
+(cd "$tmp/empty" && "$bin" -n .) > "$tmp/out" 2>&1; status=$?
+[ $status -eq 0 ] || fail "empty folder: exit $status"
+[ "$(cat "$tmp/out")" = "Checked 0 files: no training run found" ] || fail "empty folder summary"
+(cd "$tmp/norun" && "$bin" -n .) > "$tmp/out" 2>&1
+grep -q '^Checked 1 file: no training run found$' "$tmp/out" || fail "no run summary"
+grep -qi 'passed' "$tmp/out" && fail "a folder without a run reads as a pass"
+
 echo "cli contracts: all checks passed"

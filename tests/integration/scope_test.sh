@@ -9,6 +9,28 @@ set -u
 bin=$(realpath "$1")
 fixtures=$(realpath "$2")
 shift 2
+
+# Two projects named together: each is analysed as it is alone (its own pins, its own imports),
+# and the order of the paths changes nothing.
+two=$(mktemp -d)
+cp -R "$fixtures/TRL301/seven_processes" "$two/a" && rm -f "$two/a/.trl-lint.toml" && mkdir "$two/a/.git"
+cp -R "$fixtures/TRL201/packing_before_0_19" "$two/b" && rm -f "$two/b/.trl-lint.toml" &&
+  printf '[project]\nname = "b"\n' > "$two/b/pyproject.toml"
+concise() { (cd "$1" && shift && "$bin" --no-cache --output-format concise "$@" 2>/dev/null); }
+alone=$( (concise "$two" a; concise "$two" b) | sort)
+[ -n "$alone" ] || { echo "FAIL: the two projects have no findings"; exit 1; }
+for order in "a b" "b a" "b/recipes b a/launch.sh a"; do
+  # shellcheck disable=SC2086
+  together=$(concise "$two" $order | sort)
+  if [ "$together" != "$alone" ]; then
+    echo "FAIL: trl-lint $order differs from each project alone:"
+    diff <(printf '%s\n' "$alone") <(printf '%s\n' "$together")
+    rm -rf "$two"
+    exit 1
+  fi
+done
+rm -rf "$two"
+
 exec python3 - "$bin" "$fixtures" "$@" <<'EOF'
 import glob, json, os, re, subprocess, sys
 
