@@ -103,9 +103,10 @@ struct ProjectEvaluator::Impl {
   std::map<FileId, std::unique_ptr<ModuleEnv>> imported;
   std::set<std::string> package_dirs;  // folders holding project Python files (namespace packages too)
   std::set<FileId> data_files;         // YAML and JSON files the summary being computed loaded
-  // The folders below the project root that hold a project of their own (a `pyproject.toml`,
-  // `setup.py` or `setup.cfg`: a monorepo's sub-projects). A module imports by absolute name from
-  // its sub-project's folder and `src/` first, as it does when that folder is analysed alone.
+  // The folders that hold a project of their own other than the root: below it, those with a
+  // `pyproject.toml`, `setup.py` or `setup.cfg` (a monorepo's sub-projects); the other projects
+  // read together with it. A module imports by absolute name from its sub-project's folder and
+  // `src/` first, as it does when that folder is analysed alone.
   std::vector<std::string> sub_projects;
 
   // What the summary being computed has seen.
@@ -156,8 +157,11 @@ struct ProjectEvaluator::Impl {
       const std::string_view name = std::string_view(abs).substr(slash + 1);
       if (name != "pyproject.toml" && name != "setup.py" && name != "setup.cfg") continue;
       std::string dir = abs.substr(0, slash);
-      if (dir != p.root && inside_folder(dir, p.root)) sub_projects.push_back(std::move(dir));
+      if (dir != p.root) sub_projects.push_back(std::move(dir));
     }
+    // The other projects read with this one (several named together).
+    for (const auto& r : p.roots)
+      if (r != p.root) sub_projects.push_back(r);
     std::sort(sub_projects.begin(), sub_projects.end());
     sub_projects.erase(std::unique(sub_projects.begin(), sub_projects.end()), sub_projects.end());
     std::string_view last_dir;  // the folder of the Python file before, when its folders are in

@@ -257,9 +257,11 @@ VersionTargets compute_targets(const Project& project, FileId file, const Knowle
   // Folders from the file's own up to the project root.
   std::vector<std::string> folders;
   const std::string& start = file != kNoFile && file < project.sources.size() ? project.sources.get(file).abs_path : "";
-  if (!folder_chain(start.empty() ? project.root : start, !start.empty(), project.root, folders)) {
-    fs::path dir = !start.empty() ? fs::path(start).parent_path() : fs::path(project.root);
-    const fs::path root = fs::path(project.root).lexically_normal();
+  // A file of one of several projects read together stops at its own project's folder.
+  const std::string& own_root = start.empty() ? project.root : project.root_of(start);
+  if (!folder_chain(start.empty() ? project.root : start, !start.empty(), own_root, folders)) {
+    fs::path dir = !start.empty() ? fs::path(start).parent_path() : fs::path(own_root);
+    const fs::path root = fs::path(own_root).lexically_normal();
     for (int guard = 0; guard < 64; ++guard) {
       folders.push_back(dir.lexically_normal().string());
       if (dir.lexically_normal() == root || !dir.has_parent_path() || dir.parent_path() == dir) break;

@@ -701,10 +701,31 @@ void read_one(Project& project, std::size_t i, const LoadOptions& options, const
 
 }  // namespace
 
+const std::string& Project::root_of(const std::string& abs_path) const {
+  const std::string* best = &root;
+  std::size_t best_size = 0;
+  for (const auto& r : roots)
+    if (r.size() > best_size && (r == "/" || (abs_path.size() > r.size() && abs_path.compare(0, r.size(), r) == 0 &&
+                                              abs_path[r.size()] == '/'))) {
+      best = &r;
+      best_size = r.size();
+    }
+  return *best;
+}
+
 Project read_project(const LoadOptions& options) {
   Project project;
   Discovery d = discover(options.paths, options.excluded, options.threads, options.listed);
   project.root = d.root;
+  for (const auto& given : options.paths) {
+    std::error_code ec;
+    const fs::path abs = fs::absolute(given, ec).lexically_normal();
+    if (ec || !fs::is_directory(abs, ec)) continue;
+    std::string dir = fs::weakly_canonical(abs, ec).string();
+    if (dir.size() > 1 && dir.back() == '/') dir.pop_back();
+    if (!ec && std::find(project.roots.begin(), project.roots.end(), dir) == project.roots.end())
+      project.roots.push_back(std::move(dir));
+  }
   project.max_file_size = options.max_file_size;
   project.target_versions = options.target_versions;
   project.missing_paths = std::move(d.missing);

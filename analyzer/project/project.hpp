@@ -124,6 +124,12 @@ class DiskAnswers {
 
 struct Project {
   std::string root;  // absolute folder paths are resolved against
+  // Every folder walked (absolute; `root` is the first): several projects named together are
+  // read as one, each file judged against its own project's folder (root_of).
+  std::vector<std::string> roots;
+  // The folder of `roots` a file (absolute path) belongs to: the longest that holds it; `root`
+  // when none does.
+  const std::string& root_of(const std::string& abs_path) const;
   SourceManager sources;
   std::vector<FileFacts> facts;            // indexed by FileId
   std::vector<std::string> missing_paths;  // given on the command line but absent

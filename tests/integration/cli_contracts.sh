@@ -130,4 +130,21 @@ FORCE_COLOR=1 NO_COLOR=1 "$bin" -n . > "$tmp/out" 2>&1
 grep -q $'\033\\[' "$tmp/out" && fail "NO_COLOR=1 with FORCE_COLOR=1: coloured"
 "$bin" -n . > "$tmp/out" 2>&1
 grep -q $'\033\\[' "$tmp/out" && fail "a pipe without FORCE_COLOR: coloured"
+
+# The summary line: on stderr, after the findings, for every format; stdout keeps the findings alone.
+"$bin" -n --output-format concise . > "$tmp/out" 2> "$tmp/err"
+grep -q '^Checked [0-9]* files, 1 run: 1 error$' "$tmp/err" || { cat "$tmp/err" >> "$tmp/out"; fail "summary line"; }
+grep -q '^Checked' "$tmp/out" && fail "summary line on stdout"
+"$bin" -n -q --output-format concise . > "$tmp/out" 2> "$tmp/err"
+[ -s "$tmp/err" ] && { cat "$tmp/err" >> "$tmp/out"; fail "-q printed a summary"; }
+# An empty folder, or one without a run, never reads as a pass.
+mkdir -p "$tmp/empty/.git" "$tmp/norun/.git"
+printf 'learning_rate: 1.0e-5\n' > "$tmp/norun/notes.yaml"
+(cd "$tmp/empty" && "$bin" -n .) > "$tmp/out" 2>&1; status=$?
+[ $status -eq 0 ] || fail "empty folder: exit $status"
+[ "$(cat "$tmp/out")" = "Checked 0 files: no training run found" ] || fail "empty folder summary"
+(cd "$tmp/norun" && "$bin" -n .) > "$tmp/out" 2>&1
+grep -q '^Checked 1 file: no training run found$' "$tmp/out" || fail "no run summary"
+grep -qi 'passed' "$tmp/out" && fail "a folder without a run reads as a pass"
+
 echo "cli contracts: all checks passed"

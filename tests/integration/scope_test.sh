@@ -9,8 +9,30 @@ set -u
 bin=$(realpath "$1")
 fixtures=$(realpath "$2")
 shift 2
+
+# Two projects named together: each is analysed as it is alone (its own pins, its own imports),
+# and the order of the paths changes nothing.
+two=$(mktemp -d)
+cp -R "$fixtures/TRL301/seven_processes" "$two/a" && rm -f "$two/a/.trl-lint.toml" && mkdir "$two/a/.git"
+cp -R "$fixtures/TRL201/packing_before_0_19" "$two/b" && rm -f "$two/b/.trl-lint.toml" &&
+  printf '[project]\nname = "b"\n' > "$two/b/pyproject.toml"
+concise() { (cd "$1" && shift && "$bin" --no-cache --output-format concise "$@" 2>/dev/null); }
+alone=$( (concise "$two" a; concise "$two" b) | sort)
+[ -n "$alone" ] || { echo "FAIL: the two projects have no findings"; exit 1; }
+for order in "a b" "b a" "b/recipes b a/launch.sh a"; do
+  # shellcheck disable=SC2086
+  together=$(concise "$two" $order | sort)
+  if [ "$together" != "$alone" ]; then
+    echo "FAIL: trl-lint $order differs from each project alone:"
+    diff <(printf '%s\n' "$alone") <(printf '%s\n' "$together")
+    rm -rf "$two"
+    exit 1
+  fi
+done
+rm -rf "$two"
+
 exec python3 - "$bin" "$fixtures" "$@" <<'EOF'
-import glob, json, os, subprocess, sys
+import glob, json, os, re, subprocess, sys
 
 binary, fixtures, patterns = sys.argv[1], sys.argv[2], sys.argv[3:]
 if patterns:
@@ -31,7 +53,13 @@ def findings(cwd, extra, paths):
         raise SystemExit(f"FAIL: trl-lint {' '.join(paths)} in {cwd} exited with {out.returncode}:\n{out.stderr}")
     def loc(l):
         return (os.path.normpath(os.path.join(cwd, l["path"])), l["line"], l["column"])
-    return [(d["code"], d["message"], loc(d["location"])) + tuple(loc(r["location"]) for r in d["related"])
+    def absolute(token):
+        path = os.path.join(cwd, token)
+        return os.path.normpath(path) if ("/" in token or "." in token) and os.path.isfile(path) else token
+    def text(message):
+        # Paths in a message are relative to the working folder, as locations are: made absolute.
+        return re.sub(r"[\w./-]+", lambda m: absolute(m.group(0)), message)
+    return [(d["code"], text(d["message"]), loc(d["location"])) + tuple(loc(r["location"]) for r in d["related"])
             for d in json.loads(out.stdout or "[]")]
 
 def under(path, folder):
