@@ -102,10 +102,19 @@ const std::vector<RuleInfo>& file_problem_infos() {
        "## What it does\nReports a Python, YAML or shell file that contains NUL bytes or is not valid "
        "UTF-8.\n\n## Why is this bad?\nPython and PyYAML read configs as UTF-8; such a file fails to load or "
        "is not what its name says.\n\n## Fix\nSave the file as UTF-8, or exclude it.\n"},
-      {"TRL903", "syntax-error", Severity::Error, "A YAML file does not parse.",
-       "## What it does\nReports YAML that does not parse. Values before the error are still analysed.\n\n"
+      {"TRL903", "syntax-error", Severity::Error, "A file a run reads does not parse.",
+       "## What it does\nReports a Python or shell file that does not parse, and a YAML or JSON file that "
+       "does not load the way Python loads it: YAML as PyYAML's `yaml.safe_load` reads it (YAML 1.1; a "
+       "multi-line quoted scalar continued at its key's column loads, a tab between tokens does not), JSON "
+       "as Python's `json` module reads it (`NaN`, `Infinity` and `-Infinity` load). The finding points at "
+       "the line and column where the loader stops, with its reason (\"mapping values are not allowed "
+       "here\", \"found unexpected end of stream while scanning a quoted scalar\"). Values before the "
+       "error are still analysed.\n\nA YAML or JSON file is reported only when a run reads it, or when it "
+       "is an accelerate or trainer config (known from its keys, such as `distributed_type` or "
+       "`model_name_or_path`, or from an `accelerate_config` path): an evaluation task file or a metrics "
+       "file that no run reads is not checked.\n\n"
        "## Why is this bad?\n`yaml.safe_load` raises on it, so any launch that reads the file fails at start "
-       "(after the cluster allocation).\n\n## Fix\nFix the YAML syntax at the reported position.\n"},
+       "(after the cluster allocation).\n\n## Fix\nFix the syntax at the reported position.\n"},
       {"TRL904", "nesting-too-deep", Severity::Warning, "A file nests deeper than trl-lint analyses.",
        "## What it does\nReports Python or YAML nested more than a fixed depth; the deeper part is not "
        "analysed.\n\n## Why is this bad?\nReal configs never nest this deep; this is usually generated or "

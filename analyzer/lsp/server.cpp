@@ -502,7 +502,9 @@ class Server {
   // the `noqa` comments.
   void finish() {
     diags_.clear();
-    file_problem_diagnostics(*project_, diags_);
+    std::set<FileId> read;
+    for (const auto& files : run_files_) read.insert(files.begin(), files.end());
+    file_problem_diagnostics(*project_, read, diags_);
     for (const auto& d : run_diags_) diags_.insert(diags_.end(), d.begin(), d.end());
     for_each_script(*project_, Knowledge::get(), [&](FileId id, const ScriptSummary& summary) {
       auto it = script_diags_.find(id);

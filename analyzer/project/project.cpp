@@ -630,7 +630,7 @@ void extract_file(Project& project, FileId id) {
         facts.comments = std::move(f.comments);
       }
       if (has_code(doc.python_text)) facts.python = python::extract(doc.python_text, id).module;
-      if (has_code(doc.yaml_text)) facts.yaml = yaml::extract(doc.yaml_text, id).documents;
+      if (has_code(doc.yaml_text)) facts.yaml = yaml::extract_snippets(doc.yaml_text, id).documents;
       break;
     }
     case FileKind::Notebook: {

@@ -107,7 +107,9 @@ Rejudged rejudge(const Project& project, const std::vector<DeclaredRun>& declare
   }
 
   // Joined as collect_diagnostics joins them: file problems, runs, scripts, files.
-  file_problem_diagnostics(project, out.diags);
+  std::set<FileId> read;
+  for (const auto& r : runs) read.insert(r.files.begin(), r.files.end());
+  file_problem_diagnostics(project, read, out.diags);
   for (const auto& r : runs) out.diags.insert(out.diags.end(), r.diags.begin(), r.diags.end());
   for (const auto& s : scripts) out.diags.insert(out.diags.end(), s.diags.begin(), s.diags.end());
   const std::vector<FileUses> uses = file_uses(project, runs);

@@ -29,9 +29,36 @@ bool Selection::enabled(const std::string& code) const {
   return !matches(ignore);
 }
 
-void file_problem_diagnostics(const Project& project, std::vector<Diagnostic>& out) {
+bool data_file_matters(const Project& project, FileId file, const std::set<FileId>& read) {
+  if (read.count(file)) return true;
+  // A config of a kind trl-lint judges, known from the keys read before the error: accelerate's
+  // (what `accelerate config` writes first) or a trainer's (fields every recipe sets).
+  static const std::set<std::string_view> kKnownKeys = {"compute_environment",
+                                                        "distributed_type",
+                                                        "deepspeed_config",
+                                                        "fsdp_config",
+                                                        "parallelism_config",
+                                                        "model_name_or_path",
+                                                        "per_device_train_batch_size",
+                                                        "gradient_accumulation_steps",
+                                                        "learning_rate",
+                                                        "num_train_epochs"};
+  if (file < project.facts.size())
+    for (const auto& doc : project.facts[file].yaml)
+      if (doc.root && doc.root->kind == YamlNode::Kind::Mapping)
+        for (const auto& e : doc.root->entries)
+          if (kKnownKeys.count(e.key)) return true;
+  // An accelerate config named as `accelerate config` names it, or one in a folder of them.
+  const std::string& path = file < project.sources.size() ? project.sources.get(file).path : std::string();
+  return path.find("accelerate_config") != std::string::npos || path.ends_with("default_config.yaml");
+}
+
+void file_problem_diagnostics(const Project& project, const std::set<FileId>& read, std::vector<Diagnostic>& out) {
   for (FileId id = 0; id < project.facts.size(); ++id) {
+    const FileKind kind = id < project.sources.size() ? project.sources.get(id).kind : FileKind::Other;
+    const bool data = kind == FileKind::Yaml || kind == FileKind::Json;
     for (const auto& p : project.facts[id].problems) {
+      if (data && p.code == "TRL903" && !data_file_matters(project, id, read)) continue;
       const RuleInfo* info = file_problem_info(p.code);
       Diagnostic d;
       d.code = p.code;
@@ -166,7 +193,12 @@ std::vector<Diagnostic> collect_diagnostics(const Project& project, const std::v
                                             const Selection& selection, unsigned threads, JudgedParts* parts) {
   const VersionTargetsMemo memo(project);
   std::vector<Diagnostic> out;
-  file_problem_diagnostics(project, out);
+  std::set<FileId> read;
+  for (const auto& run : runs) {
+    const std::set<FileId> files = run_files(run);
+    read.insert(files.begin(), files.end());
+  }
+  file_problem_diagnostics(project, read, out);
   for (const auto& run : runs) evaluation_problem(project, run, out);
   std::vector<const Rule*> rules;
   for (const auto& rule : all_rules())

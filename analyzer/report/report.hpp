@@ -3,6 +3,7 @@
 #pragma once
 
 #include <ostream>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -59,7 +60,13 @@ std::vector<Diagnostic> collect_diagnostics(const Project& project, const std::v
 // judges again only the runs, scripts and files an edit touches; rules/rule.hpp says what each
 // part reads). None filters by selection or sorts: join them in the order collect_diagnostics
 // does (file problems; runs; scripts; files) and finish with finish_diagnostics.
-void file_problem_diagnostics(const Project& project, std::vector<Diagnostic>& out);
+// `read`: the files some run reads (run_files of every run). A YAML or JSON file that does not
+// parse is reported (TRL903) when a run reads it or it is of a kind trl-lint judges (an
+// accelerate or trainer config): an evaluation-harness task or a metrics file no run reads is not
+// trl-lint's business.
+void file_problem_diagnostics(const Project& project, const std::set<FileId>& read, std::vector<Diagnostic>& out);
+// Whether a YAML or JSON file that does not parse is reported (see file_problem_diagnostics).
+bool data_file_matters(const Project& project, FileId file, const std::set<FileId>& read);
 void run_diagnostics(const Project& project, const TrainingRun& run, const Selection& selection,
                      std::vector<Diagnostic>& out);
 void script_diagnostics(const Project& project, FileId script, const ScriptSummary& summary, const Selection& selection,

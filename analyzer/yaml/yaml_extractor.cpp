@@ -784,6 +784,21 @@ class Loader {
   bool deep_reported_ = false;
 };
 
+YamlFacts tree_sitter_reading(std::string_view text, FileId file) {
+  YamlFacts facts;
+  ts::Tree tree = ts::parse(tree_sitter_yaml(), text);
+  if (!tree) {
+    facts.problems.push_back({"TRL903", ts::parse_failure_message("YAML"), Span{file}});
+    return facts;
+  }
+  TSNode root = ts_tree_root_node(tree.get());
+  Builder builder(text, file, facts.problems);
+  for (TSNode doc : ts::named_children(root))
+    if (ts::type(doc) == "document") facts.documents.push_back(builder.document(doc));
+  facts.comments = ts::comments(root, text, file);
+  return facts;
+}
+
 // The deepest nesting of `[` and `{` outside comments: an upper bound (brackets in scalars
 // count too; a quote is not looked at, so that no text can hide brackets from this count).
 constexpr std::size_t kMaxFlowNesting = 1000;
@@ -852,16 +867,8 @@ YamlFacts extract(std::string_view text, FileId file) {
   // 100,000 nested brackets take minutes. Past kMaxFlowNesting (far beyond any configuration;
   // TRL904 stops at 200 anyway) the values come from tree-sitter's tree.
   if (flow_nesting(text) > kMaxFlowNesting) {
-    ts::Tree tree = ts::parse(tree_sitter_yaml(), text);
-    if (!tree) {
-      facts.problems.push_back({"TRL903", ts::parse_failure_message("YAML"), Span{file}});
-      return facts;
-    }
-    TSNode root = ts_tree_root_node(tree.get());
-    Builder builder(text, file, facts.problems);
-    for (TSNode doc : ts::named_children(root))
-      if (ts::type(doc) == "document") facts.documents.push_back(builder.document(doc));
-    facts.comments = ts::comments(root, text, file);
+    facts = tree_sitter_reading(text, file);
+    std::erase_if(facts.problems, [](const FileProblem& p) { return p.code == "TRL903"; });
     return facts;
   }
   // Values come from the loader (what PyYAML reads); comments from tree-sitter's tree.
@@ -918,6 +925,14 @@ YamlFacts extract(std::string_view text, FileId file) {
         if (ts::type(doc) == "document") facts.documents.push_back(builder.document(doc));
     }
   }
+  return facts;
+}
+
+YamlFacts extract_snippets(std::string_view text, FileId file) {
+  const std::size_t lines = static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n')) + 1;
+  if (lines > kMaxYamlLines) return {};
+  YamlFacts facts = tree_sitter_reading(text, file);
+  facts.problems.clear();
   return facts;
 }
 

@@ -404,7 +404,12 @@ TEST_CASE(
       std::ostringstream whole, parts;
       print_json(whole, collect_diagnostics(project, runs, Selection{}), project);
       std::vector<Diagnostic> diags;
-      file_problem_diagnostics(project, diags);
+      std::set<FileId> read;
+      for (const auto& run : runs) {
+        const std::set<FileId> files = run_files(run);
+        read.insert(files.begin(), files.end());
+      }
+      file_problem_diagnostics(project, read, diags);
       for (const auto& run : runs) run_diagnostics(project, run, Selection{}, diags);
       for_each_script(project, Knowledge::get(), [&](FileId id, const ScriptSummary& summary) {
         script_diagnostics(project, id, summary, Selection{}, diags);
