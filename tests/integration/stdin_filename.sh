@@ -66,13 +66,13 @@ trap 'rm -rf "$dir" "$fixdir"' EXIT
 cp -r "$src/tests/integration/fix/trl501_rename_yaml/before/." "$fixdir/"
 cd "$fixdir" || exit 2
 before=$(cat recipes/config.yaml)
-printf '%s\nwarmup_ratio: 0.1\n' "$before" > buffer.txt
+printf '%s\nlogging_steps: 10\n' "$before" > buffer.txt
 "$bin" --output-format concise --fix --stdin-filename recipes/config.yaml . < buffer.txt > fixed.txt 2> err.txt
 status=$?
 expect_eq "disk file untouched by --fix on stdin" "$before" "$(cat recipes/config.yaml)"
 grep -q '^max_length: 4096$' fixed.txt || fail "fixed buffer not on stdout: $(cat fixed.txt)"
 grep -q '^max_seq_length' fixed.txt && fail "buffer not fixed: $(cat fixed.txt)"
-grep -q '^warmup_ratio: 0.1$' fixed.txt || fail "buffer text lost: $(cat fixed.txt)"
+grep -q '^logging_steps: 10$' fixed.txt || fail "buffer text lost: $(cat fixed.txt)"
 expect_eq "stdout is the buffer alone" "$(sed 's/^max_seq_length:/max_length:/' buffer.txt)" "$(cat fixed.txt)"
 grep -q '^Fixed 1 finding' err.txt || fail "no Fixed note on stderr: $(cat err.txt)"
 grep -q 'TRL501' err.txt && fail "fixed finding still reported: $(cat err.txt)"
