@@ -336,7 +336,19 @@ def scalar(v):
         return "null"
     if isinstance(v, bool):
         return "true" if v else "false"
-    if isinstance(v, (int, float)):
+    if isinstance(v, float):
+        # A float YAML 1.1 (PyYAML, trl-lint's resolver) reads back as a float: a dot before the
+        # exponent ("2.0e-05", not "2e-05", which is a string there).
+        if v != v:
+            return ".nan"
+        if v in (float("inf"), float("-inf")):
+            return ".inf" if v > 0 else "-.inf"
+        text = repr(v)
+        mantissa, _, exponent = text.partition("e")
+        if "." not in mantissa:
+            mantissa += ".0"
+        return mantissa + ("e" + exponent if exponent else "")
+    if isinstance(v, int):
         return repr(v)
     s = str(v)
     if re.fullmatch(r"[A-Za-z_][\w.\-/]*", s) and s.lower() not in (

@@ -486,6 +486,7 @@ class Builder {
       run.script_display =
           launch->launcher == Launcher::Trl || !launch->script ? "trl " + launch->trl_command : launch->script->text;
       run.config_class = k_.trl_cli_config(launch->trl_command);
+      run.defaults_class = at_target_release(run);
       run.trainer = launch->trl_command;
       run.args_from_parser = true;
       std::vector<const ClassInfo*> classes = k_.trl_cli_classes(launch->trl_command);
@@ -524,6 +525,7 @@ class Builder {
         continue;
       TrainingRun run = base;
       run.config_class = config->cls;
+      run.defaults_class = at_target_release(run);
       run.trainer = config->cls ? config->cls->trainer : "";
       // The patchers imported before the config (or the parser that made it) was built.
       for (const Construction& c : summary.constructions) {
@@ -883,6 +885,17 @@ class Builder {
   // alone (trl v0.17.0 for sft; v0.18.0 to v0.28.0 for dpo, grpo, kto, reward, rloo), and v0.29.0
   // moved to trl/cli/commands/training.py, which passes them for every command. An unresolved
   // pin: not known.
+  // The run's config class as its targeted TRL release has it (TrainingRun::defaults_class).
+  const ClassInfo* at_target_release(const TrainingRun& run) const {
+    if (!run.config_class || run.config_class->package != "trl") return nullptr;
+    const LibraryReleases* lib = k_.library("trl");
+    const VersionTargets t = version_targets(p_, run.version_anchor(), k_);
+    if (!lib || !t.trl.known() || lib->fields_complete_from.empty() ||
+        compare_versions(*t.trl.version, lib->fields_complete_from) >= 0)
+      return nullptr;
+    return k_.at(*run.config_class, *t.trl.version);
+  }
+
   bool trl_cli_forwards_launch_options(const TrainingRun& run, const LaunchCommand& l) const {
     const VersionTargets t = version_targets(p_, run.version_anchor(), k_);
     if (!t.trl.known()) return false;

@@ -80,8 +80,8 @@ Setting TrainingRun::arg(std::string_view field) const {
   auto it = args.find(field);
   if (it != args.end()) return it->second;
   if (!args_fully_known) return Setting::unknown({}, "not visible to trl-lint");
-  if (config_class) {
-    if (const FieldInfo* f = Knowledge::get().field(*config_class, field); f && f->has_default)
+  if (const ClassInfo* defaults = defaults_class ? defaults_class : config_class) {
+    if (const FieldInfo* f = Knowledge::get().field(*defaults, field); f && f->has_default)
       return Setting::known_value(f->default_value, {}, "default");
   }
   return Setting{};

@@ -110,6 +110,10 @@ struct TrainingRun {
   std::string script_display;  // as named on the launch line
   std::string trainer;         // sft, grpo, dpo, ...; empty when unknown
   const ClassInfo* config_class = nullptr;
+  // config_class as the targeted TRL release has it, when that release is older than the
+  // hand-written field lists and the release history knows it (Knowledge::at): the defaults the
+  // run really gets. Null: config_class's own.
+  const ClassInfo* defaults_class = nullptr;
   FileId trainer_yaml = kNoFile;
   std::size_t trainer_yaml_doc = 0;  // document index (Markdown files hold one per YAML block)
   FileId accelerate_yaml = kNoFile;

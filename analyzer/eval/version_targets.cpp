@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cctype>
 #include <filesystem>
+#include <map>
+#include <mutex>
 #include <vector>
 
 #include "analyzer/knowledge/knowledge.hpp"
@@ -167,6 +169,53 @@ namespace {
 
 thread_local VersionTargetsMemo* active_memo = nullptr;
 
+// A library installed in a virtual environment inside the project.
+struct Installed {
+  std::string version;
+  std::string where;  // ".venv/lib/python3.11/site-packages/trl-0.21.0.dist-info"
+};
+
+// The trl, transformers and accelerate installed in `.venv/` or `venv/` at the project root: pip
+// and uv name each installed distribution's metadata folder `<name>-<version>.dist-info` in
+// site-packages (the version in its METADATA is the same). Asked once per project root.
+const std::map<std::string, Installed>& installed_in_project(const std::string& root) {
+  static std::mutex mutex;
+  static std::map<std::string, std::map<std::string, Installed>> cache;
+  std::lock_guard<std::mutex> lock(mutex);
+  auto [it, fresh] = cache.try_emplace(root);
+  if (!fresh || root.empty()) return it->second;
+  std::map<std::string, Installed>& out = it->second;
+  std::error_code ec;
+  for (const char* venv : {".venv", "venv"}) {
+    const fs::path base = fs::path(root) / venv;
+    if (!fs::is_directory(base, ec)) continue;
+    std::vector<fs::path> site_dirs{base / "Lib" / "site-packages"};  // Windows layout
+    for (fs::directory_iterator lib(base / "lib", ec), end; !ec && lib != end; lib.increment(ec))
+      if (lib->path().filename().string().rfind("python", 0) == 0) site_dirs.push_back(lib->path() / "site-packages");
+    for (const fs::path& site : site_dirs) {
+      for (fs::directory_iterator e(site, ec), end; !ec && e != end; e.increment(ec)) {
+        const std::string name = e->path().filename().string();
+        const std::string suffix = ".dist-info";
+        if (name.size() <= suffix.size() || name.compare(name.size() - suffix.size(), suffix.size(), suffix) != 0)
+          continue;
+        const std::string stem = name.substr(0, name.size() - suffix.size());
+        const auto dash = stem.find('-');
+        if (dash == std::string::npos) continue;
+        std::string dist = stem.substr(0, dash);
+        for (char& c : dist) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+        const std::string version = stem.substr(dash + 1);
+        if ((dist != "trl" && dist != "transformers" && dist != "accelerate") || version.empty() ||
+            !std::isdigit(static_cast<unsigned char>(version[0])))
+          continue;
+        out.try_emplace(dist, Installed{version, fs::path(e->path()).lexically_relative(root).generic_string()});
+      }
+      ec.clear();
+    }
+    if (!out.empty()) break;  // the first environment with any of them
+  }
+  return out;
+}
+
 // Folder of each dependency file.
 std::vector<std::pair<std::string, FileId>> find_pin_files(const Project& project) {
   std::vector<std::pair<std::string, FileId>> pin_files;
@@ -284,6 +333,13 @@ VersionTargets compute_targets(const Project& project, FileId file, const Knowle
         t->why = "set in the trl-lint configuration (target-versions)";
         continue;
       }
+    // An environment inside the project says what is installed; a pin only what may be.
+    if (const auto& installed = installed_in_project(project.root); installed.count(t->library)) {
+      const Installed& i = installed.at(t->library);
+      t->version = i.version;
+      t->why = "installed: " + i.where;
+      continue;
+    }
     bool decided = false;
     for (const auto& folder : folders) {
       std::vector<const PackagePin*> found;

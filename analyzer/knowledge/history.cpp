@@ -46,7 +46,7 @@ const ClassInfo* Knowledge::at(const ClassInfo& cls, std::string_view version) c
     c->role = cls.role;
     c->trainer = cls.trainer;
     c->bases = span->bases;
-    c->source = span->file + "@v" + span->from + (span->from == span->to ? "" : "..v" + span->to);
+    c->source = span->file + "@v" + std::string(version);  // the file as that release has it
     c->init_positional = cls.init_positional;
     for (const auto& [name, spans] : h->fields)
       for (const auto& fs : spans)

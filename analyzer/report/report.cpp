@@ -424,6 +424,10 @@ void print_run(std::ostream& out, const TrainingRun& r, const Project& project) 
       << (r.script == kNoFile ? "" : " (" + printable(project.sources.get(r.script).path) + ")") << '\n';
   out << "trainer: " << (r.trainer.empty() ? "unknown" : r.trainer) << '\n';
   out << "trainer config: " << config_text(r, project) << '\n';
+  if (r.defaults_class)
+    out << "defaults: of " << r.defaults_class->name << " in "
+        << version_targets(project, r.version_anchor(), Knowledge::get()).trl.describe() << ", read from "
+        << r.defaults_class->source << '\n';
   out << "accelerate config: " << accel_or_missing(r, project) << '\n';
   if (const auto why = explanations(r); !why.empty()) {
     out << "unresolved or ignored, and why:\n";
@@ -468,12 +472,13 @@ void print_run(std::ostream& out, const TrainingRun& r, const Project& project) 
   out << "trainer arguments set explicitly:\n";
   for (const auto& [name, s] : r.args)
     out << "  " << name << " = " << value_text(s) << "  # " << where(s, project) << '\n';
+  const ClassInfo* defaults = r.defaults_class ? r.defaults_class : r.config_class;
   for (const char* field : {"packing", "eval_packing"}) {
-    if (r.args.count(field) || !r.config_class) continue;
+    if (r.args.count(field) || !defaults) continue;
     Setting d = r.arg(field);
     if (d.known() && d.origin == "default")
-      out << "  (" << field << " = " << d.value.yaml() << "  # default of " << r.config_class->name << ", "
-          << r.config_class->source << ")\n";
+      out << "  (" << field << " = " << d.value.yaml() << "  # default of " << defaults->name << ", "
+          << defaults->source << ")\n";
   }
 }
 

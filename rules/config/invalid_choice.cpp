@@ -27,8 +27,11 @@ file did not say). A value that a library the script imports makes valid is not 
 `rules/knowledge/patchers.yaml`: `sequence_token` with `trl.experimental.gspo_token`). A field
 checked only when it is used is reported only then: `packing_strategy`
 when packing is on, `vllm_mode` when `use_vllm` is on, SFT `loss_type` without Liger. Values a
-newer release renamed are TRL503's; booleans from `no`/`off` are TRL003's. Judged only for
-targets at or after the releases the lists describe (TRL 1.9.0, transformers 5.2.0).
+newer release renamed are TRL503's; booleans from `no`/`off` are TRL003's. Judged with the
+value lists of the target versions: the hand-checked lists for TRL 1.9.0 and transformers 5.2.0
+on, and for older TRL releases (0.9.3 on) the release history generated from TRL's source
+(metadata `choices`, `Literal` annotations, help text that says "must be one of"). Older targets
+are not judged.
 
 ## Why is this bad?
 Some values fail at start (`TrainingArguments` enums, `accelerate launch`), but many are checked

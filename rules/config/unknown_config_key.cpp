@@ -26,9 +26,11 @@ Finds names nothing accepts, and suggests the nearest valid one:
   `deepspeed_config`, `dynamo_config` and `parallelism_config`.
 
 Renamed and removed names are TRL501/TRL502's business; a misspelled `parallelism_config` key
-without the `parallelism_config_` prefix is TRL108's. Keys are judged only when the target
-versions are at least the releases the field lists describe (TRL 1.9.0, transformers 5.2.0,
-accelerate 1.14.0), so old pinned projects are not judged by new field lists.
+without the `parallelism_config_` prefix is TRL108's. Keys are judged with the field lists of the
+target versions: the hand-checked lists for TRL 1.9.0, transformers 5.2.0 and accelerate 1.14.0
+on, and for older TRL releases (0.9.3 on) the release history generated from TRL's source, which
+also says when a field came later (`GRPOConfig has it from TRL 0.26.0 on, not yet in 0.21.0`) or
+went earlier. Older targets, and transformers before 5.2.0, are not judged.
 
 ## Why is this bad?
 `TrlParser` raises "Unknown arguments from config file" (TRL >= 0.19) or, in TRL's own scripts,

@@ -1,0 +1,183 @@
+// The release history (history_*.yaml): the generator's tables for three stored TRL releases
+// (tests/history/expected_trl.yaml, checked against the generator by tests/history/
+// check_generator.sh) loaded as knowledge, asked for the fields of a class at a release, and
+// kept through the binary form.
+#include <catch2/catch.hpp>
+#include <fstream>
+#include <sstream>
+
+#include "analyzer/knowledge/knowledge.hpp"
+
+using namespace trl;
+
+namespace {
+
+std::string read(const std::string& path) {
+  std::ifstream in(std::string(TRL_LINT_SOURCE_DIR) + "/" + path, std::ios::binary);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+// The classes as the newest release has them (hand-written form), a TrainingArguments base, and
+// the history of the three stored releases.
+const char* kClasses = R"(
+classes:
+  TrainingArguments:
+    package: transformers
+    source: src/transformers/training_args.py@v5.2.0
+    fields:
+      per_device_train_batch_size: {type: int, default: 8}
+      gradient_checkpointing: {type: bool, default: false}
+  SFTConfig:
+    package: trl
+    role: trainer_config
+    trainer: sft
+    bases: [TrainingArguments]
+    source: trl/trainer/sft_config.py@v1.9.0
+    fields:
+      packing: {type: bool, default: false}
+  GRPOConfig:
+    package: trl
+    role: trainer_config
+    trainer: grpo
+    bases: [TrainingArguments]
+    source: trl/trainer/grpo_config.py@v1.9.0
+    fields:
+      vllm_mode: {type: str, default: colocate}
+)";
+
+Knowledge load() {
+  return Knowledge::from_texts(
+      {{"classes.yaml", kClasses}, {"history_trl.yaml", read("tests/history/expected_trl.yaml")}});
+}
+
+}  // namespace
+
+TEST_CASE("history: the fields of a class at a release", "[history]") {
+  const Knowledge k = load();
+  const ClassInfo* sft = k.find("SFTConfig");
+  REQUIRE(sft);
+  const ClassInfo* old = k.at(*sft, "0.12.0");
+  REQUIRE(old);
+  CHECK(old->role == ClassRole::TrainerConfig);
+  CHECK(old->bases == std::vector<std::string>{"TrainingArguments"});
+  CHECK(k.field(*old, "max_seq_length"));
+  CHECK_FALSE(k.field(*old, "max_length"));
+  CHECK_FALSE(k.field(*old, "packing_strategy"));
+  // Inherited fields come from the base class of this knowledge.
+  REQUIRE(k.field(*old, "per_device_train_batch_size"));
+  const FieldInfo* lr = k.field(*old, "learning_rate");
+  REQUIRE(lr);
+  CHECK(lr->default_value.kind == Scalar::Kind::Float);
+  CHECK(lr->default_value.f == 2.0e-05);
+  CHECK(lr->source == "trl/trainer/sft_config.py@v0.12.0..v1.9.0");
+
+  const ClassInfo* mid = k.at(*sft, "0.21.0");
+  REQUIRE(mid);
+  CHECK_FALSE(k.field(*mid, "max_seq_length"));
+  const FieldInfo* strategy = k.field(*mid, "packing_strategy");
+  REQUIRE(strategy);
+  CHECK(strategy->choices.empty());  // no choices in the 0.21.0 metadata
+  const FieldInfo* max_length = k.field(*mid, "max_length");
+  REQUIRE(max_length);
+  CHECK(max_length->nullable);
+  CHECK(max_length->default_value.i == 1024);
+
+  const ClassInfo* newest = k.at(*sft, "1.9.0");
+  REQUIRE(newest);
+  REQUIRE(k.field(*newest, "packing_strategy"));
+  CHECK(k.field(*newest, "packing_strategy")->choices == std::vector<std::string>{"bfd", "bfd_split", "wrapped"});
+  // A TRL base's override flattened into the class, with its own file.
+  const FieldInfo* gc = k.field(*newest, "gradient_checkpointing");
+  REQUIRE(gc);
+  CHECK(gc->default_value.b);
+  CHECK(gc->source == "trl/trainer/base_config.py@v1.9.0");
+  CHECK_FALSE(k.field(*newest, "_resolved"));  // field(init=False): no argument
+  // The same class object for the same question.
+  CHECK(k.at(*sft, "1.9.0") == newest);
+}
+
+TEST_CASE("history: releases between, before and after the scanned ones", "[history]") {
+  const Knowledge k = load();
+  const ClassInfo* sft = k.find("SFTConfig");
+  const ClassInfo* grpo = k.find("GRPOConfig");
+  REQUIRE(sft);
+  REQUIRE(grpo);
+  CHECK(k.history_covers("trl", "0.12.0"));
+  CHECK(k.history_covers("trl", "0.15.2"));  // between two scanned releases: the older one holds
+  CHECK_FALSE(k.history_covers("trl", "0.11.4"));
+  CHECK_FALSE(k.history_covers("trl", "2.0.0"));
+  CHECK_FALSE(k.history_covers("accelerate", "1.0.0"));
+  CHECK_FALSE(k.at(*sft, "0.11.4"));
+  CHECK_FALSE(k.at(*sft, "2.0.0"));
+  // GRPOConfig did not exist in 0.12.0.
+  CHECK_FALSE(k.at(*grpo, "0.12.0"));
+  const ClassInfo* g21 = k.at(*grpo, "0.21.0");
+  REQUIRE(g21);
+  const FieldInfo* mode = k.field(*g21, "vllm_mode");
+  REQUIRE(mode);
+  CHECK(mode->default_value.s == "server");
+  CHECK(mode->choices == std::vector<std::string>{"server", "colocate"});
+  CHECK(k.field(*g21, "use_liger_loss"));
+  const ClassInfo* g19 = k.at(*grpo, "1.9.0");
+  REQUIRE(g19);
+  CHECK(k.field(*g19, "vllm_mode")->default_value.s == "colocate");
+  CHECK(k.field(*g19, "loss_type")->choices == std::vector<std::string>{"grpo", "dapo"});
+  CHECK_FALSE(k.field(*g19, "use_liger_loss"));
+}
+
+TEST_CASE("history: when a missing field came or went", "[history]") {
+  const Knowledge k = load();
+  CHECK(k.field_change("SFTConfig", "max_length", "0.12.0") == "added in 0.21.0");
+  CHECK(k.field_change("SFTConfig", "max_seq_length", "0.21.0") == "removed in 0.21.0 (last in 0.12.0)");
+  CHECK(k.field_change("GRPOConfig", "use_liger_loss", "1.9.0") == "removed in 1.9.0 (last in 0.21.0)");
+  CHECK(k.field_change("SFTConfig", "no_such_field", "0.12.0").empty());
+  CHECK(k.field_change("NoSuchConfig", "packing", "0.12.0").empty());
+}
+
+TEST_CASE("history: kept through the binary form", "[history]") {
+  const Knowledge yaml = load();
+  const Knowledge blob = Knowledge::from_blob(yaml.to_blob());
+  CHECK(blob.to_blob() == yaml.to_blob());
+  const ClassInfo* sft = blob.find("SFTConfig");
+  REQUIRE(sft);
+  const ClassInfo* old = blob.at(*sft, "0.12.0");
+  REQUIRE(old);
+  REQUIRE(blob.field(*old, "learning_rate"));
+  CHECK(blob.field(*old, "learning_rate")->source == "trl/trainer/sft_config.py@v0.12.0..v1.9.0");
+  CHECK(blob.history("GRPOConfig"));
+  // A damaged history is an error when it is first used, not a crash.
+  std::string damaged = yaml.to_blob();
+  damaged.resize(damaged.size() - 3);
+  CHECK_THROWS(Knowledge::from_blob(damaged));
+}
+
+TEST_CASE("history: a range naming an unlisted release is refused", "[history]") {
+  const char* bad = R"(
+history:
+  trl:
+    releases: ['0.12.0']
+    classes:
+      SFTConfig:
+        spans:
+          - {from: '0.12.0', to: '0.13.0', file: trl/trainer/sft_config.py, bases: []}
+)";
+  CHECK_THROWS(Knowledge::from_texts({{"history_trl.yaml", bad}}));
+}
+
+TEST_CASE("history: the embedded history covers TRL 0.9.3 on and accelerate 0.30.0 on", "[history]") {
+  const Knowledge& k = Knowledge::get();
+  CHECK(k.history_covers("trl", "0.9.3"));
+  CHECK(k.history_covers("trl", "0.21.0"));
+  CHECK(k.history_covers("accelerate", "0.30.0"));
+  const ClassInfo* grpo = k.find("GRPOConfig");
+  REQUIRE(grpo);
+  const ClassInfo* g = k.at(*grpo, "0.21.0");
+  REQUIRE(g);
+  // trl/trainer/grpo_config.py@v0.21.0: vllm_mode defaults to server; its help names the two modes.
+  REQUIRE(k.field(*g, "vllm_mode"));
+  CHECK(k.field(*g, "vllm_mode")->default_value.s == "server");
+  CHECK(k.field(*g, "vllm_mode")->choices == std::vector<std::string>{"server", "colocate"});
+  CHECK_FALSE(k.field(*g, "num_generations_eval"));  // from 0.26.0
+}
