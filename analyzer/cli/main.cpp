@@ -91,8 +91,18 @@ struct Focus {
   bool everything = true;         // every named folder is a project root: nothing to filter
   bool touches(const trl::Project& project, trl::Span span) const {
     if (!span.valid() || span.file >= project.sources.size()) return false;
+    namespace fs = std::filesystem;
     std::error_code ec;
-    const std::string p = std::filesystem::weakly_canonical(project.sources.get(span.file).abs_path, ec).string();
+    const trl::SourceFile& f = project.sources.get(span.file);
+    std::string p;
+    if (f.abs_path.rfind("<skipped>/", 0) == 0) {
+      // An entry the walk skipped (a symlink loop, a FIFO) is known by its display path; its
+      // folder is resolved, the entry itself never is (it may be a loop).
+      const fs::path abs = fs::absolute(f.path, ec).lexically_normal();
+      p = (fs::weakly_canonical(abs.parent_path(), ec) / abs.filename()).string();
+    } else {
+      p = fs::weakly_canonical(f.abs_path, ec).string();
+    }
     if (files.count(p)) return true;
     return std::any_of(folders.begin(), folders.end(), [&](const std::string& f) {
       return f == "/" || (p.size() > f.size() && p.compare(0, f.size(), f) == 0 && p[f.size()] == '/');

@@ -5,6 +5,11 @@ set -u
 bin=$1
 dir=$2
 cd "$dir" || exit 2
+# Each fixture is a project of its own: without a root marker its project would be the checkout
+# (the nearest `.git` above), and pins, installed versions and imports would be looked up there.
+if ! [ -e .trl-lint.toml ] && ! [ -e .trl-lint.yaml ] && ! [ -e pyproject.toml ] && ! [ -e .git ]; then
+  echo "fixture $dir has no project root marker: add an empty .trl-lint.toml"; exit 1
+fi
 args=()
 [ -f ARGS ] && read -r -a args < ARGS
 # stdout and stderr, without the summary line that ends every check on stderr.

@@ -133,7 +133,7 @@ grep -q $'\033\\[' "$tmp/out" && fail "a pipe without FORCE_COLOR: coloured"
 
 # The summary line: on stderr, after the findings, for every format; stdout keeps the findings alone.
 "$bin" -n --output-format concise . > "$tmp/out" 2> "$tmp/err"
-grep -q '^Checked [0-9]* files, 1 run: 1 error$' "$tmp/err" || { cat "$tmp/err" >> "$tmp/out"; fail "summary line"; }
+grep -q "^Checked [0-9]* files, 1 run: 1 error; \[\*\] 1 fixable with \`--fix\`$" "$tmp/err" || { cat "$tmp/err" >> "$tmp/out"; fail "summary line"; }
 grep -q '^Checked' "$tmp/out" && fail "summary line on stdout"
 "$bin" -n -q --output-format concise . > "$tmp/out" 2> "$tmp/err"
 [ -s "$tmp/err" ] && { cat "$tmp/err" >> "$tmp/out"; fail "-q printed a summary"; }

@@ -65,7 +65,7 @@ run() {  # label, command...: the concise findings, and exit code 1 (findings)
   local label=$1 out st
   shift
   set +e
-  out=$(cd "$project" && TRL_LINT_CACHE_DIR=$tmp/cache "$@" --no-cache --output-format concise . 2>&1)
+  out=$(cd "$project" && TRL_LINT_CACHE_DIR=$tmp/cache "$@" --no-cache --output-format concise . 2>/dev/null)
   st=$?
   set -e
   [ "$st" = 1 ] || { echo "$out"; fail "$label: exit code $st, expected 1"; }
