@@ -28,7 +28,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-constexpr std::string_view kMagic = "TRLCACHE7";
+constexpr std::string_view kMagic = "TRLCACHE8";
 constexpr std::string_view kFactsMagic = "TRLFACTS1";
 constexpr std::string_view kPartsMagic = "TRLPARTS2";
 constexpr std::uint64_t kSeedA = 0x51ed2701a3c4e5f7ull, kSeedB = 0x2545f4914f6cdd1dull;
@@ -141,6 +141,7 @@ std::string encode_diagnostics(const std::vector<Diagnostic>& diags) {
     for (const auto& r : d.related) {
       put_span(w, r.span);
       w.str(r.message);
+      w.u8(r.launch ? 1 : 0);
     }
     w.strings(d.notes);
     w.u8(d.help ? 1 : 0);
@@ -178,6 +179,7 @@ std::optional<std::vector<Diagnostic>> decode_diagnostics(std::string_view data,
       for (auto& rel : d.related) {
         rel.span = get_span(r, project);
         rel.message = r.str();
+        rel.launch = r.u8() != 0;
       }
       d.notes = r.strings();
       if (r.u8()) d.help = r.str();

@@ -16,6 +16,9 @@ const char* to_string(Severity s);
 struct RelatedLocation {
   Span span;
   std::string message;
+  // The launch line of the run the finding was judged in. A finding several launches reach lists
+  // each (sort_diagnostics), and a `noqa` on one of those lines silences that launch only.
+  bool launch = false;
 };
 
 struct TextEdit {

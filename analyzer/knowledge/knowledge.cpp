@@ -259,7 +259,11 @@ FieldInfo read_field(Reader& r) {
 std::string encode_history(const std::map<std::string, LibraryHistory, std::less<>>& libraries) {
   Writer w;
   w.u32(static_cast<std::uint32_t>(libraries.size()));
-  for (const auto& [name, lib] : libraries) {
+  for (const auto& entry : libraries) {
+    // (Named references, not structured bindings: clang 14, which builds the fuzzers, cannot
+    // capture a structured binding in a lambda.)
+    const std::string& name = entry.first;
+    const LibraryHistory& lib = entry.second;
     w.str(name);
     w.strings(lib.releases);
     auto index = [&](const std::string& v) {

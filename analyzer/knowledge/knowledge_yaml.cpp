@@ -189,7 +189,8 @@ void Knowledge::load(const std::string& file, const std::string& text) {
             for (const auto& a : c->second["accepts"]) pc.accepts.push_back(a.as<std::string>());
           if (auto values = c->second["values"])
             for (auto v = values.begin(); v != values.end(); ++v)
-              for (const auto& x : v->second) pc.values[v->first.as<std::string>()].push_back(x.as<std::string>());
+              for (const YAML::Node listed_values = v->second; const auto& x : listed_values)
+                pc.values[v->first.as<std::string>()].push_back(x.as<std::string>());
         }
       if (p.source.empty() || p.modules.empty())
         throw std::runtime_error("knowledge file " + file + ": patcher " + p.name + " needs `modules` and `source`");
@@ -234,7 +235,9 @@ void Knowledge::load(const std::string& file, const std::string& text) {
           for (auto f = fields.begin(); f != fields.end(); ++f) {
             const std::string fname = f->first.as<std::string>();
             auto& spans = ch.fields[fname];
-            for (const auto& e : f->second) {
+            // A copy of the node: `f->second` belongs to a proxy that ends with the expression.
+            const YAML::Node listed_spans = f->second;
+            for (const auto& e : listed_spans) {
               ClassHistory::FieldSpan fs;
               fs.from = listed(str_or_empty(e["from"]), ch.name + "." + fname);
               fs.to = listed(str_or_empty(e["to"]), ch.name + "." + fname);

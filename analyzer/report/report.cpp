@@ -139,6 +139,16 @@ void file_diagnostics(const Project& project, FileId file, const FileUses& uses,
     if (selection.enabled(rule->info().code)) rule->check_file(project, file, uses, out);
 }
 
+void add_launches(Diagnostic& into, const Diagnostic& from) {
+  for (const RelatedLocation& r : from.related) {
+    if (!r.launch) continue;
+    const bool known = std::any_of(into.related.begin(), into.related.end(), [&](const RelatedLocation& k) {
+      return k.launch && k.span.file == r.span.file && k.span.begin == r.span.begin;
+    });
+    if (!known) into.related.push_back(r);
+  }
+}
+
 void merge_findings(std::vector<Diagnostic>& diags) {
   std::set<std::tuple<std::string_view, FileId, std::uint32_t, std::string_view>> seen;
   std::vector<bool> drop(diags.size(), false);
@@ -282,10 +292,18 @@ void sort_diagnostics(const Project& project, std::vector<Diagnostic>& diags) {
   };
   std::stable_sort(diags.begin(), diags.end(),
                    [&](const Diagnostic& a, const Diagnostic& b) { return key(a) < key(b); });
-  // The same finding reached through several runs (one YAML used by two launches) is reported once.
-  diags.erase(std::unique(diags.begin(), diags.end(),
-                          [&](const Diagnostic& a, const Diagnostic& b) { return key(a) == key(b); }),
-              diags.end());
+  // The same finding reached through several runs (one YAML used by two launches) is reported once,
+  // with the launch lines of all of them.
+  std::size_t kept = 0;
+  for (std::size_t i = 0; i < diags.size(); ++i) {
+    if (kept > 0 && key(diags[kept - 1]) == key(diags[i])) {
+      add_launches(diags[kept - 1], diags[i]);
+      continue;
+    }
+    if (kept != i) diags[kept] = std::move(diags[i]);
+    ++kept;
+  }
+  diags.erase(diags.begin() + static_cast<std::ptrdiff_t>(kept), diags.end());
 }
 
 namespace {

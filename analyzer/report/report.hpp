@@ -80,6 +80,8 @@ void file_diagnostics(const Project& project, FileId file, const FileUses& uses,
 // .ipynb line (analyzer/notebook): moves the spans of findings there onto the characters of the
 // JSON strings they came from, and drops fixes that would edit a notebook. Call once per finding.
 void notebook_positions(const Project& project, std::vector<Diagnostic>& diags);
+// Adds the launch locations (RelatedLocation::launch) of `from` that `into` does not list.
+void add_launches(Diagnostic& into, const Diagnostic& from);
 // Keeps the first of the findings of one code at one place with one merge key (Diagnostic::merge_key).
 void merge_findings(std::vector<Diagnostic>& diags);
 // Drops what `selection` disables, merges (merge_findings), maps notebook positions, then sorts

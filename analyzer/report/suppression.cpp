@@ -139,7 +139,43 @@ class Suppressor {
   }
 
   // True when a directive at one of the finding's locations names its code; marks those used.
-  bool suppresses(const Diagnostic& d, bool mark) {
+  // A finding that lists several launches (RelatedLocation::launch) loses the launches whose line
+  // carries such a directive, and is suppressed only when every launch does (or a directive sits
+  // at one of its other locations).
+  bool suppresses(Diagnostic& d, bool mark) {
+    const auto launches = static_cast<std::size_t>(
+        std::count_if(d.related.begin(), d.related.end(), [](const RelatedLocation& r) { return r.launch; }));
+    if (launches > 1) {
+      std::vector<bool> silenced(d.related.size(), false);
+      std::size_t count = 0;
+      for (std::size_t i = 0; i < d.related.size(); ++i)
+        if (d.related[i].launch && hits(d, d.related[i].span, false)) {
+          silenced[i] = true;
+          ++count;
+        }
+      if (count == launches) {
+        for (std::size_t i = 0; i < d.related.size(); ++i)
+          if (silenced[i]) hits(d, d.related[i].span, mark);
+        return true;
+      }
+      bool hit = hits(d, d.span, mark);
+      for (std::size_t i = 0; i < d.related.size(); ++i)
+        if (!d.related[i].launch) hit = hits(d, d.related[i].span, mark) || hit;
+      for (std::size_t i = 0; i < d.related.size(); ++i)
+        if (silenced[i]) hits(d, d.related[i].span, mark);
+      if (hit || !mark || count == 0) return hit;
+      std::size_t i = 0;
+      std::erase_if(d.related, [&](const RelatedLocation&) { return silenced[i++]; });
+      return false;
+    }
+    bool hit = hits(d, d.span, mark);
+    for (const auto& r : d.related) hit = hits(d, r.span, mark) || hit;
+    return hit;
+  }
+
+  // True when a directive on the first or last line of `s` names the finding's code (or is a
+  // blanket one); marks those used when `mark`.
+  bool hits(const Diagnostic& d, const Span& s, bool mark) {
     bool hit = false;
     auto visit = [&](const Span& s) {
       if (!s.valid()) return;
@@ -161,8 +197,7 @@ class Suppressor {
         }
       }
     };
-    visit(d.span);
-    for (const auto& r : d.related) visit(r.span);
+    visit(s);
     return hit;
   }
 
@@ -225,7 +260,7 @@ std::size_t apply_suppressions(const Project& project, std::vector<Diagnostic>& 
   Suppressor sup(project);
   if (sup.entries.empty()) return 0;
   const std::size_t before = diags.size();
-  std::erase_if(diags, [&](const Diagnostic& d) { return sup.suppresses(d, true); });
+  std::erase_if(diags, [&](Diagnostic& d) { return sup.suppresses(d, true); });
   const std::size_t suppressed = before - diags.size();
 
   const RuleInfo* info = file_problem_info("TRL910");

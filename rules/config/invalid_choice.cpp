@@ -104,7 +104,7 @@ class InvalidChoice final : public Rule {
       if (!f->source.empty()) d.notes.push_back("source: " + f->source);
       if (rules::judged_by_history(k, *given.front(), t))
         d.notes.push_back("judged against " + t.trl.describe() + ", with that release's field lists");
-      if (run.launch) d.related.push_back({run.launch->span, "used by this launch"});
+      if (run.launch) d.related.push_back({run.launch->span, "used by this launch", true});
       out.push_back(std::move(d));
     }
   }

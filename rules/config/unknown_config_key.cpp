@@ -200,7 +200,7 @@ class UnknownConfigKey final : public Rule {
       d.notes.push_back(yaml ? "TrlParser raises \"Unknown arguments from config file\" (TRL >= 0.19); TRL's own "
                                "scripts ignore the key silently"
                              : "HfArgumentParser raises on arguments no dataclass takes");
-      if (run.launch) d.related.push_back({run.launch->span, "read by this launch"});
+      if (run.launch) d.related.push_back({run.launch->span, "read by this launch", true});
       out.push_back(std::move(d));
     }
   }

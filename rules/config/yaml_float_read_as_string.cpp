@@ -98,7 +98,7 @@ class YamlFloatReadAsString final : public Rule {
           "the string");
     else
       d.notes.push_back("accelerate exports the value and reads it back with int(), which rejects '" + v.raw + "'");
-    if (u.run && u.run->launch) d.related.push_back({u.run->launch->span, "read by this launch"});
+    if (u.run && u.run->launch) d.related.push_back({u.run->launch->span, "read by this launch", true});
     std::string fixed = canonical(v.raw);
     if (type == "int") {
       // An int field wants digits: 1e8 -> 100000000 when exact. Underscores separate digits

@@ -125,7 +125,7 @@ class YamlWordReadAsBoolean final : public Rule {
       d.notes.push_back("accelerate expects one of its string values here and fails on a boolean");
     else
       d.notes.push_back("the config receives a bool where it converts the value to an enum: ValueError at start");
-    if (u.run && u.run->launch) d.related.push_back({u.run->launch->span, "read by this launch"});
+    if (u.run && u.run->launch) d.related.push_back({u.run->launch->span, "read by this launch", true});
     const std::string quoted = "'" + *choice + "'";
     d.help = "quote it: `" + u.entry->key + ": " + quoted + "`";
     if (v.anchored) {

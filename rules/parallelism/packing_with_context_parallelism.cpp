@@ -113,7 +113,7 @@ class PackingWithContextParallelism final : public Rule {
       if (run.cp_size.primary_span().valid())
         d.related.push_back({run.cp_size.primary_span(),
                              "context parallelism enabled here (cp_size=" + cp_text + ", " + where(run.cp_size) + ")"});
-      if (run.launch) d.related.push_back({run.launch->span, "both meet in this launch"});
+      if (run.launch) d.related.push_back({run.launch->span, "both meet in this launch", true});
       d.notes.push_back(consequence(version_targets(project, rules::run_anchor(run), Knowledge::get()).trl));
       const std::string f(field);
       if (on.origin == "Python")

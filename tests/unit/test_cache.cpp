@@ -61,6 +61,7 @@ std::vector<Diagnostic> sample() {
   d.label = "here";
   d.related.push_back({span(0, 8, 9), "set here"});
   d.related.push_back({Span{}, "nowhere"});
+  d.related.push_back({span(0, 2, 5), "both meet in this launch", true});
   d.notes = {"a note", ""};
   d.help = "set packing: false";
   d.fixes.push_back({"turn it off", {{span(0, 0, 7), "packing: false"}}, false});
@@ -87,9 +88,11 @@ TEST_CASE("cache: findings survive encoding exactly", "[cache]") {
   CHECK(d.message == diags[0].message);
   CHECK(d.span == diags[0].span);
   CHECK(d.label == "here");
-  REQUIRE(d.related.size() == 2);
+  REQUIRE(d.related.size() == 3);
   CHECK(d.related[0].span == diags[0].related[0].span);
+  CHECK_FALSE(d.related[0].launch);
   CHECK_FALSE(d.related[1].span.valid());
+  CHECK(d.related[2].launch);
   CHECK(d.notes == diags[0].notes);
   CHECK(d.help == diags[0].help);
   REQUIRE(d.fixes.size() == 1);
