@@ -152,6 +152,7 @@ void apply_configured_targets(Project& project, Configuration& config) {
   for (FileId id = 0; id < project.sources.size(); ++id) {
     const Settings& s = settings_of(config, project.sources.get(id));
     for (const auto& [lib, version] : s.target_versions) project.configured_target_versions[id][lib] = version.value;
+    for (const auto& folder : s.src) project.configured_src_roots[id].push_back(folder.value);
   }
 }
 

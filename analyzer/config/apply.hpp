@@ -23,7 +23,8 @@ FolderListedFn folder_notes(Configuration& config);
 std::vector<DeclaredRun> declared_runs(Project& project, Configuration& config);
 
 // Records the `target-versions:` of the configuration governing each project file in
-// Project::configured_target_versions (what version_targets() reads after --target-version).
+// Project::configured_target_versions (what version_targets() reads after --target-version), and
+// its `src:` folders in Project::configured_src_roots (where python_eval resolves imports).
 void apply_configured_targets(Project& project, Configuration& config);
 
 // Fills TrainingRun::target_versions from the configuration of each run's launch file or script;

@@ -196,7 +196,7 @@ std::optional<Value> parse_config(const std::string& path) {
 
 const std::vector<std::string> kTopKeys = {"extend",   "select",           "ignore",  "extend-select",
                                            "severity", "per-file-ignores", "exclude", "target-versions",
-                                           "runs",     "cache-dir",        "fail-on"};
+                                           "runs",     "cache-dir",        "fail-on", "src"};
 const std::vector<std::string> kRunKeys = {"name", "script", "config", "accelerate-config", "args", "env"};
 const std::vector<std::string> kLibraries = {"trl", "transformers", "accelerate"};
 const std::vector<std::string> kSeverities = {"error", "warning", "info"};
@@ -355,6 +355,16 @@ Settings interpret(const Value& root, const std::string& path, Chain& chain) {
         if (!looks_like_version(v.value))
           throw ConfigError(v.where, "`" + v.value + "` is not a version (expected e.g. \"0.19.1\")");
         s.target_versions[lib.value] = v;
+      }
+    } else if (k == "src") {
+      s.src.clear();  // a key written here replaces the inherited one
+      for (auto folder : strings_of(value, k)) {
+        if (folder.value.empty()) throw ConfigError(folder.where, "`src` entries must not be empty");
+        fs::path p = fs::path(folder.value);
+        if (p.is_relative()) p = fs::path(base_dir) / p;
+        folder.value = p.lexically_normal().string();
+        while (folder.value.size() > 1 && folder.value.back() == '/') folder.value.pop_back();
+        s.src.push_back(std::move(folder));
       }
     } else if (k == "cache-dir") {
       Located<std::string> dir = string_of(value, k);

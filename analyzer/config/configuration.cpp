@@ -240,6 +240,11 @@ void print_settings(std::ostream& out, const Settings& s, const std::string& for
       << (s.target_versions.empty() ? " {}  # from the project's pins, else the newest known" : "") << '\n';
   for (const auto& [lib, v] : s.target_versions) out << "  " << lib << ": " << quoted(v.value) << '\n';
   if (s.cache_dir) out << "cache-dir: " << quoted(s.cache_dir->value) << '\n';
+  out << "src:"
+      << (s.src.empty() ? " []  # imports resolve in the file's folder, its sub-project and the root (and their src/)"
+                        : "")
+      << '\n';
+  for (const auto& f : s.src) out << "  - " << quoted(f.value) << '\n';
   out << "fail-on: " << to_string(s.fail_on ? s.fail_on->value : Severity::Info)
       << (s.fail_on ? "" : "  # default: any finding fails") << '\n';
   out << "runs:" << (s.runs.empty() ? " []" : "") << '\n';

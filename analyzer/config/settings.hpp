@@ -76,6 +76,9 @@ struct Settings {
   std::map<std::string, Located<std::string>> target_versions;  // "trl" -> "0.19.1"
   std::vector<DeclaredRunSpec> runs;
   std::optional<Located<std::string>> cache_dir;  // `cache-dir:`, absolute (relative to the file's folder)
+  // `src:` folders where Python imports also resolve (as ruff's `src`), absolute (relative to the
+  // file's folder), after the importing file's folder and sub-project, before the project root.
+  std::vector<Located<std::string>> src;
   // `fail-on:` the least severe finding that makes the exit code 1 (`--fail-on` wins); unset: info,
   // so that any finding fails.
   std::optional<Located<Severity>> fail_on;

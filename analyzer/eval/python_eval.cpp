@@ -239,6 +239,9 @@ struct ProjectEvaluator::Impl {
       roots.push_back(fs::path(std::string(sub)));
       roots.push_back(fs::path(std::string(sub)) / "src");
     }
+    if (from != kNoFile)
+      if (auto it = project.configured_src_roots.find(from); it != project.configured_src_roots.end())
+        for (const auto& folder : it->second) roots.push_back(fs::path(folder));
     roots.push_back(fs::path(project.root));
     roots.push_back(fs::path(project.root) / "src");
     return roots;
@@ -276,6 +279,8 @@ struct ProjectEvaluator::Impl {
     if (rel.empty() || rel.front() == '/' || rel.back() == '/' || rel.find('.') != std::string::npos ||
         rel.find("//") != std::string::npos)
       return std::nullopt;
+    // (A file with configured `src` folders takes the general way.)
+    if (from != kNoFile && project.configured_src_roots.count(from)) return std::nullopt;
     std::string roots[5];
     std::size_t n = 0;
     if (level > 0) {

@@ -341,6 +341,10 @@ class Server {
     if (!project_) return;
     const auto t0 = std::chrono::steady_clock::now();
     try {
+      // The configuration's `target-versions` and `src` folders, as the command line reads them.
+      project_->configured_target_versions.clear();
+      project_->configured_src_roots.clear();
+      apply_configured_targets(*project_, *config_);
       declared_ = declared_runs(*project_, *config_);
       selection_ = Selection{{}, disabled_everywhere(*config_)};
       add_runs(build_runs(*project_, Knowledge::get(), declared_));

@@ -140,6 +140,9 @@ struct Project {
   // The configuration's `target-versions:` that govern each file (only files that have some):
   // library name -> version. They win over the pins.
   std::map<FileId, std::map<std::string, std::string, std::less<>>> configured_target_versions;
+  // The `src` folders of the configuration of each Python file that has some (absolute): where
+  // its imports also resolve (python_eval's search roots).
+  std::map<FileId, std::vector<std::string>> configured_src_roots;
   // The size limit the files were read with (LoadOptions::max_file_size): a file left unread
   // (FileFacts::unread) and needed after all is read with it.
   std::uint64_t max_file_size = 10ull << 20;

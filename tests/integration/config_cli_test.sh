@@ -90,4 +90,14 @@ grep -q 'no training run found' "$tmp/out" || fail "the nested project has no ru
 [ "$(run --output-format concise .)" = 1 ] || fail "the root's project with a nested configuration"
 grep -q '^recipes/sft_long.yaml:5:1: TRL101' "$tmp/out" || fail "the finding with a nested configuration"
 rm recipes/.trl-lint.yaml
+
+# `src`: folders where imports resolve, relative to the configuration's folder, shown absolute.
+printf 'src: [libs/shared, "./tools/"]\n' > .trl-lint.yaml
+[ "$(run config --show)" = 0 ] || fail "config --show with src"
+grep -q "^  - \"$p/libs/shared\"$" "$tmp/out" || fail "config --show: src folder"
+grep -q "^  - \"$p/tools\"$" "$tmp/out" || fail "config --show: src folder normalised"
+printf 'src: [""]\n' > .trl-lint.yaml
+[ "$(run .)" = 2 ] || fail "an empty src entry did not exit 2"
+grep -q '`src` entries must not be empty' "$tmp/out" || fail "the empty src message"
+rm .trl-lint.yaml
 echo ok
