@@ -17,6 +17,7 @@
 #include <sstream>
 
 #include "analyzer/cache/facts_codec.hpp"
+#include "analyzer/eval/version_targets.hpp"
 #include "analyzer/knowledge/knowledge.hpp"
 #include "analyzer/util/binary_io.hpp"
 #include "analyzer/util/clean_path.hpp"
@@ -360,6 +361,14 @@ void ResultCache::prepare(const Project& project, Configuration& config) {
       const std::string_view dir = folder_view(f.abs_path);
       if (dir != last_dir) last_dir = std::string_view(*dirs.emplace(dir).first);
     }
+  }
+  // The libraries installed in each project folder's environment (version_targets reads them
+  // before the pins; the environment's files are not project files).
+  // Part of the frame too: kept runs were judged against them.
+  for (const auto& root : project.roots.empty() ? std::vector<std::string>{project.root} : project.roots) {
+    const std::vector<std::string> installed = installed_libraries(root);
+    key.strings(installed);
+    frame.strings(installed);
   }
   // The settings of every folder: which configuration files govern it, and their contents.
   std::set<std::string> config_files;

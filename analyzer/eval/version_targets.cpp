@@ -216,6 +216,20 @@ const std::map<std::string, Installed>& installed_in_project(const std::string& 
   return out;
 }
 
+}  // namespace
+
+std::vector<std::string> installed_libraries(const std::string& root) {
+  std::vector<std::string> out;
+  for (const auto& [name, installed] : installed_in_project(root)) {
+    out.push_back(name);
+    out.push_back(installed.version);
+    out.push_back(installed.where);
+  }
+  return out;
+}
+
+namespace {
+
 // Folder of each dependency file.
 std::vector<std::pair<std::string, FileId>> find_pin_files(const Project& project) {
   std::vector<std::pair<std::string, FileId>> pin_files;

@@ -35,6 +35,11 @@ struct VersionTargets {
 // The targets for the run or file rooted at `file` (kNoFile: the project root).
 VersionTargets version_targets(const Project& project, FileId file, const Knowledge& knowledge);
 
+// What `installed_in_project` found under a project folder's `.venv/` or `venv/`: each library's
+// name, version and dist-info folder, sorted by name. The environment is not a project file, so
+// the result cache keys its entries on this too (a library upgraded in place changes the targets).
+std::vector<std::string> installed_libraries(const std::string& root);
+
 // While one lives, version_targets() on this thread remembers its answers for `project`: the
 // pin files are found once, and each file's targets computed once. Without it every call scans
 // every file's facts for pins, so judging a project was quadratic in its file count (16% of a

@@ -506,4 +506,24 @@ same_as_fresh json7 .
 grep -q '^configs/sft.json:.*TRL101' "$work/json7.out" || fail "json: the JSON at the root did not take the place of sub/'s"
 cd "$proj" || exit 2
 
-echo "ok: cache hit, miss, invalidation, files outside the project, settings, damage, placement, JSON configs"
+# An environment inside the project (.venv/) is not a project file, but the versions installed in
+# it are the targets: a library upgraded in place is a miss, and no kept run is reused.
+venv=$work/venv
+cp -r "$fixtures/TRL001/installed_version_beats_pin" "$venv"
+vcache=$work/vcache
+site=$venv/.venv/lib/python3.11/site-packages
+cd "$venv" || exit 2
+run venv1 --cache-dir "$vcache" .
+expect venv1 miss
+grep -q 'num_generations_eval' "$work/venv1.out" || fail "venv: the field TRL 0.21.0 lacks is not reported"
+run venv2 --cache-dir "$vcache" .
+expect venv2 hit
+mv "$site/trl-0.21.0.dist-info" "$site/trl-0.26.0.dist-info"
+run venv3 --cache-dir "$vcache" .
+expect venv3 miss
+grep -q 'cache kept' "$work/venv3.err" && fail "venv: runs judged against the old installed version were kept"
+same_as_fresh venv3 .
+grep -q 'num_generations_eval' "$work/venv3.out" && fail "venv: still judged against the old installed version"
+cd "$proj" || exit 2
+
+echo "ok: cache hit, miss, invalidation, files outside the project, settings, damage, placement, JSON configs, installed versions"
