@@ -28,7 +28,7 @@
 // each evaluated script with the files each read (JudgedParts), and each file's content hash. After a miss in which no
 // file was added or removed, the configuration is the same and no changed file holds version pins (kept_parts), only
 // the runs and scripts that read a changed file are built and judged again; the others' findings are taken from the
-// entry (analyzer/report/rejudge.hpp).
+// entry (analyzer/pipeline/rejudge.hpp).
 //
 // One entry per invocation shape (slot: hash of options and working folder), replaced on every
 // miss. A pre-commit hook names other files at each commit, so each commit is a new shape: after
@@ -49,7 +49,7 @@
 #include "analyzer/config/configuration.hpp"
 #include "analyzer/diag/diagnostic.hpp"
 #include "analyzer/project/project.hpp"
-#include "analyzer/report/report.hpp"
+#include "analyzer/pipeline/judge.hpp"
 
 namespace trl::cache {
 
@@ -86,7 +86,7 @@ class ResultCache {
   bool store(const Project& project, const std::vector<Diagnostic>& diags, std::int64_t read_start_ns,
              const JudgedParts* parts = nullptr, std::size_t runs = 0) const;
 
-  // After a miss, once `project` is extracted: the parts the entry keeps (analyzer/report/rejudge.hpp),
+  // After a miss, once `project` is extracted: the parts the entry keeps (analyzer/pipeline/rejudge.hpp),
   // and per file whether its contents changed since, when they may be judged from: the entry's
   // analysis had the same files under the same configuration (frame), and no file that changed
   // holds version pins, then or now. Nothing otherwise, or for a damaged entry.

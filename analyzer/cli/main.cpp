@@ -24,11 +24,13 @@
 #include "analyzer/fix/fixer.hpp"
 #include "analyzer/knowledge/knowledge.hpp"
 #include "analyzer/lsp/server.hpp"
+#include "analyzer/pipeline/judge.hpp"
+#include "analyzer/pipeline/pipeline.hpp"
+#include "analyzer/pipeline/rejudge.hpp"
+#include "analyzer/pipeline/suppression.hpp"
 #include "analyzer/report/baseline.hpp"
 #include "analyzer/report/formatters.hpp"
-#include "analyzer/report/rejudge.hpp"
-#include "analyzer/report/report.hpp"
-#include "analyzer/report/suppression.hpp"
+#include "analyzer/report/views.hpp"
 #include "analyzer/util/memory.hpp"
 #include "analyzer/util/parallel.hpp"
 #include "rules/registry.hpp"
@@ -253,7 +255,7 @@ Analysis analyse(trl::LoadOptions options, trl::Configuration& config, const Foc
     // Each question to the file system asked once in this analysis (the process ends with it).
     a.project.disk_answers = std::make_shared<trl::DiskAnswers>();
     trl::extract_project(a.project, options);
-    trl::apply_configured_targets(a.project, config);
+    trl::configure(a.project, config);
     auto declared = trl::declared_runs(a.project, config);
     // One evaluation per script, shared by the run builder and the rules that read the scripts'
     // constructions (each evaluated every script again).
@@ -266,10 +268,10 @@ Analysis analyse(trl::LoadOptions options, trl::Configuration& config, const Foc
     if (cache)
       facts_written =
           trl::Background<bool>([&c = *cache, &p = a.project] { return c.store_facts(p); }, options.threads != 1);
-    trl::Selection selection{{}, trl::disabled_everywhere(config)};
+    const trl::Selection selection = trl::selection_of(config);
     // The findings of each run and script, kept in the entry: after a change that added or
     // removed no file and changed no version pin, only the runs and scripts that read a changed
-    // file are built and judged again (analyzer/report/rejudge.hpp).
+    // file are built and judged again (analyzer/pipeline/rejudge.hpp).
     trl::JudgedParts parts;
     std::optional<trl::cache::ResultCache::Kept> kept;
     if (cache) kept = cache->kept_parts(a.project);
@@ -283,18 +285,11 @@ Analysis analyse(trl::LoadOptions options, trl::Configuration& config, const Foc
       parts = std::move(again.parts);
       a.run_count = parts.runs.size();
     } else {
-      a.runs = trl::build_runs(a.project, trl::Knowledge::get(), declared, options.threads);
-      trl::apply_target_versions(a.runs, a.project, config);
+      a.runs = trl::build(a.project, config, declared, options.threads);
       a.diags = trl::collect_diagnostics(a.project, a.runs, selection, options.threads, cache ? &parts : nullptr);
       a.run_count = a.runs.size();
     }
-    trl::apply_settings(a.diags, a.project, config);
-    trl::apply_suppressions(a.project, a.diags, selection, [&](trl::FileId file, const std::string& code) {
-      return trl::enabled_in_file(a.project, config, file, code);
-    });
-    // TRL910, made by the suppressions, obeys the configuration of its file like every code
-    // (per-file-ignores, a nested `ignore`, `severity`); the others are unchanged by a second pass.
-    trl::apply_settings(a.diags, a.project, config);
+    trl::finish(a.project, config, selection, a.diags);
     // One writer in the cache folder at a time: the pack is done before the entry is written.
     // (What writing the pack threw, it throws here, and the entry is not written.)
     const bool facts_stored = !facts_written.valid() || facts_written.get();

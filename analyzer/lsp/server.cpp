@@ -21,8 +21,9 @@
 #include "analyzer/lsp/documents.hpp"
 #include "analyzer/lsp/framing.hpp"
 #include "analyzer/parse/tree_sitter.hpp"
-#include "analyzer/report/report.hpp"
-#include "analyzer/report/suppression.hpp"
+#include "analyzer/pipeline/judge.hpp"
+#include "analyzer/pipeline/pipeline.hpp"
+#include "analyzer/pipeline/suppression.hpp"
 #include "rules/registry.hpp"
 
 namespace trl::lsp {
@@ -341,13 +342,10 @@ class Server {
     if (!project_) return;
     const auto t0 = std::chrono::steady_clock::now();
     try {
-      // The configuration's `target-versions` and `src` folders, as the command line reads them.
-      project_->configured_target_versions.clear();
-      project_->configured_src_roots.clear();
-      apply_configured_targets(*project_, *config_);
+      configure(*project_, *config_);
       declared_ = declared_runs(*project_, *config_);
-      selection_ = Selection{{}, disabled_everywhere(*config_)};
-      add_runs(build_runs(*project_, Knowledge::get(), declared_));
+      selection_ = selection_of(*config_);
+      add_runs(build(*project_, *config_, declared_, 1));
       imported_ = imported_modules(*project_, Knowledge::get());
       finish();
       ++stats_.full_analyses;
@@ -420,7 +418,7 @@ class Server {
         scope.launched.insert(runs_[i].script);
     std::size_t rebuilt = 0;
     try {
-      std::vector<TrainingRun> fresh = build_runs(*project_, Knowledge::get(), declared_, scope);
+      std::vector<TrainingRun> fresh = build(*project_, *config_, declared_, scope);
       rebuilt = fresh.size();
       // Scripts the new launches start no longer run on their own.
       std::set<FileId> now_launched;
@@ -470,8 +468,8 @@ class Server {
               << ms << " ms\n";
   }
 
+  // Judges runs built by build() (they carry their target versions) and keeps them.
   void add_runs(std::vector<TrainingRun> fresh) {
-    apply_target_versions(fresh, *project_, *config_);
     const VersionTargetsMemo memo(*project_);  // one pin search for all the runs
     for (auto& r : fresh) {
       run_files_.push_back(run_files(r));
@@ -532,11 +530,7 @@ class Server {
       diags_.insert(diags_.end(), it->second.diags.begin(), it->second.diags.end());
     }
     finish_diagnostics(*project_, selection_, diags_);
-    apply_settings(diags_, *project_, *config_);
-    apply_suppressions(*project_, diags_, selection_, [this](FileId file, const std::string& code) {
-      return enabled_in_file(*project_, *config_, file, code);
-    });
-    apply_settings(diags_, *project_, *config_);  // TRL910 obeys its file's configuration too
+    trl::finish(*project_, *config_, selection_, diags_);
   }
 
   FileId file_of_path(const std::string& path) const {

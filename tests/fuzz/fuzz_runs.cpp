@@ -4,8 +4,9 @@
 
 #include "analyzer/eval/run_builder.hpp"
 #include "analyzer/knowledge/knowledge.hpp"
+#include "analyzer/pipeline/judge.hpp"
 #include "analyzer/report/formatters.hpp"
-#include "analyzer/report/report.hpp"
+#include "analyzer/report/views.hpp"
 #include "tests/fuzz/fuzz_common.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Judging again from the parts the result cache keeps (analyzer/report/rejudge.hpp): after each of
+# Judging again from the parts the result cache keeps (analyzer/pipeline/rejudge.hpp): after each of
 # a chain of edits to a copy of every fixture project, the findings served through the cache
 # (only the runs and scripts that read a changed file judged again) must be those of an analysis
 # without cache, to the byte, in the json format (notes, related locations, fixes). Edits: a value

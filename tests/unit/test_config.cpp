@@ -11,7 +11,7 @@
 #include "analyzer/config/configuration.hpp"
 #include "analyzer/config/toml_input.hpp"
 #include "analyzer/knowledge/knowledge.hpp"
-#include "analyzer/report/report.hpp"
+#include "analyzer/pipeline/judge.hpp"
 #include "analyzer/source/source_file.hpp"
 
 using namespace trl;

@@ -16,7 +16,7 @@
 #include "analyzer/knowledge/knowledge.hpp"
 #include "analyzer/project/project.hpp"
 #include "analyzer/report/formatters.hpp"
-#include "analyzer/report/report.hpp"
+#include "analyzer/pipeline/judge.hpp"
 #include "analyzer/util/clean_path.hpp"
 #include "tests/unit/lcg.hpp"
 

@@ -22,7 +22,7 @@ struct Selection {
 
 // The findings of each run and of each evaluated script, as run_diagnostics and
 // script_diagnostics make them, with what each read (what the result cache keeps, to judge
-// again only what a change touches: analyzer/report/rejudge.hpp).
+// again only what a change touches: analyzer/pipeline/rejudge.hpp).
 struct JudgedRun {
   RunOrigin origin;
   FileId script = kNoFile;    // the script it starts (a launched script does not run on its own)
@@ -90,13 +90,5 @@ void finish_diagnostics(const Project& project, const Selection& selection, std:
 
 // Orders findings by (path, line, column, code, message) and drops exact repeats.
 void sort_diagnostics(const Project& project, std::vector<Diagnostic>& diags);
-
-// `trl-lint runs`: one line per run. `trl-lint show-run`: one run's effective configuration.
-// Control characters in names, paths and values are shown as control pictures (printable).
-void print_runs(std::ostream& out, const std::vector<TrainingRun>& runs, const Project& project);
-void print_run(std::ostream& out, const TrainingRun& run, const Project& project);
-// `trl-lint graph`: launch sites, scripts and config files as a Graphviz (dot) or Mermaid graph.
-void print_graph(std::ostream& out, const std::vector<TrainingRun>& runs, const Project& project,
-                 const std::string& format);
 
 }  // namespace trl

@@ -17,7 +17,7 @@
 
 #include "analyzer/config/configuration.hpp"
 #include "analyzer/eval/run_builder.hpp"
-#include "analyzer/report/report.hpp"
+#include "analyzer/pipeline/judge.hpp"
 
 namespace trl {
 

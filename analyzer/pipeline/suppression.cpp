@@ -1,11 +1,11 @@
-#include "analyzer/report/suppression.hpp"
+#include "analyzer/pipeline/suppression.hpp"
 
 #include <algorithm>
 #include <cctype>
 #include <map>
 
+#include "analyzer/pipeline/judge.hpp"
 #include "analyzer/report/location.hpp"
-#include "analyzer/report/report.hpp"
 #include "rules/registry.hpp"
 
 namespace trl {

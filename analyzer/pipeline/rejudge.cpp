@@ -1,4 +1,4 @@
-#include "analyzer/report/rejudge.hpp"
+#include "analyzer/pipeline/rejudge.hpp"
 
 #include <algorithm>
 #include <iterator>
@@ -8,6 +8,7 @@
 #include "analyzer/config/apply.hpp"
 #include "analyzer/eval/version_targets.hpp"
 #include "analyzer/knowledge/knowledge.hpp"
+#include "analyzer/pipeline/pipeline.hpp"
 
 namespace trl {
 
@@ -63,8 +64,7 @@ Rejudged rejudge(const Project& project, const std::vector<DeclaredRun>& declare
       scope.launched.insert(r.script);
     }
   }
-  out.runs = build_runs(project, k, declared, scope);
-  apply_target_versions(out.runs, project, config);
+  out.runs = build(project, config, declared, scope);
   // A script a rebuilt launch now starts no longer runs on its own.
   std::set<FileId> now_launched;
   for (const auto& r : out.runs)

@@ -12,8 +12,8 @@
 #include <vector>
 
 #include "analyzer/diag/diagnostic.hpp"
+#include "analyzer/pipeline/judge.hpp"
 #include "analyzer/project/project.hpp"
-#include "analyzer/report/report.hpp"
 
 namespace trl {
 
