@@ -27,7 +27,7 @@ inline void relate(Diagnostic& d, const Setting& s, const std::string& what) {
 }
 
 inline void relate_launch(Diagnostic& d, const TrainingRun& run) {
-  if (run.launch) d.related.push_back({run.launch->span, "in this launch"});
+  if (run.launch) d.related.push_back({run.launch->span, "in this launch", true});
 }
 
 inline std::optional<std::int64_t> int_of(const Setting& s) {

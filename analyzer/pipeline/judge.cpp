@@ -113,12 +113,26 @@ std::vector<FileUses> file_uses(const Project& project, const std::vector<Judged
   return out;
 }
 
+void list_launch(const TrainingRun& run, std::vector<Diagnostic>& diags, std::size_t from) {
+  if (!run.launch || !run.launch->span.valid()) return;
+  const Span& at = run.launch->span;
+  for (std::size_t i = from; i < diags.size(); ++i) {
+    Diagnostic& d = diags[i];
+    if (std::any_of(d.related.begin(), d.related.end(), [](const RelatedLocation& r) { return r.launch; })) continue;
+    // A finding on the launch line itself (a missing script, a launcher flag) needs no note.
+    if (d.span.file == at.file && d.span.begin >= at.begin && d.span.begin <= at.end) continue;
+    d.related.push_back({at, "judged in this launch", true});
+  }
+}
+
 void run_diagnostics(const Project& project, const TrainingRun& run, const Selection& selection,
                      std::vector<Diagnostic>& out) {
   const VersionTargetsMemo memo(project);
+  const std::size_t from = out.size();
   evaluation_problem(project, run, out);
   for (const auto& rule : all_rules())
     if (selection.enabled(rule->info().code)) rule->check_run(run, project, out);
+  list_launch(run, out, from);
 }
 
 void script_diagnostics(const Project& project, FileId script, const ScriptSummary& summary, const Selection& selection,
@@ -150,13 +164,16 @@ void add_launches(Diagnostic& into, const Diagnostic& from) {
 }
 
 void merge_findings(std::vector<Diagnostic>& diags) {
-  std::set<std::tuple<std::string_view, FileId, std::uint32_t, std::string_view>> seen;
+  // The first finding of each key, which takes the launches of the ones merged into it.
+  std::map<std::tuple<std::string_view, FileId, std::uint32_t, std::string_view>, std::size_t> first;
   std::vector<bool> drop(diags.size(), false);
   bool any = false;
   for (std::size_t i = 0; i < diags.size(); ++i) {
     const Diagnostic& d = diags[i];
     if (!d.merge_key) continue;
-    drop[i] = !seen.insert({d.code, d.span.file, d.span.begin, *d.merge_key}).second;
+    auto [it, added] = first.try_emplace({d.code, d.span.file, d.span.begin, *d.merge_key}, i);
+    drop[i] = !added;
+    if (drop[i]) add_launches(diags[it->second], d);
     any = any || drop[i];
   }
   if (!any) return;
@@ -209,7 +226,11 @@ std::vector<Diagnostic> collect_diagnostics(const Project& project, const std::v
     read.insert(files.begin(), files.end());
   }
   file_problem_diagnostics(project, read, out);
-  for (const auto& run : runs) evaluation_problem(project, run, out);
+  for (const auto& run : runs) {
+    const std::size_t from = out.size();
+    evaluation_problem(project, run, out);
+    list_launch(run, out, from);
+  }
   std::vector<const Rule*> rules;
   for (const auto& rule : all_rules())
     if (selection.enabled(rule->info().code)) rules.push_back(rule.get());
@@ -240,6 +261,7 @@ std::vector<Diagnostic> collect_diagnostics(const Project& project, const std::v
     for (const auto& run : runs) {
       marks[i].push_back(found[i].size());
       rules[i]->check_run(run, project, found[i]);
+      list_launch(run, found[i], marks[i].back());
     }
     for (const auto& [id, summary] : scripts) {
       marks[i].push_back(found[i].size());
@@ -271,6 +293,7 @@ std::vector<Diagnostic> collect_diagnostics(const Project& project, const std::v
     for (std::size_t j = 0; j < runs.size(); ++j) {
       parts->runs.push_back(judged_run(runs[j]));
       evaluation_problem(project, runs[j], parts->runs.back().diags);
+      list_launch(runs[j], parts->runs.back().diags, 0);
       part(j, parts->runs.back().diags);
     }
     parts->imported = imported_modules(project, Knowledge::get());

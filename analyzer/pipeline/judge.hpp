@@ -67,6 +67,10 @@ std::vector<Diagnostic> collect_diagnostics(const Project& project, const std::v
 void file_problem_diagnostics(const Project& project, const std::set<FileId>& read, std::vector<Diagnostic>& out);
 // Whether a YAML or JSON file that does not parse is reported (see file_problem_diagnostics).
 bool data_file_matters(const Project& project, FileId file, const std::set<FileId>& read);
+// Adds the run's launch line as a related location (RelatedLocation::launch) to the findings
+// diags[from..] that list none and are not on that line: a finding several launches reach then
+// lists each (sort_diagnostics), and a `noqa` on one launch line silences that launch only.
+void list_launch(const TrainingRun& run, std::vector<Diagnostic>& diags, std::size_t from);
 void run_diagnostics(const Project& project, const TrainingRun& run, const Selection& selection,
                      std::vector<Diagnostic>& out);
 void script_diagnostics(const Project& project, FileId script, const ScriptSummary& summary, const Selection& selection,

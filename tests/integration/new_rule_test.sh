@@ -10,7 +10,7 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 repo=$tmp/repo
 mkdir -p "$repo"
-cp -r "$src"/CMakeLists.txt "$src"/.clang-format "$src"/.clang-tidy "$src"/analyzer "$src"/rules "$src"/scripts "$src"/tests "$src"/bench "$src"/tools "$repo"/
+cp -r "$src"/CMakeLists.txt "$src"/.clang-format "$src"/.clang-tidy "$src"/analyzer "$src"/rules "$src"/scripts "$src"/tests "$src"/bench "$src"/tools "$src"/pyproject.toml "$repo"/
 mkdir -p "$repo/fixtures" "$repo/grammars"
 ln -s "$src/grammars/node_modules" "$repo/grammars/node_modules"
 cp -r "$src/fixtures/example" "$repo/fixtures/"
