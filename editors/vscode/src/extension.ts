@@ -1,14 +1,16 @@
-// Starts `trl-lint server` (the executable and extra arguments from the settings) as the
+// Starts `trl-lint server` (the binary the extension carries, or the one the settings name, with
+// their extra arguments) as the
 // language server of the workspace: diagnostics (cross-file findings included), quick fixes,
 // `# noqa` suppressions, "fix all" on save (`source.fixAll.trl-lint`), and rule docs on hover.
 import * as vscode from "vscode";
 import { LanguageClient, LanguageClientOptions, ServerOptions } from "vscode-languageclient/node";
+import { serverPath } from "./server_path";
 
 let client: LanguageClient | undefined;
 
-function makeClient(): LanguageClient {
+function makeClient(extensionDir: string): LanguageClient {
   const config = vscode.workspace.getConfiguration("trl-lint");
-  const command = config.get<string>("path", "trl-lint");
+  const command = serverPath(extensionDir, config.get<string>("path", ""));
   const args = [...config.get<string[]>("args", []), "server"];
   const serverOptions: ServerOptions = { command, args };
   const clientOptions: LanguageClientOptions = {
@@ -31,12 +33,12 @@ function makeClient(): LanguageClient {
 }
 
 export async function activate(context: vscode.ExtensionContext): Promise<void> {
-  client = makeClient();
+  client = makeClient(context.extensionPath);
   await client.start();
   context.subscriptions.push(
     vscode.commands.registerCommand("trl-lint.restart", async () => {
       await client?.stop();
-      client = makeClient();
+      client = makeClient(context.extensionPath);
       await client.start();
     }),
     vscode.workspace.onDidChangeConfiguration(async (e) => {
