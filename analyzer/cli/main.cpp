@@ -366,6 +366,69 @@ std::size_t apply_fixes(const trl::LoadOptions& options, trl::Configuration& con
   return fixed;
 }
 
+// --add-noqa: a `# noqa: CODE` on the first line of every finding reported, or the code added to a
+// `noqa` already there (ruff's --add-noqa), so that a project adopting trl-lint starts from a clean
+// check. Each edited file is parsed again first, and written (atomically) only when every comment
+// added is read back as a directive on its line and the file reads without a new problem. Returns
+// how many codes were added; says on stderr how many findings could take none.
+std::size_t add_noqa(const trl::LoadOptions& options, trl::Configuration& config, const Focus& focus) {
+  Analysis a = analyse(options, config, focus);
+  std::map<trl::FileId, std::map<std::uint32_t, std::vector<std::string>>> lines;
+  for (const auto& d : a.diags) {
+    // An unused directive is removed (--fix), not silenced.
+    if (!d.span.valid() || d.code == "TRL910" || d.span.file >= a.project.sources.size()) continue;
+    auto& codes = lines[d.span.file][d.span.start.line];
+    if (std::find(codes.begin(), codes.end(), d.code) == codes.end()) codes.push_back(d.code);
+  }
+  std::size_t added = 0, left = 0;
+  for (const auto& [file, by_line] : lines) {
+    const trl::SourceFile& src = a.project.sources.get(file);
+    std::vector<std::pair<trl::TextEdit, std::size_t>> edits;  // the edit, how many codes it adds
+    for (const auto& [line, codes] : by_line) {
+      if (auto e = trl::noqa_edit(a.project, file, line, codes))
+        edits.emplace_back(std::move(*e), codes.size());
+      else
+        left += codes.size();
+    }
+    if (edits.empty()) continue;
+    std::string fixed = src.text;
+    std::sort(edits.begin(), edits.end(),
+              [](const auto& x, const auto& y) { return x.first.span.begin > y.first.span.begin; });
+    for (const auto& [e, n] : edits) fixed.insert(e.span.begin, e.replacement);
+    // Read back: the same kind of file, parsed from the new text.
+    const trl::FileId check = trl::add_file_from_text(a.project, src.path + ".add-noqa", fixed, src.kind);
+    bool ok = a.project.facts[check].problems.size() == a.project.facts[file].problems.size();
+    for (const auto& [line, codes] : by_line) {
+      std::set<std::string> read;
+      for (const auto& c : a.project.facts[check].comments)
+        if (c.span.start.line == line)
+          for (const auto& dir : trl::parse_noqa(c.text, c.span))
+            for (const auto& k : dir.codes) read.insert(k.code);
+      const bool edited = std::any_of(edits.begin(), edits.end(),
+                                      [&, l = line](const auto& e) { return e.first.span.start.line == l; });
+      for (const auto& code : codes) ok = ok && (!edited || read.count(code));
+    }
+    std::size_t codes_here = 0;
+    for (const auto& [e, n] : edits) codes_here += n;
+    if (!ok) {
+      std::cerr << "trl-lint: " << src.path << ": a `noqa` comment there would not be read as one; not changed\n";
+      left += codes_here;
+      continue;
+    }
+    const std::string error = trl::write_fixed_file(src, fixed);
+    if (!error.empty()) {
+      std::cerr << "trl-lint: " << src.path << ": " << error << '\n';
+      left += codes_here;
+      continue;
+    }
+    added += codes_here;
+  }
+  if (left)
+    std::cerr << "trl-lint: " << left << (left == 1 ? " finding" : " findings")
+              << " could take no `noqa` comment (a JSON file or a notebook, a line continued with a backslash)\n";
+  return added;
+}
+
 // --fix with --stdin-filename: the fixes go to the text read from stdin, which the caller then
 // prints to stdout (as ruff does); no file is written, not even the one stdin stands for. Only
 // fixes whose every edit is in that text are applied.
@@ -500,7 +563,7 @@ int main(int argc, char** argv) {
   std::string stdin_filename, baseline, write_baseline;
   std::string config_file;
   bool isolated = false;
-  bool fix = false, unsafe_fixes = false, diff = false;
+  bool fix = false, unsafe_fixes = false, diff = false, add_noqa_flag = false;
   std::string cache_dir;
   bool no_cache = false;
   std::vector<std::string> target_versions;
@@ -542,6 +605,8 @@ int main(int argc, char** argv) {
       app.add_option("--config", config_file, "Use this configuration file for every file (ignore the others)");
   app.add_flag("--isolated", isolated, "Ignore every configuration file")->excludes(config_opt);
   app.add_flag("--fix", fix, "Apply safe fixes");
+  app.add_flag("--add-noqa", add_noqa_flag,
+               "Add a `# noqa: CODE` comment for every finding reported (or the code to a `noqa` there), then exit 0");
   app.add_flag("--unsafe-fixes", unsafe_fixes, "With --fix or --diff, also apply fixes marked unsafe");
   app.add_flag("--diff", diff, "Print the fixes as a unified diff and change nothing (exit 1 when there are changes)");
   app.add_flag("-q,--quiet", quiet, "Print the findings only: no summary line, no notes on stderr");
@@ -711,6 +776,15 @@ int main(int argc, char** argv) {
       }
       std::string text((std::istreambuf_iterator<char>(std::cin)), std::istreambuf_iterator<char>());
       options.overlay = trl::Overlay{stdin_filename, std::move(text)};
+    }
+    if (add_noqa_flag) {
+      if (fix || diff || options.overlay) {
+        std::cerr << "trl-lint: --add-noqa cannot be combined with --fix, --diff or --stdin-filename\n";
+        return 2;
+      }
+      const std::size_t added = add_noqa(options, config, focus);
+      if (!quiet) std::cerr << "Added " << added << " noqa " << (added == 1 ? "directive" : "directives") << ".\n";
+      return 0;
     }
     const trl::FixOptions fix_options{unsafe_fixes};
     std::size_t fixed = 0;

@@ -918,32 +918,20 @@ class Server {
     return actions;
   }
 
-  // `# noqa: CODE` at the end of the finding's first line, or the code added to a `noqa` there.
-  // Null when the line ends in a backslash: a comment after it would end the command (shell,
-  // Makefile) or the statement (Python) there, and the lines after it would run on their own.
+  // `# noqa: CODE` at the end of the finding's first line, or the code added to a `noqa` there
+  // (noqa_edit, as --add-noqa writes it). Null where no comment can go: a JSON file, a notebook,
+  // a line that ends in a backslash (the comment would end the command or statement there).
   json suppress_action(const SourceFile& f, const Diagnostic& d) const {
-    const std::uint32_t line = d.span.start.line;
-    std::string_view text = f.line_text(line);
-    std::size_t end = text.size();
-    while (end > 0 && (text[end - 1] == ' ' || text[end - 1] == '\t' || text[end - 1] == '\r')) --end;
-    std::string insert = (end == 0 ? "# noqa: " : "  # noqa: ") + d.code;
-    bool extends = false;  // a `noqa` on the line gets the code added
-    for (const auto& c : project_->facts[f.id].comments) {
-      if (c.span.start.line != line) continue;
-      for (const auto& dir : parse_noqa(c.text, c.span))
-        if (!dir.file_level && !dir.codes.empty()) {
-          insert = ", " + d.code;
-          end = dir.span.end - f.line_starts[line];
-          extends = true;
-        }
-    }
-    if (!extends && end > 0 && text[end - 1] == '\\') return nullptr;
-    const std::uint32_t ch = utf16_column(text, static_cast<std::uint32_t>(end));
+    const std::optional<TextEdit> e = noqa_edit(*project_, f.id, d.span.start.line, {d.code});
+    if (!e) return nullptr;
+    const std::uint32_t line = e->span.start.line;
+    const std::uint32_t ch = utf16_column(f.line_text(line), e->span.begin - f.line_starts[line]);
     json pos = {{"line", line}, {"character", ch}};
     return {{"title", "Suppress " + d.code + " on this line (# noqa: " + d.code + ")"},
             {"kind", "quickfix"},
             {"diagnostics", {to_lsp(d)}},
-            {"edit", {{"changes", {{uri(f.id), {{{"range", {{"start", pos}, {"end", pos}}}, {"newText", insert}}}}}}}}};
+            {"edit",
+             {{"changes", {{uri(f.id), {{{"range", {{"start", pos}, {"end", pos}}}, {"newText", e->replacement}}}}}}}}};
   }
 
   json hover(const json& params) {

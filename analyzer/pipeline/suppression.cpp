@@ -255,6 +255,37 @@ std::optional<Fix> unused_fix(const SourceFile& f, const NoqaDirective& d, const
 
 }  // namespace
 
+std::optional<TextEdit> noqa_edit(const Project& project, FileId file, std::uint32_t line,
+                                  const std::vector<std::string>& codes) {
+  if (file >= project.sources.size() || file >= project.facts.size()) return std::nullopt;
+  const SourceFile& f = project.sources.get(file);
+  if (f.kind == FileKind::Json || f.kind == FileKind::Notebook || f.kind == FileKind::Other) return std::nullopt;
+  if (line >= f.line_starts.size()) return std::nullopt;
+  const std::string_view text = f.line_text(line);
+  std::size_t end = text.size();
+  while (end > 0 && (text[end - 1] == ' ' || text[end - 1] == '\t' || text[end - 1] == '\r')) --end;
+  // A `noqa` with codes on the line takes the missing ones.
+  for (const auto& c : project.facts[file].comments) {
+    if (c.span.start.line != line) continue;
+    for (const auto& dir : parse_noqa(c.text, c.span)) {
+      if (dir.file_level || dir.blanket || dir.invalid) continue;
+      std::string add;
+      for (const auto& code : codes) {
+        const bool listed =
+            std::any_of(dir.codes.begin(), dir.codes.end(), [&](const NoqaCode& k) { return k.code == code; });
+        if (!listed && add.find(code) == std::string::npos) add += ", " + code;
+      }
+      if (add.empty()) return std::nullopt;
+      return TextEdit{span_of(f, dir.span.end, dir.span.end), add};
+    }
+  }
+  if (end > 0 && text[end - 1] == '\\') return std::nullopt;
+  std::string insert = end == 0 ? "# noqa: " : "  # noqa: ";
+  for (std::size_t i = 0; i < codes.size(); ++i) insert += (i ? ", " : "") + codes[i];
+  const std::size_t at = f.line_starts[line] + end;
+  return TextEdit{span_of(f, at, at), insert};
+}
+
 std::size_t apply_suppressions(const Project& project, std::vector<Diagnostic>& diags, const Selection& selection,
                                const EnabledInFile& enabled_in) {
   Suppressor sup(project);

@@ -6,7 +6,9 @@
 // an enabled rule and suppress nothing are reported as TRL910 (unused-noqa).
 #pragma once
 
+#include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -36,6 +38,14 @@ struct NoqaDirective {
 
 // The directives of one comment (`text` starts with `#`; `span` is the comment's).
 std::vector<NoqaDirective> parse_noqa(std::string_view text, const Span& span);
+
+// The edit that silences `codes` on line `line` of `file`: `  # noqa: A, B` at the end of the
+// line, or the codes a `noqa` there lacks appended to its list. Null when there is nothing to add,
+// when the file kind takes no `#` comment (JSON, notebooks: their lines are JSON strings), or
+// when the line ends in a backslash (a comment there would end the command or statement, and the
+// lines after it would run on their own).
+std::optional<TextEdit> noqa_edit(const Project& project, FileId file, std::uint32_t line,
+                                  const std::vector<std::string>& codes);
 
 // Whether the configuration of `file` enables `code` (its `select` / `ignore`, not
 // `per-file-ignores`).

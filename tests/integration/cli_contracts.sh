@@ -147,4 +147,30 @@ printf 'learning_rate: 1.0e-5\n' > "$tmp/norun/notes.yaml"
 grep -q '^Checked 1 file: no training run found$' "$tmp/out" || fail "no run summary"
 grep -qi 'passed' "$tmp/out" && fail "a folder without a run reads as a pass"
 
+# --add-noqa (ruff's): a `# noqa: CODE` on the first line of each finding, or the code added to a
+# `noqa` already there; the next check is clean and reports no unused directive; a second run adds
+# nothing; it cannot be combined with --fix.
+a=$tmp/addnoqa
+cp -a "$src/fixtures/trl101/yaml_packing_accel_yaml_cp" "$a"
+rm -f "$a/expected.txt"
+cd "$a" || exit 2
+sed -i 's/^pad_to_multiple_of: 4$/pad_to_multiple_of: 4  # noqa: E501/' recipes/qwen2.5-0.5b/sft_long.yaml
+sed -i 's/^packing: true$/packing: true/' recipes/qwen2.5-0.5b/sft_long.yaml
+printf 'max_seq_length: 1024  # noqa: E501\n' >> recipes/qwen2.5-0.5b/sft_long.yaml
+"$bin" -n --output-format concise . > "$tmp/out" 2>&1
+[ "$(grep -c ': TRL' "$tmp/out")" -eq 2 ] || fail "--add-noqa: expected two findings before"
+"$bin" -n --add-noqa . > "$tmp/out" 2>&1; status=$?
+[ $status -eq 0 ] || fail "--add-noqa: exit $status, want 0"
+grep -q '^Added 2 noqa directives\.$' "$tmp/out" || fail "--add-noqa: the count"
+grep -q '^packing: true  # noqa: TRL101$' recipes/qwen2.5-0.5b/sft_long.yaml || fail "--add-noqa: the new comment"
+grep -q '^max_seq_length: 1024  # noqa: E501, TRL501$' recipes/qwen2.5-0.5b/sft_long.yaml ||
+  fail "--add-noqa: the code added to another tool's noqa"
+"$bin" -n --output-format concise . > "$tmp/out" 2>&1; status=$?
+[ $status -eq 0 ] || fail "--add-noqa: findings (or unused directives) after it"
+"$bin" -n --add-noqa . > "$tmp/out" 2>&1
+grep -q '^Added 0 noqa directives\.$' "$tmp/out" || fail "--add-noqa twice: something added"
+"$bin" -n --add-noqa --fix . > "$tmp/out" 2>&1; status=$?
+[ $status -eq 2 ] || fail "--add-noqa --fix: exit $status, want 2"
+cd "$p" || exit 2
+
 echo "cli contracts: all checks passed"
