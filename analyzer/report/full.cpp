@@ -115,8 +115,9 @@ void print_full(std::ostream& out, const std::vector<Diagnostic>& diags, const P
   Style st{options.color};
   for (const auto& d : diags) {
     const std::string sev = to_string(d.severity);
-    out << st(severity_color(d.severity).c_str(), sev + "[" + d.code + "]") << st("1", ": " + printable(d.message))
-        << '\n';
+    // `[*]`: a safe fix is there for `--fix` (as ruff marks it; the summary line counts them).
+    out << st(severity_color(d.severity).c_str(), sev + "[" + d.code + "]") << (fixable(d) ? st("1;36", " [*]") : "")
+        << st("1", ": " + printable(d.message)) << '\n';
     frame(out, project, d.span, d.label, st, severity_color(d.severity).c_str());
     for (const auto& r : d.related) {
       out << st("1;32", "note") << ": " << printable(r.message) << '\n';
