@@ -4,6 +4,7 @@
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -558,7 +559,7 @@ int main(int argc, char** argv) {
   std::uint64_t max_file_size_mb = 10;
   std::vector<std::string> select, ignore;
   std::vector<std::string> extend_select;
-  bool exit_zero = false, quiet = false, statistics = false;
+  bool exit_zero = false, quiet = false, statistics = false, verbose = false;
   std::string fail_on;
   std::string stdin_filename, baseline, write_baseline;
   std::string config_file;
@@ -609,6 +610,9 @@ int main(int argc, char** argv) {
                "Add a `# noqa: CODE` comment for every finding reported (or the code to a `noqa` there), then exit 0");
   app.add_flag("--unsafe-fixes", unsafe_fixes, "With --fix or --diff, also apply fixes marked unsafe");
   app.add_flag("--diff", diff, "Print the fixes as a unified diff and change nothing (exit 1 when there are changes)");
+  app.add_flag("-v,--verbose", verbose,
+               "Say on stderr which project roots and configuration files were used, whether the result cache "
+               "served the findings, and how long the analysis took");
   app.add_flag("-q,--quiet", quiet, "Print the findings only: no summary line, no notes on stderr");
   app.add_flag("--statistics", statistics, "Print how many findings each rule has instead of the findings");
   app.add_option("--stdin-filename", stdin_filename,
@@ -823,10 +827,24 @@ int main(int argc, char** argv) {
       for (const auto& g : extend_exclude) inv += "\nextend-exclude " + g;
       cache.invocation = std::move(inv);
       const char* trace = std::getenv("TRL_LINT_CACHE_TRACE");
-      cache.trace = trace && *trace && std::string(trace) != "0";
+      cache.trace = verbose || (trace && *trace && std::string(trace) != "0");
     }
+    const auto started = std::chrono::steady_clock::now();
     Analysis a = analyse(options, config, focus, cache);
     trl::Project& project = a.project;
+    if (verbose && project.missing_paths.empty()) {
+      for (const auto& root : project.roots.empty() ? std::vector<std::string>{project.root} : project.roots) {
+        const trl::Settings& s = config.for_folder(root);
+        std::cerr << "trl-lint: project " << root << "; configuration: ";
+        if (s.files.empty()) std::cerr << "none (defaults)";
+        for (std::size_t i = 0; i < s.files.size(); ++i) std::cerr << (i ? ", " : "") << s.files[i];
+        std::cerr << '\n';
+      }
+      std::cerr
+          << "trl-lint: " << project.sources.size() << " files, " << a.run_count << " runs, analysed in "
+          << std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - started).count()
+          << " ms\n";
+    }
     if (!project.missing_paths.empty()) {
       for (const auto& p : project.missing_paths) std::cerr << "trl-lint: " << p << ": no such file or directory\n";
       return 2;

@@ -147,6 +147,14 @@ printf 'learning_rate: 1.0e-5\n' > "$tmp/norun/notes.yaml"
 grep -q '^Checked 1 file: no training run found$' "$tmp/out" || fail "no run summary"
 grep -qi 'passed' "$tmp/out" && fail "a folder without a run reads as a pass"
 
+# -v: the project roots and configuration files used, the cache's answer, the time taken, on
+# stderr; stdout keeps the findings alone.
+(cd "$p" && "$bin" -v --output-format concise --cache-dir "$tmp/vcache" . > "$tmp/out" 2> "$tmp/err")
+grep -q "^trl-lint: project $p; configuration: none (defaults)$" "$tmp/err" || { cat "$tmp/err" >> "$tmp/out"; fail "-v: the project line"; }
+grep -q '^trl-lint: cache miss ' "$tmp/err" || { cat "$tmp/err" >> "$tmp/out"; fail "-v: the cache line"; }
+grep -q '^trl-lint: [0-9]* files, 1 runs, analysed in [0-9]* ms$' "$tmp/err" || { cat "$tmp/err" >> "$tmp/out"; fail "-v: the timing line"; }
+grep -q '^trl-lint:' "$tmp/out" && fail "-v wrote to stdout"
+
 # --add-noqa (ruff's): a `# noqa: CODE` on the first line of each finding, or the code added to a
 # `noqa` already there; the next check is clean and reports no unused directive; a second run adds
 # nothing; it cannot be combined with --fix.
