@@ -841,7 +841,8 @@ int main(int argc, char** argv) {
         std::cerr << '\n';
       }
       std::cerr
-          << "trl-lint: " << project.sources.size() << " files, " << a.run_count << " runs, analysed in "
+          << "trl-lint: " << project.sources.size() << (project.sources.size() == 1 ? " file, " : " files, ")
+          << a.run_count << (a.run_count == 1 ? " run" : " runs") << ", analysed in "
           << std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - started).count()
           << " ms\n";
     }

@@ -152,7 +152,7 @@ grep -qi 'passed' "$tmp/out" && fail "a folder without a run reads as a pass"
 (cd "$p" && "$bin" -v --output-format concise --cache-dir "$tmp/vcache" . > "$tmp/out" 2> "$tmp/err")
 grep -q "^trl-lint: project $p; configuration: none (defaults)$" "$tmp/err" || { cat "$tmp/err" >> "$tmp/out"; fail "-v: the project line"; }
 grep -q '^trl-lint: cache miss ' "$tmp/err" || { cat "$tmp/err" >> "$tmp/out"; fail "-v: the cache line"; }
-grep -q '^trl-lint: [0-9]* files, 1 runs, analysed in [0-9]* ms$' "$tmp/err" || { cat "$tmp/err" >> "$tmp/out"; fail "-v: the timing line"; }
+grep -q '^trl-lint: [0-9]* files, 1 run, analysed in [0-9]* ms$' "$tmp/err" || { cat "$tmp/err" >> "$tmp/out"; fail "-v: the timing line"; }
 grep -q '^trl-lint:' "$tmp/out" && fail "-v wrote to stdout"
 
 # --add-noqa (ruff's): a `# noqa: CODE` on the first line of each finding, or the code added to a
