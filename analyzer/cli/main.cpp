@@ -343,8 +343,15 @@ int print_fix_diff(Analysis& a, const trl::FixOptions& options, const Focus& foc
 }
 
 // --fix: apply, analyse again, repeat while fixes apply (overlapping fixes wait for a later pass).
+// What --fix fixed, for --show-fixes: per file (its path), per `CODE (name)`, how many.
+using FixedList = std::map<std::string, std::map<std::string, std::size_t>>;
+
+void record_fixed(FixedList& list, const trl::Project& project, const trl::Diagnostic& d) {
+  ++list[project.sources.get(d.span.file).path][d.code + " (" + d.name + ")"];
+}
+
 std::size_t apply_fixes(const trl::LoadOptions& options, trl::Configuration& config, const Focus& focus,
-                        const trl::FixOptions& fix_options) {
+                        const trl::FixOptions& fix_options, FixedList& list) {
   std::size_t fixed = 0;
   for (int pass = 0; pass < 10; ++pass) {
     Analysis a = analyse(options, config, focus);
@@ -359,7 +366,11 @@ std::size_t apply_fixes(const trl::LoadOptions& options, trl::Configuration& con
       (error.empty() ? done : failed).insert(f.applied.begin(), f.applied.end());
     }
     std::size_t now = 0;
-    for (std::size_t i : done) now += failed.count(i) ? 0 : 1;
+    for (std::size_t i : done)
+      if (!failed.count(i)) {
+        ++now;
+        record_fixed(list, a.project, a.diags[i]);
+      }
     fixed += now;
     if (now == 0) break;  // a fix may uncover another finding with a fix: analyse again
     if (pass == 9) std::cerr << "trl-lint: fixes did not converge after 10 passes; please report this\n";
@@ -434,7 +445,7 @@ std::size_t add_noqa(const trl::LoadOptions& options, trl::Configuration& config
 // prints to stdout (as ruff does); no file is written, not even the one stdin stands for. Only
 // fixes whose every edit is in that text are applied.
 std::size_t fix_stdin(trl::LoadOptions& options, trl::Configuration& config, const Focus& focus,
-                      const trl::FixOptions& fix_options) {
+                      const trl::FixOptions& fix_options, FixedList& list) {
   std::size_t fixed = 0;
   for (int pass = 0; pass < 10; ++pass) {
     Analysis a = analyse(options, config, focus);
@@ -452,6 +463,7 @@ std::size_t fix_stdin(trl::LoadOptions& options, trl::Configuration& config, con
       if (f.file == target) {
         options.overlay->text = trl::text_on_disk(a.project.sources.get(target), f.fixed);
         now = f.applied.size();
+        for (std::size_t i : f.applied) record_fixed(list, a.project, a.diags[i]);
       }
     fixed += now;
     if (now == 0) break;
@@ -564,7 +576,7 @@ int main(int argc, char** argv) {
   std::string stdin_filename, baseline, write_baseline;
   std::string config_file;
   bool isolated = false;
-  bool fix = false, unsafe_fixes = false, diff = false, add_noqa_flag = false;
+  bool fix = false, unsafe_fixes = false, diff = false, add_noqa_flag = false, show_fixes = false;
   std::string cache_dir;
   bool no_cache = false;
   std::vector<std::string> target_versions;
@@ -608,6 +620,7 @@ int main(int argc, char** argv) {
   app.add_flag("--fix", fix, "Apply safe fixes");
   app.add_flag("--add-noqa", add_noqa_flag,
                "Add a `# noqa: CODE` comment for every finding reported (or the code to a `noqa` there), then exit 0");
+  app.add_flag("--show-fixes", show_fixes, "With --fix, list what was fixed, file by file");
   app.add_flag("--unsafe-fixes", unsafe_fixes, "With --fix or --diff, also apply fixes marked unsafe");
   app.add_flag("--diff", diff, "Print the fixes as a unified diff and change nothing (exit 1 when there are changes)");
   app.add_flag("-v,--verbose", verbose,
@@ -792,11 +805,12 @@ int main(int argc, char** argv) {
     }
     const trl::FixOptions fix_options{unsafe_fixes};
     std::size_t fixed = 0;
+    FixedList fixed_list;
     const bool fix_stdin_text = fix && !diff && options.overlay;
     if (fix_stdin_text)
-      fixed = fix_stdin(options, config, focus, fix_options);
+      fixed = fix_stdin(options, config, focus, fix_options, fixed_list);
     else if (fix && !diff)
-      fixed = apply_fixes(options, config, focus, fix_options);
+      fixed = apply_fixes(options, config, focus, fix_options, fixed_list);
     // The result cache serves the findings of a plain check; the views need the runs themselves,
     // and --fix / --diff / --stdin-filename always analyse afresh.
     CacheChoice cache;
@@ -905,7 +919,15 @@ int main(int argc, char** argv) {
       trl::print_report(findings_out, output, diags, project, report);
     }
     if (fix_stdin_text) std::cout << options.overlay->text;
-    if (fixed && !quiet) std::cerr << "Fixed " << fixed << " finding" << (fixed == 1 ? "" : "s") << ".\n";
+    if (fixed && !quiet) {
+      std::cerr << "Fixed " << fixed << " finding" << (fixed == 1 ? "" : "s") << (show_fixes ? ":" : ".") << '\n';
+      // --show-fixes: what was fixed, file by file (as ruff lists it).
+      if (show_fixes)
+        for (const auto& [path, codes] : fixed_list) {
+          std::cerr << "- " << trl::printable(path) << ":\n";
+          for (const auto& [code, count] : codes) std::cerr << "    " << count << " x " << code << '\n';
+        }
+    }
     if (!quiet) {
       std::cout.flush();  // the findings before the summary, when both go to one terminal
       std::cerr << trl::summary_line(project.sources.size(), a.run_count, diags) << '\n';

@@ -27,6 +27,12 @@ cmp -s recipes/config.yaml "$tmp/config.orig" || fail "--fix requirements.txt ed
 "$bin" -n --fix recipes/config.yaml > "$tmp/out" 2>&1
 grep -q '^max_length: 4096$' recipes/config.yaml || fail "--fix recipes/config.yaml did not fix the named file"
 cp "$tmp/config.orig" recipes/config.yaml
+# --show-fixes: what --fix fixed, file by file.
+"$bin" -n --fix --show-fixes . > "$tmp/out" 2>&1
+grep -q '^Fixed 1 finding:$' "$tmp/out" || fail "--show-fixes: the heading"
+grep -q '^- recipes/config.yaml:$' "$tmp/out" || fail "--show-fixes: the file"
+grep -q '^    1 x TRL501 (renamed-argument)$' "$tmp/out" || fail "--show-fixes: the code"
+cp "$tmp/config.orig" recipes/config.yaml
 
 # 2. --diff exits 1 when there are changes, 0 with --exit-zero.
 "$bin" -n --diff . > "$tmp/out" 2>&1; status=$?
