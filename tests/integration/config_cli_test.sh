@@ -37,6 +37,10 @@ grep -q '^  - .*/project/.trl-lint.yaml$' "$tmp/out" || fail "config --show does
 grep -q '^disabled-rules: \[TRL101, TRL201\]$' "$tmp/out" || fail "config --show: disabled rules"
 grep -q '^  TRL901: error  # default warning$' "$tmp/out" || fail "config --show: severity"
 grep -q '^  trl: "0.19.1"$' "$tmp/out" || fail "config --show: target versions"
+# ... and the version each library is judged against, with the reason.
+grep -q '^targets:' "$tmp/out" || fail "config --show: no targets"
+grep -q '^  trl: "0.19.1"  # set in the trl-lint configuration (target-versions)$' "$tmp/out" || fail "config --show: the configured trl target"
+grep -q '^  accelerate: "[0-9.]*"  # newest known release; no pin found$' "$tmp/out" || fail "config --show: the accelerate target"
 [ "$(run --extend-select TRL101 config --show)" = 0 ] || fail "config --show with --extend-select"
 grep -q '^disabled-rules: \[TRL201\]$' "$tmp/out" || fail "the command line does not override the file"
 [ "$(run config --show scripts/sft.py)" = 0 ] || fail "config --show PATH"
