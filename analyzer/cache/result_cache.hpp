@@ -48,8 +48,8 @@
 
 #include "analyzer/config/configuration.hpp"
 #include "analyzer/diag/diagnostic.hpp"
-#include "analyzer/project/project.hpp"
 #include "analyzer/pipeline/judge.hpp"
+#include "analyzer/project/project.hpp"
 
 namespace trl::cache {
 

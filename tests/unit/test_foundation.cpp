@@ -14,9 +14,9 @@
 #include "analyzer/discover/gitignore.hpp"
 #include "analyzer/eval/run_builder.hpp"
 #include "analyzer/knowledge/knowledge.hpp"
+#include "analyzer/pipeline/judge.hpp"
 #include "analyzer/project/project.hpp"
 #include "analyzer/report/formatters.hpp"
-#include "analyzer/pipeline/judge.hpp"
 #include "analyzer/util/clean_path.hpp"
 #include "tests/unit/lcg.hpp"
 
