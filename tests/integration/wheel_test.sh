@@ -27,6 +27,9 @@ wheel=${wheels[0]}
 version=$(sed -n 's/^version = "\(.*\)"$/\1/p' "$src/pyproject.toml")
 case $(basename "$wheel") in
   "trl_lint-$version-py3-none-manylinux_2_"*"_$(uname -m).whl") ;;
+  # A sanitized binary needs the sanitizer runtimes, which no manylinux policy allows.
+  "trl_lint-$version-py3-none-linux_$(uname -m).whl") [ -n "${TRL_LINT_SANITIZED:-}" ] ||
+    fail "wheel name $(basename "$wheel"): a plain linux tag for an unsanitized binary" ;;
   *) fail "wheel name $(basename "$wheel"): expected trl_lint-$version-py3-none-manylinux_2_*_$(uname -m).whl" ;;
 esac
 

@@ -264,7 +264,8 @@ sys.stdout.write(''.join(out))" > p/broken.py
     # (trl-lint run by the loader, `ld.so trl-lint`), or where the text may not be written to the
     # probe's in-memory file (`ulimit -f` below its size: SIGXFSZ ended the run), a fork tries
     # the text instead. Sanitized builds never fork (their allocator can hang in the child) and
-    # report both files unchecked. Never a false "corrupts its memory" on the valid file.
+    # report the Python file unchecked. The long YAML file is read by libyaml in this process, so
+    # it is never reported.
     mkdir p && python3 -c "
 open('p/long.yaml', 'w').write(''.join(f'key{i}: [a, b]\\n' for i in range(3000)))
 out = ['from trl import SFTConfig\\n']
@@ -288,15 +289,10 @@ open('p/broken.py', 'w').write(''.join(out))"
       expect_status 1
       if [ -n "${TRL_LINT_SANITIZED:-}" ] && [ "$how" != sigchld ]; then
         expect "p/broken.py:1:1: TRL903 Python was not parsed: a text this long is first parsed in another process"
-        if [ "$how" = loader ]; then
-          expect "p/long.yaml:1:1: TRL903 YAML was not parsed"
-        else
-          grep -q "long.yaml" out && fail "the valid long YAML file was reported ($how)"  # 40 KB: the probe
-        fi
       else
         expect "$corrupt"
-        grep -q "long.yaml" out && fail "the valid long YAML file was reported ($how)"
       fi
+      grep -q "long.yaml" out && fail "the valid long YAML file was reported ($how)"
       [ "$(wc -l < out)" -le 2 ] || fail "unexpected output ($how)"
     done
     # A report that depends on the machine (no process could try the file) is not cached: a
@@ -304,9 +300,10 @@ open('p/broken.py', 'w').write(''.join(out))"
     if [ -n "${TRL_LINT_SANITIZED:-}" ]; then
       cache=$work/cache
       TRL_LINT_CACHE_DIR=$cache timeout -k 5 "$LIMIT" "$loader" "$bin" --output-format concise p > out 2>&1
-      expect "p/long.yaml:1:1: TRL903 YAML was not parsed"
+      expect "p/broken.py:1:1: TRL903 Python was not parsed"
       TRL_LINT_CACHE_DIR=$cache timeout -k 5 "$LIMIT" "$bin" --output-format concise p > out 2>&1
-      grep -q "long.yaml" out && fail "a report of the loader run was replayed from the cache"
+      grep -q "Python was not parsed" out && fail "a report of the loader run was replayed from the cache"
+      expect "$corrupt"
     fi
     ;;
   many-steps)
