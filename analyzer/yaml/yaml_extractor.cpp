@@ -773,6 +773,7 @@ class Loader {
   // The quoted and block scalars read: the only places, with comments, where PyYAML's scanner
   // takes a tab (lib/yaml/scanner.py skips spaces alone between tokens).
   std::vector<std::pair<std::size_t, std::size_t>> tab_safe_;
+  const Positions& positions() const { return pos_; }
 
  private:
   std::string_view text_;
@@ -823,12 +824,11 @@ std::size_t flow_nesting(std::string_view text) {
 // starts one (YAML 1.1 section 6.6; a plain scalar cannot hold ` #`), unless it lies inside a
 // quoted or block scalar (`scalars`, sorted by start, the loader's spans). The comment runs to
 // the end of its line.
-std::vector<Comment> comments_outside(std::string_view text, FileId file,
+std::vector<Comment> comments_outside(std::string_view text, const Positions& pos,
                                       const std::vector<std::pair<std::size_t, std::size_t>>& scalars) {
   std::vector<Comment> out;
   const std::size_t first = text.find('#');
   if (first == std::string_view::npos) return out;
-  const Positions pos(text, file);
   std::size_t k = 0;
   for (std::size_t i = first; i != std::string_view::npos; i = text.find('#', i + 1)) {
     if (i > 0 && text[i - 1] != ' ' && text[i - 1] != '\t' && text[i - 1] != '\n' && text[i - 1] != '\r' &&
@@ -871,7 +871,8 @@ YamlFacts extract(std::string_view text, FileId file) {
     std::erase_if(facts.problems, [](const FileProblem& p) { return p.code == "TRL903"; });
     return facts;
   }
-  // Values come from the loader (what PyYAML reads); comments from tree-sitter's tree.
+  // Values come from the loader (what PyYAML reads); comments from the text it read (or, when it
+  // refuses the text, from tree-sitter's tree, below).
   std::vector<FileProblem> loader_problems;
   std::optional<LoadError> error;
   std::vector<std::pair<std::size_t, std::size_t>> tab_safe;
@@ -879,12 +880,12 @@ YamlFacts extract(std::string_view text, FileId file) {
     Loader loader(text, file, loader_problems);
     facts.documents = loader.load();
     tab_safe = std::move(loader.tab_safe_);
+    std::sort(tab_safe.begin(), tab_safe.end());
+    facts.comments = comments_outside(text, loader.positions(), tab_safe);
   } catch (const LoadError& e) {
     error = e;
   }
   for (auto& p : loader_problems) facts.problems.push_back(std::move(p));
-  std::sort(tab_safe.begin(), tab_safe.end());
-  if (!error) facts.comments = comments_outside(text, file, tab_safe);
   if (!error) {
     // libyaml takes a tab between tokens in places PyYAML does not (after a value, after `- `,
     // inside a flow collection): PyYAML stops at the first tab outside a quoted or block scalar

@@ -169,7 +169,6 @@ cp -a "$src/fixtures/trl101/yaml_packing_accel_yaml_cp" "$a"
 rm -f "$a/expected.txt"
 cd "$a" || exit 2
 sed -i 's/^pad_to_multiple_of: 4$/pad_to_multiple_of: 4  # noqa: E501/' recipes/qwen2.5-0.5b/sft_long.yaml
-sed -i 's/^packing: true$/packing: true/' recipes/qwen2.5-0.5b/sft_long.yaml
 printf 'max_seq_length: 1024  # noqa: E501\n' >> recipes/qwen2.5-0.5b/sft_long.yaml
 "$bin" -n --output-format concise . > "$tmp/out" 2>&1
 [ "$(grep -c ': TRL' "$tmp/out")" -eq 2 ] || fail "--add-noqa: expected two findings before"
