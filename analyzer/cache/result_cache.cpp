@@ -363,10 +363,10 @@ void ResultCache::prepare(const Project& project, Configuration& config) {
     }
   }
   // The libraries installed in each project folder's environment (version_targets reads them
-  // before the pins; the environment's files are not project files).
+  // before the pins; the environment's files are not project files), and how it was chosen.
   // Part of the frame too: kept runs were judged against them.
   for (const auto& root : project.roots.empty() ? std::vector<std::string>{project.root} : project.roots) {
-    const std::vector<std::string> installed = installed_libraries(root);
+    const std::vector<std::string> installed = installed_libraries(project, root);
     key.strings(installed);
     frame.strings(installed);
   }

@@ -29,6 +29,7 @@
 #include "analyzer/pipeline/pipeline.hpp"
 #include "analyzer/pipeline/rejudge.hpp"
 #include "analyzer/pipeline/suppression.hpp"
+#include "analyzer/project/python_environment.hpp"
 #include "analyzer/report/baseline.hpp"
 #include "analyzer/report/formatters.hpp"
 #include "analyzer/report/views.hpp"
@@ -382,12 +383,14 @@ std::size_t apply_fixes(const trl::LoadOptions& options, trl::Configuration& con
 // folder of the project) are judged against, and why: the project's pins, its environment, the
 // configuration's `target-versions`, or the newest release known. (`--target-version` wins over
 // all of them.)
-void print_targets(std::ostream& out, const std::string& abs, trl::Configuration& config) {
+void print_targets(std::ostream& out, const std::string& abs, trl::Configuration& config,
+                   const trl::EnvironmentHints& hints) {
   namespace fs = std::filesystem;
   std::error_code ec;
   const std::string canonical = fs::weakly_canonical(abs, ec).string();
   trl::LoadOptions options;
   options.paths = {trl::project_root_of(canonical)};
+  options.environment_hints = hints;
   options.threads = 1;
   options.excluded = trl::exclusion(config);
   trl::Project project = trl::read_project(options);
@@ -405,6 +408,10 @@ void print_targets(std::ostream& out, const std::string& abs, trl::Configuration
       t.why = "set in the trl-lint configuration (target-versions)";
     }
   out << "targets:  # the versions findings are judged against (--target-version wins)\n";
+  const trl::PythonEnvironment& env = trl::python_environment(project.root_of(canonical), hints);
+  if (!env.prefix.empty())
+    out << "environment: \"" << env.prefix << "\"  # chosen by " << env.chosen
+        << " (--python, then $VIRTUAL_ENV, the project's .venv/ or venv/, then $CONDA_PREFIX)\n";
   for (const trl::VersionTarget* t : {&targets.trl, &targets.transformers, &targets.accelerate})
     out << "  " << t->library << ": " << (t->version ? "\"" + *t->version + "\"" : std::string("unknown")) << "  # "
         << t->why << '\n';
@@ -675,6 +682,11 @@ int main(int argc, char** argv) {
       ->expected(1)
       ->allow_extra_args(false)
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  std::string python;
+  app.add_option("--python", python,
+                 "The Python environment the project runs in: an interpreter (env/bin/python) or the "
+                 "environment's folder. The versions installed there are judged (default: $VIRTUAL_ENV, then the "
+                 "project's .venv/ or venv/, then $CONDA_PREFIX)");
   std::vector<std::string> exclude, extend_exclude;
   auto* exclude_opt = app.add_option("--exclude", exclude,
                                      "Files and folders not to analyse (globs, comma-separated; repeatable): replaces "
@@ -771,10 +783,22 @@ int main(int argc, char** argv) {
       std::error_code ec;
       config_options.exclude_base = std::filesystem::current_path(ec).string();
     }
+    if (!python.empty()) {
+      std::error_code ec;
+      const std::string env = trl::environment_of_python_option(std::filesystem::absolute(python, ec).string());
+      if (env.empty() || !trl::is_python_environment(env)) {
+        std::cerr << "trl-lint: --python " << python
+                  << ": not a Python interpreter of an environment (env/bin/python) or an environment's folder "
+                     "(one with lib/pythonX.Y/site-packages)\n";
+        return 2;
+      }
+    }
+    const trl::EnvironmentHints environment_hints = trl::EnvironmentHints::from_process(python);
     if (*server_cmd) {
       if (config_options.config_file)  // the server works in the workspace folder
         config_options.config_file = std::filesystem::absolute(*config_options.config_file).string();
       trl::lsp::ServerOptions server_options{config_options, log_timing};
+      server_options.environment_hints = environment_hints;
       std::ios::sync_with_stdio(false);  // before any use of std::cin / std::cout
       return trl::lsp::run_server(std::cin, std::cout, server_options);
     }
@@ -792,7 +816,7 @@ int main(int argc, char** argv) {
       }
       const std::string abs = fs::absolute(show_path, ec).lexically_normal().string();
       trl::print_settings(std::cout, config.for_path(abs), show_path);
-      print_targets(std::cout, abs, config);
+      print_targets(std::cout, abs, config, environment_hints);
       return 0;
     }
 
@@ -812,6 +836,7 @@ int main(int argc, char** argv) {
       targets[parsed->first] = parsed->second;
     }
     options.target_versions = std::move(targets);
+    options.environment_hints = environment_hints;
     Focus focus;
     if (!*runs_cmd && !*show_cmd && !*graph_cmd && (!paths.empty() || stdin_filename.empty()))
       options.paths = scope_of(options.paths, focus);
@@ -864,6 +889,8 @@ int main(int argc, char** argv) {
       inv += "\nisolated " + std::to_string(isolated) + "\nconfig " + config_file;
       inv += "\nmax-file-size " + std::to_string(options.max_file_size);
       for (const auto& [lib, version] : options.target_versions) inv += "\ntarget-version " + lib + "=" + version;
+      inv += "\npython " + environment_hints.python + "\nvirtual-env " + environment_hints.virtual_env +
+             "\nconda-prefix " + environment_hints.conda_prefix;
       if (!select.empty()) inv += "\nselect-given";
       if (!select.empty())
         for (const auto& c : split_codes(select)) inv += "\nselect " + c;

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "analyzer/knowledge/knowledge.hpp"
+#include "analyzer/project/python_environment.hpp"
 #include "analyzer/util/clean_path.hpp"
 
 namespace fs = std::filesystem;
@@ -169,61 +170,16 @@ namespace {
 
 thread_local VersionTargetsMemo* active_memo = nullptr;
 
-// A library installed in a virtual environment inside the project.
-struct Installed {
-  std::string version;
-  std::string where;  // ".venv/lib/python3.11/site-packages/trl-0.21.0.dist-info"
-};
-
-// The trl, transformers and accelerate installed in `.venv/` or `venv/` at the project root: pip
-// and uv name each installed distribution's metadata folder `<name>-<version>.dist-info` in
-// site-packages (the version in its METADATA is the same). Asked once per project root.
-const std::map<std::string, Installed>& installed_in_project(const std::string& root) {
-  static std::mutex mutex;
-  static std::map<std::string, std::map<std::string, Installed>> cache;
-  std::lock_guard<std::mutex> lock(mutex);
-  auto [it, fresh] = cache.try_emplace(root);
-  if (!fresh || root.empty()) return it->second;
-  std::map<std::string, Installed>& out = it->second;
-  std::error_code ec;
-  for (const char* venv : {".venv", "venv"}) {
-    const fs::path base = fs::path(root) / venv;
-    if (!fs::is_directory(base, ec)) continue;
-    std::vector<fs::path> site_dirs{base / "Lib" / "site-packages"};  // Windows layout
-    for (fs::directory_iterator lib(base / "lib", ec), end; !ec && lib != end; lib.increment(ec))
-      if (lib->path().filename().string().rfind("python", 0) == 0) site_dirs.push_back(lib->path() / "site-packages");
-    for (const fs::path& site : site_dirs) {
-      for (fs::directory_iterator e(site, ec), end; !ec && e != end; e.increment(ec)) {
-        const std::string name = e->path().filename().string();
-        const std::string suffix = ".dist-info";
-        if (name.size() <= suffix.size() || name.compare(name.size() - suffix.size(), suffix.size(), suffix) != 0)
-          continue;
-        const std::string stem = name.substr(0, name.size() - suffix.size());
-        const auto dash = stem.find('-');
-        if (dash == std::string::npos) continue;
-        std::string dist = stem.substr(0, dash);
-        for (char& c : dist) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-        const std::string version = stem.substr(dash + 1);
-        if ((dist != "trl" && dist != "transformers" && dist != "accelerate") || version.empty() ||
-            !std::isdigit(static_cast<unsigned char>(version[0])))
-          continue;
-        out.try_emplace(dist, Installed{version, fs::path(e->path()).lexically_relative(root).generic_string()});
-      }
-      ec.clear();
-    }
-    if (!out.empty()) break;  // the first environment with any of them
-  }
-  return out;
-}
-
 }  // namespace
 
-std::vector<std::string> installed_libraries(const std::string& root) {
-  std::vector<std::string> out;
-  for (const auto& [name, installed] : installed_in_project(root)) {
+std::vector<std::string> installed_libraries(const Project& project, const std::string& root) {
+  const PythonEnvironment& env = python_environment(root, project.environment_hints);
+  std::vector<std::string> out{env.chosen, env.prefix};
+  for (const auto& [name, installed] : env.libraries) {
     out.push_back(name);
     out.push_back(installed.version);
     out.push_back(installed.where);
+    out.push_back(installed.ambiguous ? "ambiguous" : "");
   }
   return out;
 }
@@ -334,6 +290,7 @@ VersionTargets compute_targets(const Project& project, FileId file, const Knowle
       dir = dir.parent_path();
     }
   }
+  const PythonEnvironment& environment = python_environment(own_root, project.environment_hints);
   for (VersionTarget* t : {&out.trl, &out.transformers, &out.accelerate}) {
     t->library = t == &out.trl ? "trl" : t == &out.transformers ? "transformers" : "accelerate";
     if (auto it = project.target_versions.find(t->library); it != project.target_versions.end()) {
@@ -347,12 +304,18 @@ VersionTargets compute_targets(const Project& project, FileId file, const Knowle
         t->why = "set in the trl-lint configuration (target-versions)";
         continue;
       }
-    // An environment inside the project says what is installed; a pin only what may be.
-    if (const auto& installed = installed_in_project(project.root); installed.count(t->library)) {
-      const Installed& i = installed.at(t->library);
-      t->version = i.version;
-      t->why = "installed: " + i.where;
-      continue;
+    // The project's Python environment says what is installed; a pin only what may be.
+    if (auto it = environment.libraries.find(t->library); it != environment.libraries.end()) {
+      const InstalledLibrary& i = it->second;
+      if (!i.ambiguous) {
+        t->version = i.version;
+        // In the project's own .venv/ the path says it all; another environment is named.
+        t->why = i.environment == ".venv" || i.environment == "venv" ? "installed: " + i.where
+                 : i.environment == "--python" ? "installed in the --python environment: " + i.where
+                                               : "installed in " + i.environment + ": " + i.where;
+        t->installed_site = i.site;
+        continue;
+      }
     }
     bool decided = false;
     for (const auto& folder : folders) {

@@ -1,7 +1,7 @@
 // The library versions a project is judged against: from `--target-version` (or the project
-// config), else from the nearest pins (requirements*.txt, pyproject.toml, setup.cfg, setup.py,
-// environment.yml in the file's folder or a parent inside the project), else the newest release
-// trl-lint knows.
+// config), else from the project's Python environment (python_environment.hpp), else from the
+// nearest pins (requirements*.txt, pyproject.toml, setup.cfg, setup.py, environment.yml in the
+// file's folder or a parent inside the project), else the newest release trl-lint knows.
 #pragma once
 
 #include <map>
@@ -22,6 +22,9 @@ struct VersionTarget {
   std::optional<std::string> version;  // none: the pin cannot be resolved (git URL, no known release fits)
   std::string why;                     // "requirements.txt: trl>=0.19.1", "newest known release (no pin found)"
   Span pin;                            // the pin, when one decided it
+  // The site-packages folder the version was read from, when the project's environment decided
+  // it (absolute): the library's source is there.
+  std::string installed_site;
   bool known() const { return version.has_value(); }
   // "TRL 0.19.1 (requirements.txt: trl==0.19.1)"
   std::string describe() const;
@@ -35,10 +38,11 @@ struct VersionTargets {
 // The targets for the run or file rooted at `file` (kNoFile: the project root).
 VersionTargets version_targets(const Project& project, FileId file, const Knowledge& knowledge);
 
-// What `installed_in_project` found under a project folder's `.venv/` or `venv/`: each library's
-// name, version and dist-info folder, sorted by name. The environment is not a project file, so
-// the result cache keys its entries on this too (a library upgraded in place changes the targets).
-std::vector<std::string> installed_libraries(const std::string& root);
+// The Python environment of the project folder `root` (python_environment.hpp) and what it
+// holds: how it was chosen, its folder, each library's name, version and metadata folder, sorted
+// by name. The environment is not a project file, so the result cache keys its entries on this
+// too (a library upgraded in place, or another environment activated, changes the targets).
+std::vector<std::string> installed_libraries(const Project& project, const std::string& root);
 
 // While one lives, version_targets() on this thread remembers its answers for `project`: the
 // pin files are found once, and each file's targets computed once. Without it every call scans

@@ -58,6 +58,13 @@ struct ClassInfo {
   std::map<std::string, FieldInfo, std::less<>> fields;
   std::string source;
   std::vector<PositionalParams> init_positional;  // oldest first; empty when not recorded
+  // Built from a library's installed source (a release newer than the knowledge): the library,
+  // its installed version and each module read ({"trl", "1.10.0", "trl/trainer/sft_config.py"});
+  // empty otherwise.
+  struct InstalledModule {
+    std::string library, version, file;
+  };
+  std::vector<InstalledModule> installed_from;
 };
 
 // A renamed or removed argument (old -> new, or new empty when removed without replacement),

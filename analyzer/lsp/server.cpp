@@ -316,6 +316,7 @@ class Server {
     for (const auto& [uri, d] : docs_.all()) options.overlays.push_back(Overlay{d.path, d.text});
     options.excluded = exclusion(*config_);
     options.prefilter = false;
+    options.environment_hints = options_.environment_hints;
     load_options_ = options;
     load_options_.overlays.clear();
     doc_files_.clear();

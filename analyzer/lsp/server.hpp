@@ -9,6 +9,7 @@
 #include <ostream>
 
 #include "analyzer/config/configuration.hpp"
+#include "analyzer/project/python_environment.hpp"
 
 namespace trl::lsp {
 
@@ -30,6 +31,8 @@ struct ServerOptions {
   ServerStats* stats = nullptr;
   // When set, the workspace root whatever the client says (the fuzz target keeps to its folder).
   std::string fixed_root;
+  // The Python environments named outside the workspace (`--python`, $VIRTUAL_ENV, $CONDA_PREFIX).
+  EnvironmentHints environment_hints;
 };
 
 // Serves until `exit` or end of input. Returns the process exit code (0 after shutdown+exit).

@@ -728,6 +728,7 @@ Project read_project(const LoadOptions& options) {
   }
   project.max_file_size = options.max_file_size;
   project.target_versions = options.target_versions;
+  project.environment_hints = options.environment_hints;
   project.missing_paths = std::move(d.missing);
   project.sources.reserve(d.files.size() + d.problems.size());
   for (auto& f : d.files) {

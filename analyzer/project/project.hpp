@@ -18,6 +18,7 @@
 #include "analyzer/facts/package_pin.hpp"
 #include "analyzer/facts/python_ir.hpp"
 #include "analyzer/facts/yaml_node.hpp"
+#include "analyzer/project/python_environment.hpp"
 #include "analyzer/source/source_file.hpp"
 
 namespace trl {
@@ -140,6 +141,10 @@ struct Project {
   // The configuration's `target-versions:` that govern each file (only files that have some):
   // library name -> version. They win over the pins.
   std::map<FileId, std::map<std::string, std::string, std::less<>>> configured_target_versions;
+  // The Python environments named outside the project (`--python`, `$VIRTUAL_ENV`,
+  // `$CONDA_PREFIX`): the installed versions are read from the environment they choose
+  // (python_environment.hpp). Empty: only an environment inside the project folder counts.
+  EnvironmentHints environment_hints;
   // The `src` folders of the configuration of each Python file that has some (absolute): where
   // its imports also resolve (python_eval's search roots).
   std::map<FileId, std::vector<std::string>> configured_src_roots;
@@ -236,6 +241,7 @@ struct LoadOptions {
   bool prefilter = true;
 
   std::map<std::string, std::string, std::less<>> target_versions;  // --target-version: Project::target_versions
+  EnvironmentHints environment_hints;                               // Project::environment_hints
 };
 
 // discover -> read -> parse -> extract, files in parallel. Deterministic whatever the thread count.

@@ -197,6 +197,8 @@ class UnknownConfigKey final : public Rule {
       } else if (auto near = rules::nearest(key, field_names()); !near.empty()) {
         d.help = "did you mean `" + near + "`?";
       }
+      if (const std::string installed = rules::installed_source_note(k, classes); !installed.empty())
+        d.notes.push_back(installed);
       d.notes.push_back(yaml ? "TrlParser raises \"Unknown arguments from config file\" (TRL >= 0.19); TRL's own "
                                "scripts ignore the key silently"
                              : "HfArgumentParser raises on arguments no dataclass takes");
@@ -235,6 +237,8 @@ class UnknownConfigKey final : public Rule {
           d.notes.push_back(release_source(k, {c.cls}, kw.name, t));
         else if (auto near = rules::nearest(kw.name, names); !near.empty())
           d.help = "did you mean `" + near + "`?";
+        if (const std::string installed = rules::installed_source_note(k, {cls}); !installed.empty())
+          d.notes.push_back(installed);
         d.notes.push_back(c.cls->name + "(...) raises TypeError: unexpected keyword argument");
         out.push_back(std::move(d));
       }

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 
+#include "analyzer/eval/installed_classes.hpp"
 #include "analyzer/eval/run_builder.hpp"
 
 namespace trl::rules {
@@ -295,6 +296,8 @@ bool fields_known_at(const Knowledge& k, const VersionTargets& t, std::string_vi
   const LibraryReleases* r = k.library(library);
   const VersionTarget& v = t.of(library);
   if (!r || !v.version) return false;
+  // A release newer than the knowledge: known only from its installed source.
+  if (newer_than_knowledge(k, v)) return !v.installed_site.empty();
   if (r->fields_complete_from.empty() || compare_versions(*v.version, r->fields_complete_from) >= 0) return true;
   return k.history_covers(library, *v.version);
 }
@@ -308,9 +311,35 @@ bool judged_by_history(const Knowledge& k, const ClassInfo& cls, const VersionTa
 }
 
 const ClassInfo* class_at_target(const Knowledge& k, const ClassInfo& cls, const VersionTargets& t) {
-  if (!judged_by_history(k, cls, t)) return &cls;
-  if (!k.history(cls.name)) return &cls;
-  return k.at(cls, *t.of(cls.package).version);
+  const ClassInfo* at = &cls;
+  if (judged_by_history(k, cls, t) && k.history(cls.name)) at = k.at(cls, *t.of(cls.package).version);
+  if (!at) return nullptr;
+  // A library installed newer than the knowledge: the class (or its bases) from the source.
+  if (const ClassInfo* installed = installed_class(k, *at, t)) return installed;
+  return at;
+}
+
+std::string installed_source_note(const Knowledge& k, const std::vector<const ClassInfo*>& classes) {
+  // Per library: its installed version and the modules read.
+  std::vector<std::pair<const ClassInfo::InstalledModule*, std::vector<std::string>>> libs;
+  for (const ClassInfo* c : classes) {
+    if (!c) continue;
+    for (const auto& m : c->installed_from) {
+      auto it = std::find_if(libs.begin(), libs.end(), [&](const auto& l) { return l.first->library == m.library; });
+      if (it == libs.end()) it = libs.insert(libs.end(), {&m, {}});
+      if (std::find(it->second.begin(), it->second.end(), m.file) == it->second.end()) it->second.push_back(m.file);
+    }
+  }
+  std::string out;
+  for (const auto& [m, files] : libs) {
+    const LibraryReleases* r = k.library(m->library);
+    out += std::string(out.empty() ? "" : "; ") + (m->library == "trl" ? "TRL" : m->library) + " " + m->version +
+           " is newer than the releases trl-lint knows (to " + (r ? r->newest : "?") +
+           "): its fields were read from the installed source (";
+    for (std::size_t i = 0; i < files.size(); ++i) out += (i ? ", " : "") + files[i];
+    out += ")";
+  }
+  return out;
 }
 
 }  // namespace trl::rules

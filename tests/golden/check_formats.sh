@@ -4,6 +4,8 @@
 # path of this machine, is replaced by file:///SRCROOT/.
 # TRL_LINT_UPDATE_GOLDEN=1 rewrites the expected files instead (review the diff before committing).
 set -u
+# An activated environment would decide the installed versions (python_environment.hpp).
+unset VIRTUAL_ENV CONDA_PREFIX
 bin=$1
 dir=$2
 cd "$dir" || exit 2

@@ -2,6 +2,8 @@
 # Runs trl-lint over one fixture project and compares its concise output with expected.txt.
 # TRL_LINT_UPDATE_GOLDEN=1 rewrites expected.txt instead (review the diff before committing).
 set -u
+# An activated environment would decide the installed versions (python_environment.hpp).
+unset VIRTUAL_ENV CONDA_PREFIX
 bin=$1
 dir=$2
 cd "$dir" || exit 2

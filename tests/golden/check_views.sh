@@ -4,6 +4,8 @@
 # expected-graph.mmd, and expected-show-run.txt (the run named in the SHOW_RUN file).
 # TRL_LINT_UPDATE_GOLDEN=1 rewrites them instead (review the diff before committing).
 set -u
+# An activated environment would decide the installed versions (python_environment.hpp).
+unset VIRTUAL_ENV CONDA_PREFIX
 bin=$1
 dir=$2
 cd "$dir" || exit 2

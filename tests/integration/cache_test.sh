@@ -518,7 +518,9 @@ expect venv1 miss
 grep -q 'num_generations_eval' "$work/venv1.out" || fail "venv: the field TRL 0.21.0 lacks is not reported"
 run venv2 --cache-dir "$vcache" .
 expect venv2 hit
+# An upgrade in place: pip writes the new release's metadata folder (its METADATA says the version).
 mv "$site/trl-0.21.0.dist-info" "$site/trl-0.26.0.dist-info"
+printf 'Metadata-Version: 2.1\nName: trl\nVersion: 0.26.0\n' > "$site/trl-0.26.0.dist-info/METADATA"
 run venv3 --cache-dir "$vcache" .
 expect venv3 miss
 grep -q 'cache kept' "$work/venv3.err" && fail "venv: runs judged against the old installed version were kept"

@@ -6,6 +6,8 @@
 # Usage: scope_test.sh TRL_LINT FIXTURES [GLOB...]
 #   GLOB: fixture projects relative to FIXTURES (default: every folder holding expected.txt).
 set -u
+# An activated environment would decide the installed versions (python_environment.hpp).
+unset VIRTUAL_ENV CONDA_PREFIX
 bin=$(realpath "$1")
 fixtures=$(realpath "$2")
 shift 2

@@ -1,0 +1,522 @@
+#include "analyzer/eval/installed_classes.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <mutex>
+#include <set>
+#include <tuple>
+
+#include "analyzer/python/python_extractor.hpp"
+
+namespace fs = std::filesystem;
+
+namespace trl {
+
+namespace {
+
+constexpr std::uint64_t kMaxModuleBytes = 4u << 20;
+
+std::string read_text(const fs::path& path) {
+  std::error_code ec;
+  const auto size = fs::file_size(path, ec);
+  if (ec || size > kMaxModuleBytes) return "";
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return "";
+  std::string text(static_cast<std::size_t>(size), '\0');
+  in.read(text.data(), static_cast<std::streamsize>(text.size()));
+  text.resize(static_cast<std::size_t>(in.gcount()));
+  return text;
+}
+
+std::string lower(std::string_view s) {
+  std::string out(s);
+  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
+bool word_char(char c) {
+  return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.' || c == '-';
+}
+bool quote_char(char c) {
+  return c == '`' || c == '\'' || c == '"';
+}
+
+// The values a help text lists after "must be one of" (`server` or `colocate`, 'a', 'b'):
+// quoted words separated by commas and "or" (tools/knowledge_history.py, help_choices).
+std::vector<std::string> help_choices(const std::string& help) {
+  std::vector<std::string> out;
+  const std::string low = lower(help);
+  const auto at = low.find("must be one of");
+  if (at == std::string::npos) return out;
+  std::size_t i = at + 14;
+  while (i < help.size() && (help[i] == ':' || std::isspace(static_cast<unsigned char>(help[i])))) ++i;
+  while (i < help.size() && quote_char(help[i])) {
+    while (i < help.size() && quote_char(help[i])) ++i;
+    const std::size_t start = i;
+    while (i < help.size() && word_char(help[i])) ++i;
+    if (i == start || i >= help.size() || !quote_char(help[i])) break;
+    out.push_back(help.substr(start, i - start));
+    while (i < help.size() && quote_char(help[i])) ++i;
+    // `, `, ` or `, `, or `
+    std::size_t j = i;
+    if (j < help.size() && help[j] == ',') ++j;
+    std::size_t k = j;
+    while (k < help.size() && std::isspace(static_cast<unsigned char>(help[k]))) ++k;
+    if (low.compare(k, 3, "or ") == 0 && k > i) {
+      k += 3;
+      while (k < help.size() && std::isspace(static_cast<unsigned char>(help[k]))) ++k;
+    } else if (j == i) {
+      break;  // no separator: the list ends
+    }
+    i = k;
+  }
+  return out;
+}
+
+// Type, nullability and `Literal[...]` values of an annotation's text.
+void annotation_info(std::string text, FieldInfo& f) {
+  for (std::size_t p; (p = text.find("typing.")) != std::string::npos;) text.erase(p, 7);
+  std::vector<std::string> words;
+  std::string cur;
+  for (char c : text) {
+    if (c == '[' || c == ']' || c == ',' || c == '|' || std::isspace(static_cast<unsigned char>(c))) {
+      if (!cur.empty()) words.push_back(cur);
+      cur.clear();
+    } else {
+      cur += c;
+    }
+  }
+  if (!cur.empty()) words.push_back(cur);
+  f.nullable =
+      text.find("Optional[") != std::string::npos || std::find(words.begin(), words.end(), "None") != words.end();
+  // Literal["a", "b"]: the quoted values inside the brackets.
+  for (std::size_t p = text.find("Literal["); p != std::string::npos; p = text.find("Literal[", p + 1)) {
+    std::size_t i = p + 8;
+    int depth = 1;
+    while (i < text.size() && depth > 0) {
+      if (text[i] == '[') ++depth;
+      if (text[i] == ']') --depth;
+      if (text[i] == '"' || text[i] == '\'') {
+        const char q = text[i];
+        const std::size_t end = text.find(q, i + 1);
+        if (end == std::string::npos) break;
+        f.choices.push_back(text.substr(i + 1, end - i - 1));
+        i = end;
+      }
+      ++i;
+    }
+  }
+  std::vector<std::string> core;
+  for (std::size_t i = 0; i < words.size(); ++i)
+    if (words[i] != "None" && !(i == 0 && (words[i] == "Optional" || words[i] == "Union"))) core.push_back(words[i]);
+  static const std::map<std::string, std::string, std::less<>> kinds{
+      {"bool", "bool"}, {"int", "int"},   {"float", "float"}, {"str", "str"},    {"dict", "dict"},   {"Dict", "dict"},
+      {"list", "list"}, {"List", "list"}, {"tuple", "list"},  {"Tuple", "list"}, {"Literal", "str"},
+  };
+  const std::string head = core.empty() ? "" : core.front();
+  auto it = kinds.find(head);
+  f.type = it == kinds.end() ? "object" : it->second;
+  std::set<std::string> seen;
+  for (const auto& w : core)
+    if (auto k = kinds.find(w); k != kinds.end()) seen.insert(k->second);
+  if (head == "Union" || (text.find("Union[") != std::string::npos && seen.size() > 1)) f.type = "object";
+}
+
+struct Module {
+  std::string path;  // under the site-packages folder
+  std::string text;
+  py::Module ir;
+};
+
+std::string last_name(const py::Module& m, py::ExprId id) {
+  if (id == py::kNoExpr) return "";
+  const py::Expr& e = m.expr(id);
+  if (e.kind == py::ExprKind::Call) return last_name(m, e.a);
+  if (e.kind == py::ExprKind::Name || e.kind == py::ExprKind::Attribute) return e.name;
+  if (e.kind == py::ExprKind::Subscript) return last_name(m, e.a);  // Generic[T]
+  return "";
+}
+
+// A literal default: numbers, strings (concatenated with `+` too), booleans, None, negated numbers.
+bool literal(const py::Module& m, py::ExprId id, Scalar& out) {
+  if (id == py::kNoExpr) return false;
+  const py::Expr& e = m.expr(id);
+  if (e.kind == py::ExprKind::Constant) {
+    out = e.constant;
+    return true;
+  }
+  if (e.kind == py::ExprKind::UnaryOp && e.name == "-") {
+    Scalar v;
+    if (!literal(m, e.a, v)) return false;
+    if (v.kind == Scalar::Kind::Int) {
+      out = Scalar::integer(-v.i);
+      out.s = v.s.empty() ? "" : "-" + v.s;
+      return true;
+    }
+    if (v.kind == Scalar::Kind::Float) {
+      out = Scalar::floating(-v.f);
+      out.s = v.s.empty() ? "" : "-" + v.s;
+      return true;
+    }
+    return false;
+  }
+  if (e.kind == py::ExprKind::BinOp && e.name == "+") {
+    Scalar a, b;
+    if (literal(m, e.a, a) && literal(m, e.b, b) && a.kind == Scalar::Kind::Str && b.kind == Scalar::Kind::Str) {
+      out = Scalar::string(a.s + b.s);
+      return true;
+    }
+  }
+  return false;
+}
+
+std::string string_value(const py::Module& m, py::ExprId id) {
+  Scalar s;
+  return literal(m, id, s) && s.kind == Scalar::Kind::Str ? s.s : "";
+}
+
+struct FoundClass {
+  std::string file;
+  std::vector<std::string> bases;
+  std::vector<std::pair<std::string, FieldInfo>> fields;  // declaration order
+};
+
+bool is_dataclass(const py::Module& m, const py::Stmt& s) {
+  for (py::ExprId d : s.decorators)
+    if (last_name(m, d) == "dataclass") return true;
+  return false;
+}
+
+FoundClass read_class(const Module& mod, const py::Stmt& cls, const std::string& version) {
+  const py::Module& m = mod.ir;
+  FoundClass out;
+  out.file = mod.path;
+  for (py::ExprId b : cls.bases) {
+    const std::string name = last_name(m, b);
+    if (!name.empty()) out.bases.push_back(name);
+  }
+  for (py::StmtId sid : cls.body) {
+    const py::Stmt& s = m.stmt(sid);
+    if (s.kind != py::StmtKind::Assign || s.annotation == py::kNoExpr || s.targets.size() != 1) continue;
+    const py::Expr& target = m.expr(s.targets.front());
+    if (target.kind != py::ExprKind::Name) continue;
+    const py::Expr& ann = m.expr(s.annotation);
+    const std::string ann_text = ann.span.end <= mod.text.size() && ann.span.begin <= ann.span.end
+                                     ? mod.text.substr(ann.span.begin, ann.span.end - ann.span.begin)
+                                     : std::string();
+    if (ann_text.find("ClassVar") != std::string::npos || ann_text.find("InitVar") != std::string::npos) continue;
+    FieldInfo f;
+    f.name = target.name;
+    annotation_info(ann_text, f);
+    std::string help;
+    if (s.value != py::kNoExpr) {
+      const py::Expr& v = m.expr(s.value);
+      if (v.kind == py::ExprKind::Call && last_name(m, v.a) == "field") {
+        bool init = true;
+        for (const auto& a : v.args) {
+          if (a.kind != py::Argument::Kind::Keyword) continue;
+          Scalar value;
+          if (a.keyword == "init" && literal(m, a.value, value) && value.kind == Scalar::Kind::Bool && !value.b)
+            init = false;
+          if (a.keyword == "default" && literal(m, a.value, value)) {
+            f.has_default = true;
+            f.default_value = value;
+          }
+          if (a.keyword == "metadata" && a.value != py::kNoExpr && m.expr(a.value).kind == py::ExprKind::Dict) {
+            const py::Expr& meta = m.expr(a.value);
+            for (std::size_t i = 0; i < meta.elts.size() && i < meta.values.size(); ++i) {
+              const std::string key = string_value(m, meta.elts[i]);
+              if (key == "help") help = string_value(m, meta.values[i]);
+              if (key == "choices" && meta.values[i] != py::kNoExpr) {
+                const py::Expr& list = m.expr(meta.values[i]);
+                if (list.kind != py::ExprKind::List && list.kind != py::ExprKind::Tuple) continue;
+                f.choices.clear();
+                for (py::ExprId c : list.elts) {
+                  Scalar choice;
+                  if (!literal(m, c, choice) || choice.kind == Scalar::Kind::Null) continue;
+                  f.choices.push_back(choice.kind == Scalar::Kind::Str    ? choice.s
+                                      : choice.kind == Scalar::Kind::Bool ? (choice.b ? "True" : "False")
+                                      : !choice.s.empty()                 ? choice.s
+                                      : choice.kind == Scalar::Kind::Int  ? std::to_string(choice.i)
+                                                                          : std::to_string(choice.f));
+                }
+              }
+            }
+          }
+        }
+        if (!init) continue;
+      } else {
+        Scalar value;
+        if (literal(m, s.value, value)) {
+          f.has_default = true;
+          f.default_value = value;
+        }
+      }
+    }
+    if (f.has_default && f.default_value.kind == Scalar::Kind::Null) f.nullable = true;
+    if (f.choices.empty() && !help.empty()) f.choices = help_choices(help);
+    f.source = mod.path + " of the installed " + version;
+    auto existing =
+        std::find_if(out.fields.begin(), out.fields.end(), [&](const auto& p) { return p.first == f.name; });
+    if (existing != out.fields.end())
+      existing->second = f;
+    else
+      out.fields.emplace_back(f.name, std::move(f));
+  }
+  return out;
+}
+
+// Reads modules of one site-packages folder and the dataclasses they define, following the
+// imports a class's bases come through.
+class Reader {
+ public:
+  Reader(std::string site, std::string version) : site_(std::move(site)), version_(std::move(version)) {}
+
+  const Module* module(const std::string& path, const std::string* text = nullptr) {
+    auto [it, fresh] = modules_.try_emplace(path);
+    if (fresh) {
+      auto mod = std::make_unique<Module>();
+      mod->path = path;
+      mod->text = text ? *text : site_.empty() ? "" : read_text(fs::path(site_) / path);
+      if (!mod->text.empty()) mod->ir = python::extract(mod->text, kNoFile).module;
+      it->second = std::move(mod);
+    }
+    return it->second->text.empty() ? nullptr : it->second.get();
+  }
+
+  // Where `name`, imported in module `from`, is defined: the module path, or "" when not in this
+  // site-packages folder's package.
+  std::string import_source(const Module& from, const std::string& name) {
+    const py::Module& m = from.ir;
+    for (py::StmtId sid : m.body) {
+      const py::Stmt& s = m.stmt(sid);
+      if (s.kind != py::StmtKind::ImportFrom) continue;
+      bool names_it = false;
+      for (const auto& a : s.names) names_it = names_it || (a.asname.empty() ? a.name : a.asname) == name;
+      if (!names_it) continue;
+      fs::path base;
+      if (s.level > 0) {
+        base = fs::path(from.path).parent_path();
+        for (int i = 1; i < s.level; ++i) base = base.parent_path();
+      }
+      std::string dotted = s.module;
+      fs::path rel = base;
+      std::size_t start = 0;
+      while (!dotted.empty() && start <= dotted.size()) {
+        const auto dot = dotted.find('.', start);
+        rel /= dotted.substr(start, dot == std::string::npos ? std::string::npos : dot - start);
+        if (dot == std::string::npos) break;
+        start = dot + 1;
+      }
+      std::error_code ec;
+      for (const fs::path& candidate : {fs::path(rel.string() + ".py"), rel / "__init__.py"})
+        if (!site_.empty() && fs::is_regular_file(fs::path(site_) / candidate, ec)) return candidate.generic_string();
+    }
+    return "";
+  }
+
+  // Fields of `name` (defined in `mod`) with those of its dataclass bases of the same package
+  // first; the bases the package does not define are collected in `bases`.
+  bool flatten(const Module& mod, const std::string& name, std::vector<std::pair<std::string, FieldInfo>>& fields,
+               std::vector<std::string>& bases, int depth) {
+    if (depth > 16) return false;
+    const py::Stmt* cls = nullptr;
+    for (py::StmtId sid : mod.ir.body) {
+      const py::Stmt& s = mod.ir.stmt(sid);
+      if (s.kind == py::StmtKind::ClassDef && s.name == name) cls = &s;
+    }
+    if (!cls || !is_dataclass(mod.ir, *cls)) return false;
+    const FoundClass found = read_class(mod, *cls, version_);
+    for (const std::string& b : found.bases) {
+      if (b == "object" || b == "Generic" || b == "ABC") continue;
+      bool flattened = false;
+      if (defined_in(mod, b)) {
+        flattened = flatten(mod, b, fields, bases, depth + 1);
+      } else if (const std::string path = import_source(mod, b); !path.empty()) {
+        if (const Module* other = module(path)) flattened = flatten(*other, b, fields, bases, depth + 1);
+      }
+      if (!flattened && std::find(bases.begin(), bases.end(), b) == bases.end()) bases.push_back(b);
+    }
+    for (const auto& declared : found.fields) {
+      auto it = std::find_if(fields.begin(), fields.end(), [&](const auto& p) { return p.first == declared.first; });
+      if (it != fields.end())
+        it->second = declared.second;
+      else
+        fields.push_back(declared);
+    }
+    return true;
+  }
+
+ private:
+  static bool defined_in(const Module& mod, const std::string& name) {
+    for (py::StmtId sid : mod.ir.body) {
+      const py::Stmt& s = mod.ir.stmt(sid);
+      if (s.kind == py::StmtKind::ClassDef && s.name == name) return true;
+    }
+    return false;
+  }
+
+  std::string site_, version_;
+  std::map<std::string, std::unique_ptr<Module>> modules_;
+};
+
+// The module path (under site-packages) of a knowledge class's file: its `source` without the
+// `@version` and the repository's `src/` folder.
+std::string module_of(const ClassInfo& cls, const Knowledge& k) {
+  std::string file = cls.source.substr(0, cls.source.find('@'));
+  if (file.find(' ') != std::string::npos || file.find(".py") == std::string::npos) file.clear();
+  if (file.empty())
+    if (const ClassHistory* h = k.history(cls.name); h && !h->spans.empty()) file = h->spans.back().file;
+  if (file.rfind("src/", 0) == 0) file.erase(0, 4);
+  return file;
+}
+
+// A module of `package` whose text defines `class name`: the knowledge's file first; else a
+// search of the package's modules (TRL and accelerate are small; transformers is not searched).
+// True when `text` holds `class name(` or `class name:`.
+bool defines_class(const std::string& text, const std::string& name) {
+  const std::string needle = "class " + name;
+  for (std::size_t at = text.find(needle); at != std::string::npos; at = text.find(needle, at + 1)) {
+    std::size_t i = at + needle.size();
+    while (i < text.size() && (text[i] == ' ' || text[i] == '\t')) ++i;
+    if (i < text.size() && (text[i] == '(' || text[i] == ':')) return true;
+  }
+  return false;
+}
+
+std::string find_module(const std::string& site, const std::string& package, const std::string& known,
+                        const std::string& name) {
+  std::error_code ec;
+  if (!known.empty() && fs::is_regular_file(fs::path(site) / known, ec) &&
+      defines_class(read_text(fs::path(site) / known), name))
+    return known;
+  if (package != "trl" && package != "accelerate") return "";
+  std::vector<std::string> hits;
+  std::size_t seen = 0;
+  for (fs::recursive_directory_iterator it(fs::path(site) / package, fs::directory_options::skip_permission_denied, ec),
+       end;
+       !ec && it != end && seen < 4000; it.increment(ec)) {
+    if (!it->is_regular_file(ec) || it->path().extension() != ".py") continue;
+    ++seen;
+    if (defines_class(read_text(it->path()), name))
+      hits.push_back(fs::path(it->path()).lexically_relative(site).generic_string());
+  }
+  std::sort(hits.begin(), hits.end());
+  // The public class first (TRL keeps older copies under trl/experimental/).
+  for (const auto& h : hits)
+    if (h.find("experimental") == std::string::npos) return h;
+  return hits.empty() ? "" : hits.front();
+}
+
+}  // namespace
+
+bool newer_than_knowledge(const Knowledge& k, const VersionTarget& target) {
+  const LibraryReleases* lib = k.library(target.library);
+  return lib && target.version && !lib->newest.empty() && compare_versions(*target.version, lib->newest) > 0;
+}
+
+ReadClass read_dataclass(const std::string& site, const std::string& module_path, const std::string& text,
+                         const std::string& name) {
+  Reader reader(site, "");
+  ReadClass out;
+  const Module* mod = reader.module(module_path, &text);
+  if (!mod) return out;
+  std::vector<std::pair<std::string, FieldInfo>> fields;
+  out.found = reader.flatten(*mod, name, fields, out.bases, 0);
+  out.file = module_path;
+  for (auto& [n, f] : fields) out.fields.emplace(n, std::move(f));
+  return out;
+}
+
+namespace {
+
+// The libraries other than `own` whose targets are installed releases newer than the knowledge:
+// "transformers=/site;" for each, or "" when none.
+std::string newer_installed_others(const Knowledge& k, const VersionTargets& targets, const std::string& own) {
+  std::string out;
+  for (const VersionTarget* other : {&targets.trl, &targets.transformers, &targets.accelerate})
+    if (other->library != own && !other->installed_site.empty() && newer_than_knowledge(k, *other))
+      out += other->library + "=" + other->installed_site + ";";
+  return out;
+}
+
+// "TRL 1.10.0", "transformers 5.13.0".
+std::string label(const VersionTarget& t) {
+  return (t.library == "trl" ? std::string("TRL") : t.library) + " " + t.version.value_or("");
+}
+
+}  // namespace
+
+const ClassInfo* installed_class(const Knowledge& k, const ClassInfo& cls, const VersionTargets& targets) {
+  if (cls.package.empty()) return nullptr;
+  const VersionTarget& target = targets.of(cls.package);
+  const bool own_installed = !target.installed_site.empty() && newer_than_knowledge(k, target);
+  const std::string others = newer_installed_others(k, targets, cls.package);
+  if (!own_installed && others.empty()) return nullptr;
+  struct Key {
+    std::string site, cls, source, others;
+    bool operator<(const Key& o) const {
+      return std::tie(site, cls, source, others) < std::tie(o.site, o.cls, o.source, o.others);
+    }
+  };
+  static std::mutex mutex;
+  static std::map<Key, std::unique_ptr<ClassInfo>> cache;
+  std::lock_guard<std::mutex> lock(mutex);
+  auto [it, fresh] = cache.try_emplace(Key{own_installed ? target.installed_site : "", cls.name, cls.source, others});
+  if (!fresh) return it->second.get();
+  auto c = std::make_unique<ClassInfo>();
+  c->name = cls.name;
+  c->package = cls.package;
+  c->role = cls.role;
+  c->trainer = cls.trainer;
+  c->init_positional = cls.init_positional;
+  std::vector<std::string> bases;
+  if (own_installed) {
+    const std::string file = find_module(target.installed_site, cls.package, module_of(cls, k), cls.name);
+    if (file.empty()) return nullptr;
+    Reader reader(target.installed_site, label(target));
+    const Module* mod = reader.module(file);
+    std::vector<std::pair<std::string, FieldInfo>> fields;
+    if (!mod || !reader.flatten(*mod, cls.name, fields, bases, 0) || fields.empty()) return nullptr;
+    c->source = (fs::path(target.installed_site) / file).generic_string();
+    c->installed_from.push_back({target.library, *target.version, file});
+    for (auto& [n, f] : fields) c->fields.emplace(n, std::move(f));
+  } else {
+    c->source = cls.source;
+    c->fields = cls.fields;
+    bases = cls.bases;
+  }
+  // A base of another library installed newer than the knowledge (TrainingArguments under TRL's
+  // configs): its installed fields, flattened in (the class's own declarations win).
+  bool changed = own_installed;
+  for (const std::string& b : bases) {
+    const ClassInfo* known = k.find(b);
+    const VersionTarget* base_target = known ? &targets.of(known->package) : nullptr;
+    if (known && known->package != cls.package && base_target->library == known->package &&
+        !base_target->installed_site.empty() && newer_than_knowledge(k, *base_target)) {
+      const std::string base_file =
+          find_module(base_target->installed_site, known->package, module_of(*known, k), known->name);
+      Reader base_reader(base_target->installed_site, label(*base_target));
+      if (const Module* bm = base_file.empty() ? nullptr : base_reader.module(base_file)) {
+        std::vector<std::pair<std::string, FieldInfo>> base_fields;
+        std::vector<std::string> base_bases;
+        if (base_reader.flatten(*bm, known->name, base_fields, base_bases, 0) && !base_fields.empty()) {
+          for (auto& [n, f] : base_fields) c->fields.emplace(n, std::move(f));
+          for (const auto& bb : base_bases) c->bases.push_back(bb);
+          c->installed_from.push_back({base_target->library, *base_target->version, base_file});
+          changed = true;
+          continue;
+        }
+      }
+    }
+    c->bases.push_back(b);
+  }
+  if (!changed) return nullptr;
+  it->second = std::move(c);
+  return it->second.get();
+}
+
+}  // namespace trl

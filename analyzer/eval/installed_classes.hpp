@@ -1,0 +1,45 @@
+// A library release newer than trl-lint's knowledge, judged from its installed source: the
+// configuration dataclasses are read from the environment's site-packages with trl-lint's own
+// Python extraction (never imported or run), the way tools/knowledge_history.py reads each
+// release for the generated history: annotated fields, their type, literal default, `choices`
+// (field metadata, a `Literal[...]` annotation, or help text that says "must be one of"), and the
+// fields of dataclass bases of the same package flattened in.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "analyzer/eval/version_targets.hpp"
+#include "analyzer/knowledge/knowledge.hpp"
+
+namespace trl {
+
+// True when `target` names a release newer than the newest one the knowledge describes.
+bool newer_than_knowledge(const Knowledge& k, const VersionTarget& target);
+
+// `cls` (a class of the knowledge, or as the history has it at the target release) with what
+// the installed source says, when a library's target is newer than the knowledge and was read
+// from an environment (VersionTarget::installed_site):
+//  - `cls`'s own library is: the class as its installed source defines it; a base the package
+//    does not define (TRL's configs derive from transformers' TrainingArguments) stays a base,
+//    looked up in the knowledge;
+//  - the library of one of its bases is: that base's installed fields flattened in (the class's
+//    own declarations win).
+// Null when neither applies, or the source is not found or not readable. Read once per (source,
+// class) and kept for the life of the process. ClassInfo::source names the file read.
+const ClassInfo* installed_class(const Knowledge& k, const ClassInfo& cls, const VersionTargets& targets);
+
+// Reads the dataclass `name` from the Python source `text` of module `module_path` (a path under
+// a site-packages folder, `trl/trainer/sft_config.py`) and from the modules of `site` it imports
+// its bases from. Exposed for tests; `site` may be empty (no imports followed).
+struct ReadClass {
+  bool found = false;
+  std::vector<std::string> bases;  // bases the package does not define, as named
+  std::map<std::string, FieldInfo, std::less<>> fields;
+  std::string file;  // module path the class was read from
+};
+ReadClass read_dataclass(const std::string& site, const std::string& module_path, const std::string& text,
+                         const std::string& name);
+
+}  // namespace trl

@@ -1,0 +1,196 @@
+// A release newer than the knowledge, read from its installed source (installed_classes.hpp): the
+// C++ extraction must give the same fields as tools/knowledge_history.py does, and the metadata of
+// an environment must be read as pip writes it.
+#include <catch2/catch.hpp>
+#include <fstream>
+#include <sstream>
+
+#include "analyzer/eval/installed_classes.hpp"
+#include "analyzer/knowledge/knowledge.hpp"
+#include "analyzer/project/python_environment.hpp"
+
+using namespace trl;
+
+namespace {
+
+std::string read(const std::string& path) {
+  std::ifstream in(std::string(TRL_LINT_SOURCE_DIR) + "/" + path, std::ios::binary);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+const char* kClasses = R"(
+classes:
+  SFTConfig:
+    package: trl
+    role: trainer_config
+    trainer: sft
+    bases: [TrainingArguments]
+    source: trl/trainer/sft_config.py@v1.9.0
+  GRPOConfig:
+    package: trl
+    role: trainer_config
+    trainer: grpo
+    bases: [TrainingArguments]
+    source: trl/trainer/grpo_config.py@v1.9.0
+)";
+
+std::string shown(const Scalar& s) {
+  switch (s.kind) {
+    case Scalar::Kind::Null: return "None";
+    case Scalar::Kind::Bool: return s.b ? "True" : "False";
+    case Scalar::Kind::Int: return std::to_string(s.i);
+    case Scalar::Kind::Float: return std::to_string(s.f);
+    default: return "'" + s.s + "'";
+  }
+}
+
+}  // namespace
+
+TEST_CASE("installed source: the fields the generator's tables hold, at three stored releases", "[installed]") {
+  // tests/history/expected_trl.yaml is what tools/knowledge_history.py (Python's ast) reads from the
+  // stored excerpts of TRL 0.12.0, 0.21.0 and 1.9.0; the C++ extraction reads the same files.
+  const Knowledge k = Knowledge::from_texts(
+      {{"classes.yaml", kClasses}, {"history_trl.yaml", read("tests/history/expected_trl.yaml")}});
+  int compared = 0;
+  for (const std::string version : {"0.12.0", "0.21.0", "1.9.0"}) {
+    for (const std::string name : {"SFTConfig", "GRPOConfig"}) {
+      const ClassInfo* cls = k.find(name);
+      REQUIRE(cls);
+      const ClassInfo* expected = k.at(*cls, version);
+      const std::string module = name == "SFTConfig" ? "trl/trainer/sft_config.py" : "trl/trainer/grpo_config.py";
+      const std::string site = std::string(TRL_LINT_SOURCE_DIR) + "/tests/history/trl/v" + version;
+      const std::string text = read("tests/history/trl/v" + version + "/" + module);
+      const ReadClass got = read_dataclass(site, module, text, name);
+      INFO(name << " at " << version);
+      if (!expected) {  // GRPOConfig is not in the 0.12.0 excerpts
+        CHECK_FALSE(got.found);
+        continue;
+      }
+      REQUIRE(got.found);
+      CHECK(got.bases == expected->bases);
+      std::vector<std::string> got_names, expected_names;
+      for (const auto& [n, f] : got.fields) got_names.push_back(n);
+      for (const auto& [n, f] : expected->fields) expected_names.push_back(n);
+      CHECK(got_names == expected_names);
+      for (const auto& [n, want] : expected->fields) {
+        auto it = got.fields.find(n);
+        if (it == got.fields.end()) continue;
+        const FieldInfo& f = it->second;
+        INFO("field " << n);
+        CHECK(f.type == want.type);
+        CHECK(f.nullable == want.nullable);
+        CHECK(f.choices == want.choices);
+        CHECK(f.has_default == want.has_default);
+        if (want.has_default) CHECK(shown(f.default_value) == shown(want.default_value));
+        ++compared;
+      }
+    }
+  }
+  CHECK(compared >= 15);
+}
+
+TEST_CASE("installed source: annotations, defaults and choices", "[installed]") {
+  const std::string text = R"(
+import dataclasses
+from dataclasses import dataclass, field
+from typing import ClassVar, Literal, Optional, Union
+
+
+@dataclasses.dataclass
+class ExampleConfig(SomeBase):
+    plain: int = 3
+    negative: float = -0.5
+    joined: str = "a" "b"
+    added: str = "x" + "y"
+    optional: Optional[int] = None
+    pipe: int | None = 4
+    either: Union[int, str] = 1
+    literal: Literal["one", "two"] = "one"
+    listed: list[str] = field(default_factory=list)
+    help_values: str = field(default="server", metadata={"help": "Must be one of 'server', \"colocate\" or `remote`."})
+    meta_values: str = field(default="a", metadata={"choices": ["a", "b"], "help": "must be one of `x` or `y`"})
+    computed: int = field(init=False)
+    counter: ClassVar[int] = 0
+    bare: bool
+    redefined: int = 1
+    redefined: str = "later"
+
+
+class NotADataclass:
+    ignored: int = 1
+)";
+  const ReadClass c = read_dataclass("", "pkg/example.py", text, "ExampleConfig");
+  REQUIRE(c.found);
+  CHECK(c.bases == std::vector<std::string>{"SomeBase"});  // not defined in the package: kept
+  auto f = [&](const char* n) -> const FieldInfo& {
+    INFO(n);
+    REQUIRE(c.fields.count(n));
+    return c.fields.at(n);
+  };
+  CHECK(f("plain").type == "int");
+  CHECK(f("plain").default_value.i == 3);
+  CHECK(f("negative").default_value.f == -0.5);
+  CHECK(f("joined").default_value.s == "ab");
+  CHECK(f("added").default_value.s == "xy");
+  CHECK(f("optional").nullable);
+  CHECK(f("optional").type == "int");
+  CHECK(f("pipe").nullable);
+  CHECK(f("pipe").type == "int");
+  CHECK(f("either").type == "object");
+  CHECK(f("literal").choices == std::vector<std::string>{"one", "two"});
+  CHECK(f("literal").type == "str");
+  CHECK(f("listed").type == "list");
+  CHECK_FALSE(f("listed").has_default);
+  CHECK(f("help_values").choices == std::vector<std::string>{"server", "colocate", "remote"});
+  CHECK(f("meta_values").choices == std::vector<std::string>{"a", "b"});  // metadata beats help text
+  CHECK(f("bare").type == "bool");
+  CHECK_FALSE(f("bare").has_default);
+  CHECK(f("redefined").type == "str");  // the later declaration wins
+  CHECK_FALSE(c.fields.count("computed"));
+  CHECK_FALSE(c.fields.count("counter"));
+  CHECK_FALSE(read_dataclass("", "pkg/example.py", text, "NotADataclass").found);
+  CHECK_FALSE(read_dataclass("", "pkg/example.py", text, "Missing").found);
+  // Half-typed source: what parses is read, nothing crashes.
+  CHECK_NOTHROW(read_dataclass("", "pkg/broken.py", "@dataclass\nclass Broken(:\n  x: int = ", "Broken"));
+  CHECK_FALSE(read_dataclass("", "pkg/empty.py", "", "ExampleConfig").found);
+}
+
+TEST_CASE("installed environment: distribution metadata", "[installed]") {
+  CHECK(parse_distribution_metadata("Metadata-Version: 2.1\nName: trl\nVersion: 0.21.0\n") ==
+        std::make_pair(std::string("trl"), std::string("0.21.0")));
+  // CRLF, spacing, a normalised name; the description after the blank line is not a header.
+  CHECK(parse_distribution_metadata("Name:  Accelerate_Lib \r\nVersion:1.2.3rc1\r\n\r\nVersion: 9\n") ==
+        std::make_pair(std::string("accelerate-lib"), std::string("1.2.3rc1")));
+  CHECK(parse_distribution_metadata("no headers here") == std::make_pair(std::string(), std::string()));
+  CHECK(parse_distribution_metadata("") == std::make_pair(std::string(), std::string()));
+}
+
+TEST_CASE("installed environment: --python names an environment", "[installed]") {
+  CHECK(environment_of_python_option("/definitely/missing/bin/python").empty());
+  const std::string here = std::string(TRL_LINT_SOURCE_DIR) + "/fixtures/TRL001/installed_version_beats_pin/.venv";
+  CHECK(environment_of_python_option(here) == here);
+  CHECK(is_python_environment(here));
+  CHECK_FALSE(is_python_environment(std::string(TRL_LINT_SOURCE_DIR) + "/fixtures"));
+  // A file that is not in a bin/ folder names no environment.
+  CHECK(environment_of_python_option(std::string(TRL_LINT_SOURCE_DIR) + "/README.md").empty());
+}
+
+TEST_CASE("installed environment: a release newer than the knowledge", "[installed]") {
+  const Knowledge& k = Knowledge::get();
+  const std::string newest = k.library("trl")->newest;
+  VersionTarget t;
+  t.library = "trl";
+  t.version = newest;
+  CHECK_FALSE(newer_than_knowledge(k, t));
+  t.version = "99.0.0";
+  CHECK(newer_than_knowledge(k, t));
+  t.version.reset();
+  CHECK_FALSE(newer_than_knowledge(k, t));
+  // Without an environment's source nothing is read.
+  VersionTargets targets;
+  targets.trl.library = "trl";
+  targets.trl.version = "99.0.0";
+  CHECK(installed_class(k, *k.find("SFTConfig"), targets) == nullptr);
+}
