@@ -14,7 +14,7 @@ cache folder under BUILD_DIR/bench/cache: the run that fills it from empty ("fir
 served from it ("warm"), and runs after a comment was appended to one trainer YAML ("1 changed",
 generated corpora only). `openr1` is a repository of the open-r1 size (40 Python files, 20 YAMLs);
 `empty` an empty folder (process start-up alone). Results go to BUILD_DIR/bench/results.txt and
-results.json.
+results.json. Each generated corpus gets an empty `.trl-lint.toml`, its project root marker.
 """
 import argparse
 import json
@@ -115,6 +115,23 @@ def instructions(argv):
     return None
 
 
+def binary_sizes(lint, build):
+    """The binary's size, without its debug information, and the embedded knowledge's size."""
+    out = {"file_mb": os.path.getsize(lint) / 1e6, "stripped_mb": 0.0, "knowledge_kb": 0.0}
+    objcopy = shutil.which("objcopy")
+    if objcopy:
+        stripped = os.path.join(build, "bench", "trl-lint.stripped")
+        if subprocess.run([objcopy, "--strip-debug", lint, stripped], capture_output=True).returncode == 0:
+            out["stripped_mb"] = os.path.getsize(stripped) / 1e6
+            os.remove(stripped)
+    blob = os.path.join(build, "generated", "knowledge_blob.cpp")
+    if os.path.exists(blob):
+        text = open(blob).read()
+        body = text[text.find("{") + 1:text.find("}")]
+        out["knowledge_kb"] = body.count(",") / 1e3
+    return out
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("build")
@@ -150,6 +167,10 @@ def main():
             subprocess.run([sys.executable, os.path.join(HERE, "gen_repo.py"), path, str(n)], check=True)
             open(stamp, "w").close()
         corpora.append((name, path))
+    # Each generated corpus is a project of its own: without a root marker its project would be
+    # this checkout (the nearest `.git` above), analysed whole.
+    for _, path in corpora:
+        open(os.path.join(path, ".trl-lint.toml"), "a").close()
     # ../shared/corpus next to the checkout; a worktree under wt/ looks one level higher too.
     candidates = [os.path.normpath(os.path.join(REPO, *[".."] * up, "shared", "corpus")) for up in (1, 2)]
     shared = next((c for c in candidates if os.path.isdir(c)), candidates[0])
@@ -318,6 +339,13 @@ def main():
             f"{fmt(r['cpu_ratio'], 9)} {r['cache_fill_s']*1000:>8.1f} {warm_spread(r):>20} {r['warm_peak_rss_mb']:>8.1f} "
             f"{fmt(r['first_over_second'], 10)} {fmt(r['cold_over_warm'], 9)} "
             f"{edit_ms(r):>12} {fmt(r['cold_over_edit'], 12)}")
+    binary = binary_sizes(lint, build)
+    lines += ["", f"binary: {binary['file_mb']:.1f} MB on disk, {binary['stripped_mb']:.1f} MB without debug information "
+                  f"(objcopy --strip-debug); embedded knowledge {binary['knowledge_kb']:.0f} kB"]
+    for r in results:
+        if r["corpus"] in ("empty", "openr1-size"):
+            target = " (target: under 50 ms)" if r["corpus"] == "openr1-size" else ""
+            lines.append(f"start-up, {r['corpus']}: {r['trl_lint_median_s']*1000:.1f} ms cold{target}")
     counted = [r for r in results if r.get("instruction_ratio")]
     if counted:
         lines += ["", "instructions of one cold run (valgrind callgrind, trl-lint with --threads 1):",
@@ -331,7 +359,7 @@ def main():
     with open(os.path.join(out_dir, "results.txt"), "w") as f:
         f.write(text)
     with open(os.path.join(out_dir, "results.json"), "w") as f:
-        json.dump({"machine": m, "results": results}, f, indent=2)
+        json.dump({"machine": m, "binary": binary, "results": results}, f, indent=2)
     print(f"written: {out_dir}/results.txt, results.json")
 
 
