@@ -172,18 +172,25 @@ std::vector<const RuleInfo*> all_rule_infos() {
   return out;
 }
 
+const std::vector<RuleFamily>& rule_families() {
+  static const std::vector<RuleFamily> families = {
+#define TRL_FAMILY(digit, folder, tag, title) RuleFamily{digit, folder, tag, title},
+#include "rules/families.def"
+#undef TRL_FAMILY
+  };
+  return families;
+}
+
+const RuleFamily* family_of_code(std::string_view code) {
+  if (code.size() < 4 || code.substr(0, 3) != "TRL") return nullptr;
+  for (const auto& f : rule_families())
+    if (f.digit == code[3]) return &f;
+  return nullptr;
+}
+
 const char* rule_family(std::string_view code) {
-  if (code.size() < 4 || code.substr(0, 3) != "TRL") return "other";
-  switch (code[3]) {
-    case '0': return "configuration";
-    case '1': return "parallelism";
-    case '2': return "packing";
-    case '3': return "batch-arithmetic";
-    case '4': return "precision-and-checkpoints";
-    case '5': return "deprecated-api";
-    case '9': return "trl-lint";
-    default: return "other";
-  }
+  const RuleFamily* f = family_of_code(code);
+  return f ? f->tag : "other";
 }
 
 std::string rule_doc_url(std::string_view code) {

@@ -16,8 +16,18 @@ const Rule* find_rule(std::string_view code);
 const RuleInfo* file_problem_info(std::string_view code);
 // Every code trl-lint can report: the rules in code order, then the pipeline's own (TRL9xx).
 std::vector<const RuleInfo*> all_rule_infos();
-// The catalogue family of a code, for tags and grouping: "configuration" (TRL0xx),
-// "parallelism" (TRL1xx), ... and "trl-lint" for the pipeline's own codes (TRL9xx).
+// A family of rules (rules/families.def, the one table of them).
+struct RuleFamily {
+  char digit;          // the hundreds digit of its codes
+  const char* folder;  // under rules/; empty for the pipeline's own codes (TRL9xx)
+  const char* tag;     // SARIF tag: "configuration", "parallelism", ...
+  const char* title;   // "TRL1xx: parallelism topology"
+};
+const std::vector<RuleFamily>& rule_families();
+// The family of a code, or null.
+const RuleFamily* family_of_code(std::string_view code);
+// The family tag of a code, for tags and grouping: "configuration" (TRL0xx), "parallelism"
+// (TRL1xx), ... and "trl-lint" for the pipeline's own codes (TRL9xx); "other" for none.
 const char* rule_family(std::string_view code);
 // Where a rule's documentation is published.
 std::string rule_doc_url(std::string_view code);

@@ -19,16 +19,10 @@ std::string rule_page(const trl::RuleInfo& info) {
          "\n\n" + info.doc;
 }
 
+// The section of the index a code belongs to.
 std::string family_of(const std::string& code) {
-  static const std::map<std::string, std::string> families = {{"TRL0", "TRL0xx: configuration validity"},
-                                                              {"TRL1", "TRL1xx: parallelism topology"},
-                                                              {"TRL2", "TRL2xx: packing, padding and attention masks"},
-                                                              {"TRL3", "TRL3xx: batch and generation arithmetic"},
-                                                              {"TRL4", "TRL4xx: precision, checkpoints and evaluation"},
-                                                              {"TRL5", "TRL5xx: renamed and removed API"},
-                                                              {"TRL9", "TRL9xx: file problems"}};
-  auto it = families.find(code.substr(0, 4));
-  return it == families.end() ? "Other" : it->second;
+  const RuleFamily* f = family_of_code(code);
+  return f ? f->title : "Other";
 }
 
 }  // namespace

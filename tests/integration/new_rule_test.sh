@@ -39,9 +39,16 @@ done
 grep -q 'TRL399' fixtures/TRL399/fires_example/expected.txt || fail "firing fixture expects nothing"
 clang-format --dry-run -Werror "$f" || fail "scaffolded rule is not clang-formatted"
 
-# Refusals: a taken code, a taken name, a malformed code or name (exit 2, nothing changed).
+# Every family's folder comes from rules/families.def: TRL0xx in rules/config, TRL5xx in rules/api.
+scripts/new-rule TRL099 scaffold-config-rule >/dev/null
+[ -f rules/config/scaffold_config_rule.cpp ] || fail "TRL099 not filed under rules/config"
+scripts/new-rule TRL599 scaffold-api-rule >/dev/null
+[ -f rules/api/scaffold_api_rule.cpp ] || fail "TRL599 not filed under rules/api"
+
+# Refusals: a taken code, a taken name, a malformed code or name, a pipeline code (TRL9xx)
+# (exit 2, nothing changed).
 before=$(cat rules/registry.cpp)
-for args in "TRL399 other-name" "TRL398 scaffold-check-rule" "TRL39 x" "XYZ123 x" "TRL397 Bad_Name"; do
+for args in "TRL399 other-name" "TRL398 scaffold-check-rule" "TRL39 x" "XYZ123 x" "TRL397 Bad_Name" "TRL999 file-problem"; do
   set +e; msg=$(scripts/new-rule $args 2>&1); st=$?; set -e
   [ "$st" -eq 2 ] || fail "new-rule $args: exit $st, expected 2 ($msg)"
 done
@@ -59,6 +66,7 @@ doc=$(build/trl-lint rule TRL399)
 grep -q '^# TRL399 scaffold-check-rule' <<<"$doc" || fail "trl-lint rule TRL399"
 all=$(build/trl-lint rule --all)
 grep -q '^TRL399  scaffold-check-rule' <<<"$all" || fail "rule --all lacks TRL399"
+grep -q '^TRL599  scaffold-api-rule' <<<"$all" || fail "rule --all lacks TRL599"
 build/trl-lint --select TRL399 --output-format concise fixtures/example >/dev/null || fail "--select TRL399 (inert rule) did not exit 0"
 
 # ctest sees both fixtures; the silent one passes, the firing one waits for the check.
