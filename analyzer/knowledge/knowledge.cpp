@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <stdexcept>
+#include <string>
+#include <vector>
 
 #include "analyzer/facts/scalar_io.hpp"
 #include "analyzer/knowledge/history_store.hpp"
@@ -29,6 +31,65 @@ const std::map<std::string, LibraryHistory, std::less<>>& Knowledge::histories()
       for (const auto& [name, cls] : history.classes) h.by_class.emplace(name, &cls);
   });
   return h.libraries;
+}
+
+// Defined here, not in history.cpp, because the build-time generator (which does not link
+// history.cpp) derives the renames' versions with it: releases are compared by their position
+// in the history's release list.
+RenameHistory Knowledge::rename_history(const Rename& r) const {
+  RenameHistory out;
+  if (r.is_value || r.old_name.empty()) return out;
+  const auto& libs = histories();
+  auto history_of = [&](std::string_view cls) -> const ClassHistory* {
+    auto it = history_->by_class.find(cls);
+    return it == history_->by_class.end() ? nullptr : it->second;
+  };
+  // The rename's class, then its bases breadth first: the first whose history has the old name.
+  std::vector<std::string> lineage{r.cls};
+  for (std::size_t i = 0; i < lineage.size() && lineage.size() < 32; ++i)
+    if (const ClassInfo* c = find(lineage[i]))
+      for (const auto& b : c->bases)
+        if (std::find(lineage.begin(), lineage.end(), b) == lineage.end()) lineage.push_back(b);
+  const ClassHistory* h = nullptr;
+  const std::vector<ClassHistory::FieldSpan>* spans = nullptr;
+  for (const auto& name : lineage) {
+    h = history_of(name);
+    if (!h) continue;
+    auto it = h->fields.find(r.old_name);
+    if (it != h->fields.end() && !it->second.empty()) {
+      spans = &it->second;
+      break;
+    }
+  }
+  const auto lib = spans ? libs.find(h->library) : libs.end();
+  if (lib == libs.end()) return out;
+  out.described = true;
+  for (const auto& fs : *spans)
+    if (fs.deprecated) {
+      out.deprecated = fs.from;
+      out.deprecated_source = fs.info.source + " (release history: the help text says deprecated)";
+      break;
+    }
+  const auto& releases = lib->second.releases;
+  auto pos = [&](const std::string& v) { return std::find(releases.begin(), releases.end(), v) - releases.begin(); };
+  const ClassHistory::FieldSpan& last = spans->back();
+  const auto next = static_cast<std::size_t>(pos(last.to)) + 1;
+  if (next > releases.size()) return out;
+  if (next == releases.size()) {  // the newest scanned release has it
+    out.removal_known = true;
+    return out;
+  }
+  // The class at the next release: its field list is complete only when every base is a class
+  // this knowledge describes (a base the tables do not follow may still declare the old name).
+  for (const auto& span : h->spans) {
+    if (static_cast<std::size_t>(pos(span.from)) > next || static_cast<std::size_t>(pos(span.to)) < next) continue;
+    for (const auto& b : span.bases)
+      if (!find(b) && !history_of(b)) return out;
+    out.removal_known = true;
+    out.removed = releases[next];
+    out.removed_source = last.info.source + " (release history: not in v" + releases[next] + ")";
+  }
+  return out;
 }
 
 const ClassInfo* Knowledge::find(std::string_view name) const {
@@ -426,6 +487,8 @@ std::string Knowledge::to_blob() const {
     w.str(rn.removed);
     w.str(rn.note);
     w.str(rn.source);
+    w.str(rn.deprecated_source);
+    w.str(rn.removed_source);
   }
   w.u32(static_cast<std::uint32_t>(accelerate_sections_.size()));
   for (const auto& [section, keys] : accelerate_sections_) {
@@ -529,6 +592,8 @@ Knowledge Knowledge::from_blob(std::string_view blob) try {
     rn.removed = r.str();
     rn.note = r.str();
     rn.source = r.str();
+    rn.deprecated_source = r.str();
+    rn.removed_source = r.str();
     k.renames_.push_back(std::move(rn));
   }
   for (std::uint32_t n = r.count(); n > 0; --n) {

@@ -69,7 +69,9 @@ struct ClassInfo {
 
 // A renamed or removed argument (old -> new, or new empty when removed without replacement),
 // or a renamed value of one field (old_value -> new_value). Versions are release strings of the
-// library that owns `cls` ("" when not known).
+// library that owns `cls` ("" when not known). For an argument the release history describes (a
+// field of `cls` or of a base in history_*.yaml), the versions the knowledge files leave out are
+// read from the history when the knowledge is built (Knowledge::rename_history).
 struct Rename {
   std::string cls;  // class whose argument it is (applies to classes derived from it)
   std::string old_name;
@@ -81,9 +83,27 @@ struct Rename {
   std::string deprecated;  // first release that warns; "" when not verified
   std::string removed;     // first release without it; "" while still accepted
   std::string note;
-  std::string source;
+  std::string source;  // where the rename was read
+  // Where `deprecated` and `removed` were read, when not in `source`: a file@tag of the library, or
+  // the release history's range ("trl/trainer/sft_config.py@v0.16.0..v0.19.1 (release history: ...)").
+  std::string deprecated_source;
+  std::string removed_source;
   bool unsafe_fix = false;  // the new name/value does not behave the same: the fix is not safe
   bool no_fix = false;      // no rename fix at all: the new name needs another value, or code reads the old one
+};
+
+// What the release history shows of a renamed argument (Knowledge::rename_history): the ranges of
+// the old name as a field of the rename's class, or of the nearest base that has a history.
+struct RenameHistory {
+  bool described = false;  // the history has the old name as a field of the class or a base
+  std::string deprecated;  // first release whose help text calls it deprecated; "" when none does
+  std::string deprecated_source;
+  // The history shows whether the old name was removed: the newest scanned release has it, or a
+  // release after its last range has the class with a field list the history describes in full
+  // (not one inherited from a base the tables do not follow, such as `_KTOConfig`).
+  bool removal_known = false;
+  std::string removed;  // first scanned release after its last range; "" while the newest has it
+  std::string removed_source;
 };
 
 // The known releases of one library, oldest first, and the newest one.
@@ -232,9 +252,14 @@ class Knowledge {
   // For a field `cls` lacks at `version`: "added in 0.22.0" or "removed in 0.20.0 (last in
   // 0.19.1)"; "" when the history never had it.
   std::string field_change(std::string_view cls, std::string_view field, std::string_view version) const;
+  // What the history shows of the old name of `r` (an argument rename; nothing for a value rename).
+  RenameHistory rename_history(const Rename& r) const;
 
  private:
   void load(const std::string& name, const std::string& text);
+  // Fills the versions the knowledge files leave out of the renames from the release history
+  // (from_texts, once every file is loaded). A version the files state is kept.
+  void derive_rename_versions();
   // Makes room in fields_of_ for every class: called once the classes are all loaded
   // (from_blob, from_texts).
   void index_fields();

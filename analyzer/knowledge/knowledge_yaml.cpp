@@ -63,7 +63,22 @@ Knowledge Knowledge::from_texts(const std::vector<std::pair<std::string, std::st
   for (const auto& [name, text] : files) k.load(name, text);
   k.index_fields();
   k.histories();  // loaded from YAML: nothing to decode, the class index is built now
+  k.derive_rename_versions();
   return k;
+}
+
+void Knowledge::derive_rename_versions() {
+  for (Rename& r : renames_) {
+    RenameHistory h = rename_history(r);
+    if (r.deprecated.empty() && !h.deprecated.empty()) {
+      r.deprecated = std::move(h.deprecated);
+      r.deprecated_source = std::move(h.deprecated_source);
+    }
+    if (r.removed.empty() && !h.removed.empty()) {
+      r.removed = std::move(h.removed);
+      r.removed_source = std::move(h.removed_source);
+    }
+  }
 }
 
 void Knowledge::load(const std::string& file, const std::string& text) {
@@ -133,6 +148,12 @@ void Knowledge::load(const std::string& file, const std::string& text) {
       rn.note = str_or_empty(r["note"]);
       rn.deprecated = str_or_empty(r["deprecated"]);
       rn.removed = str_or_empty(r["removed"]);
+      rn.deprecated_source = str_or_empty(r["deprecated_source"]);
+      rn.removed_source = str_or_empty(r["removed_source"]);
+      if ((!rn.deprecated_source.empty() && rn.deprecated.empty()) ||
+          (!rn.removed_source.empty() && rn.removed.empty()))
+        throw std::runtime_error("knowledge file " + file + ": a rename of " + rn.cls +
+                                 " cites the source of a version it does not state");
       if (r["unsafe_fix"]) rn.unsafe_fix = r["unsafe_fix"].as<bool>();
       if (r["no_fix"]) rn.no_fix = r["no_fix"].as<bool>();
       if (r["field"]) {

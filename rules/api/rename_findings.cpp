@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <map>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include "analyzer/eval/run_builder.hpp"
@@ -72,7 +74,10 @@ void report(Context& cx, const Rename& r, Span at, const VersionTargets& targets
     d.notes.push_back(
         "TrlParser rejects config keys no dataclass takes (\"Unknown arguments from config file\"); TRL's own "
         "scripts pass fail_with_unknown_args=False and ignore the key silently");
-  d.notes.push_back("source: " + r.source);
+  std::string cited = "source: " + r.source;
+  if (!r.deprecated_source.empty()) cited += "; deprecated in " + r.deprecated + ": " + r.deprecated_source;
+  if (!r.removed_source.empty()) cited += "; removed in " + r.removed + ": " + r.removed_source;
+  d.notes.push_back(std::move(cited));
   if (!r.new_name.empty()) {
     d.help = "use `" + r.new_name + "`";
     // no_fix: the knowledge entry's note says why the name alone cannot change.
