@@ -1,6 +1,8 @@
-// Parse-only baseline for `make bench`: walks a folder and parses every Python and YAML file
-// single-threaded with the same tree-sitter grammars trl-lint uses, and does nothing else
-// (no extraction, no evaluation, no rules). Prints one line:
+// Parse-only baseline for `make bench`: walks a folder and parses, single-threaded with the same
+// tree-sitter grammars trl-lint uses, every file trl-lint parses with them: Python, YAML and shell
+// files, the code cells of notebooks (Python), and the fenced code blocks of Markdown files
+// (python, yaml, bash/sh/shell/console). Nothing else: no extraction, no evaluation, no rules
+// (reading a notebook's JSON is the one step beyond parsing). Prints one line:
 //   files=<n> bytes=<b> seconds=<wall>
 // Usage: bench_parse_baseline [--threads N] FOLDER
 //
@@ -17,6 +19,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <nlohmann/json.hpp>
 #include <set>
 #include <string>
 #include <thread>
@@ -25,9 +28,62 @@
 extern "C" {
 const TSLanguage* tree_sitter_python();
 const TSLanguage* tree_sitter_yaml();
+const TSLanguage* tree_sitter_bash();
 }
 
 namespace fs = std::filesystem;
+
+namespace {
+
+enum class Kind { Python, Yaml, Shell, Notebook, Markdown };
+
+// The texts to parse in one file, with their grammar.
+std::vector<std::pair<std::string, const TSLanguage*>> pieces(Kind kind, std::string text) {
+  std::vector<std::pair<std::string, const TSLanguage*>> out;
+  switch (kind) {
+    case Kind::Python: out.emplace_back(std::move(text), tree_sitter_python()); break;
+    case Kind::Yaml: out.emplace_back(std::move(text), tree_sitter_yaml()); break;
+    case Kind::Shell: out.emplace_back(std::move(text), tree_sitter_bash()); break;
+    case Kind::Notebook: {
+      const auto nb = nlohmann::json::parse(text, nullptr, false);
+      if (!nb.is_object() || !nb.contains("cells") || !nb["cells"].is_array()) break;
+      std::string code;
+      for (const auto& cell : nb["cells"]) {
+        if (!cell.is_object() || cell.value("cell_type", "") != "code" || !cell.contains("source")) continue;
+        const auto& src = cell["source"];
+        if (src.is_string()) code += src.get<std::string>();
+        if (src.is_array())
+          for (const auto& line : src)
+            if (line.is_string()) code += line.get<std::string>();
+        code += '\n';
+      }
+      out.emplace_back(std::move(code), tree_sitter_python());
+      break;
+    }
+    case Kind::Markdown: {
+      // ```lang ... ``` blocks.
+      std::size_t pos = 0;
+      while ((pos = text.find("```", pos)) != std::string::npos) {
+        const std::size_t eol = text.find('\n', pos);
+        if (eol == std::string::npos) break;
+        const std::string lang = text.substr(pos + 3, eol - pos - 3);
+        const std::size_t end = text.find("\n```", eol);
+        if (end == std::string::npos) break;
+        const TSLanguage* grammar = lang.rfind("py", 0) == 0                      ? tree_sitter_python()
+                                    : lang.rfind("yaml", 0) == 0 || lang == "yml" ? tree_sitter_yaml()
+                                    : lang == "bash" || lang == "sh" || lang == "shell" || lang == "console"
+                                        ? tree_sitter_bash()
+                                        : nullptr;
+        if (grammar) out.emplace_back(text.substr(eol + 1, end - eol), grammar);
+        pos = end + 4;
+      }
+      break;
+    }
+  }
+  return out;
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
   unsigned threads = 1;
@@ -48,7 +104,7 @@ int main(int argc, char** argv) {
     return 2;
   }
   auto start = std::chrono::steady_clock::now();
-  std::vector<std::pair<fs::path, bool>> files;  // path, is_python
+  std::vector<std::pair<fs::path, Kind>> files;
   std::error_code ec;
   for (fs::recursive_directory_iterator it(folder, fs::directory_options::skip_permission_denied, ec), end; it != end;
        it.increment(ec)) {
@@ -68,26 +124,36 @@ int main(int argc, char** argv) {
     if (!it->is_regular_file()) continue;
     auto ext = it->path().extension().string();
     if (ext == ".py")
-      files.emplace_back(it->path(), true);
+      files.emplace_back(it->path(), Kind::Python);
     else if (ext == ".yaml" || ext == ".yml")
-      files.emplace_back(it->path(), false);
+      files.emplace_back(it->path(), Kind::Yaml);
+    else if (ext == ".sh" || ext == ".slurm")
+      files.emplace_back(it->path(), Kind::Shell);
+    else if (ext == ".ipynb")
+      files.emplace_back(it->path(), Kind::Notebook);
+    else if (ext == ".md")
+      files.emplace_back(it->path(), Kind::Markdown);
   }
   // One parser per thread; each thread takes the next file from the shared counter.
   std::atomic<std::size_t> next{0}, bytes{0}, parsed{0}, nodes{0};
   auto work = [&] {
     TSParser* parser = ts_parser_new();
     for (std::size_t i = next++; i < files.size(); i = next++) {
-      const auto& [path, is_python] = files[i];
+      const auto& [path, kind] = files[i];
       std::ifstream in(path, std::ios::binary);
       std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-      ts_parser_set_language(parser, is_python ? tree_sitter_python() : tree_sitter_yaml());
-      TSTree* tree = ts_parser_parse_string(parser, nullptr, text.data(), static_cast<uint32_t>(text.size()));
-      if (tree) {
-        nodes += ts_node_child_count(ts_tree_root_node(tree));  // keep the parse observable
-        ts_tree_delete(tree);
-        ++parsed;
-      }
       bytes += text.size();
+      bool any = false;
+      for (const auto& [piece, grammar] : pieces(kind, std::move(text))) {
+        ts_parser_set_language(parser, grammar);
+        TSTree* tree = ts_parser_parse_string(parser, nullptr, piece.data(), static_cast<uint32_t>(piece.size()));
+        if (tree) {
+          nodes += ts_node_child_count(ts_tree_root_node(tree));  // keep the parse observable
+          ts_tree_delete(tree);
+          any = true;
+        }
+      }
+      if (any) ++parsed;
     }
     ts_parser_delete(parser);
   };

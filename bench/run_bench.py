@@ -13,7 +13,8 @@ every one of these files, and /bin/true ("start": a process that does nothing). 
 cache folder under BUILD_DIR/bench/cache: the run that fills it from empty ("first"), the runs
 served from it ("warm"), and runs after a comment was appended to one trainer YAML ("1 changed",
 generated corpora only). `openr1` is a repository of the open-r1 size (40 Python files, 20 YAMLs);
-`empty` an empty folder (process start-up alone). Results go to BUILD_DIR/bench/results.txt and
+`empty` an empty folder (process start-up alone); `--repo NAME=PATH` adds real repositories
+(a checkout of huggingface/trl: notebooks and Markdown with code blocks, the library itself). Results go to BUILD_DIR/bench/results.txt and
 results.json. Each generated corpus gets an empty `.trl-lint.toml`, its project root marker.
 """
 import argparse
@@ -139,6 +140,9 @@ def main():
     ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--trl-lint", default=None, help="binary to measure (default BUILD/trl-lint)")
     ap.add_argument("--extra-args", default="", help="extra trl-lint arguments (space separated)")
+    ap.add_argument("--repo", action="append", default=[], metavar="NAME=PATH",
+                    help="also measure a real repository (a checkout of huggingface/trl, say); repeatable. "
+                         "make bench passes TRL_LINT_BENCH_REPOS (space-separated NAME=PATH)")
     ap.add_argument("--instructions", action="store_true",
                     help="also count the instructions of one cold run of each (valgrind callgrind; corpora of "
                          "at most 1,000 files): unlike times, counts do not move with the machine's load")
@@ -176,6 +180,11 @@ def main():
     shared = next((c for c in candidates if os.path.isdir(c)), candidates[0])
     if os.path.isdir(shared):
         corpora.append(("shared-corpus", shared))
+    for spec in args.repo + os.environ.get("TRL_LINT_BENCH_REPOS", "").split():
+        name, _, path = spec.partition("=")
+        if not path or not os.path.isdir(path):
+            sys.exit(f"--repo {spec}: expected NAME=PATH of a folder")
+        corpora.append((name, os.path.abspath(path)))
     else:
         print(f"(no {shared}: the real corpus is skipped)")
 
