@@ -1,8 +1,8 @@
 // Writes in the Python evaluator and the objects they reach: assignment targets (names,
 // `obj.field`, `d["key"]`, `module.NAME`, unpacking), new dicts and objects, and changes in
-// place (a field set, `d.update(...)`, `vars(obj)[k] = v`) seen through every name and
-// container that holds the same object, as Python's references are; `del`'s and `setattr`'s
-// changes we cannot follow leave the object's fields unknown (opaque).
+// place (a field set, `d["k"] = v`, `vars(obj)[k] = v`) seen through every name and container
+// that holds the same object, as Python's references are. A change that cannot be followed
+// leaves the object's fields unknown (opaque).
 #include <cstddef>
 #include <functional>
 #include <map>

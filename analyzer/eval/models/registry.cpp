@@ -5,6 +5,8 @@
 //
 // To model a new library call: write the model (`ValueRef model(Exec&, const LibraryCall&)`)
 // in its family's file, declare it below, and add its name to kCallModels.
+#include <cstddef>
+#include <iterator>
 #include <map>
 #include <set>
 #include <string>
@@ -101,6 +103,15 @@ constexpr CallModelEntry kCallModels[] = {
     {".from_pretrained", Match::Suffix, &pretrained_model_load},
 };
 
+// Each text once in kCallModels: a second entry for it would never be reached.
+constexpr bool each_text_once() {
+  for (std::size_t i = 0; i < std::size(kCallModels); ++i)
+    for (std::size_t j = i + 1; j < std::size(kCallModels); ++j)
+      if (kCallModels[i].text == kCallModels[j].text && kCallModels[i].match == kCallModels[j].match) return false;
+  return true;
+}
+static_assert(each_text_once(), "kCallModels names a text twice");
+
 // kCallModels indexed: whole names in a map, prefixes and suffixes in table order.
 struct CallIndex {
   std::map<std::string_view, CallModel, std::less<>> names;
@@ -130,7 +141,7 @@ struct MethodModelEntry {
 constexpr MethodModelEntry kMethodModels[] = {
     // A dataset (known not to be None): datasets.cpp.
     {[](const PyValue& self) { return self.kind == PyValue::Kind::Unknown && self.not_none; }, &dataset_method},
-    // A TrainingArguments-derived config of the library itself: library_classes.cpp.
+    // A trainer config of a library class (not of a user subclass): library_classes.cpp.
     {[](const PyValue& self) {
        return self.kind == PyValue::Kind::Object && !self.user_class && self.cls &&
               self.cls->role == ClassRole::TrainerConfig;
@@ -145,7 +156,7 @@ constexpr MethodModelEntry kMethodModels[] = {
     {[](const PyValue& self) { return self.kind == PyValue::Kind::Dict; }, &dict_method},
     // A path or open file: loaders.cpp.
     {[](const PyValue& self) { return self.kind == PyValue::Kind::Path; }, &path_method},
-    // Any object: stdlib.cpp.
+    // Any object, of a user class too (before the class's own methods): stdlib.cpp.
     {[](const PyValue& self) { return self.kind == PyValue::Kind::Object; }, &object_to_dict},
 };
 
@@ -175,6 +186,7 @@ ValueRef call_library_method(Exec& ex, const MethodCall& call) {
   return nullptr;
 }
 
+// The builtins kCallModels models, and len, list and tuple (no model: unknown values).
 bool is_builtin_name(std::string_view name) {
   static const std::set<std::string, std::less<>> builtins = {"dict",    "int",  "float", "str", "bool", "setattr",
                                                               "getattr", "vars", "open",  "len", "list", "tuple"};
