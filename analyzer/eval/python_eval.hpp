@@ -92,7 +92,7 @@ class ProjectEvaluator {
   // kNoFile when it is not part of the project (a library, or missing).
   FileId resolve_import(std::string_view dotted, int level, FileId from) const;
 
-  struct Impl;  // the interpreter state (python_eval.cpp)
+  struct Impl;  // the state of one evaluation (python_eval_internal.hpp)
 
  private:
   std::unique_ptr<Impl> impl_;

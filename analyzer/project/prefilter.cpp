@@ -178,7 +178,7 @@ void for_each_identifier(std::string_view text, Fn fn) {
 
 const std::vector<std::string_view>& inert_transformers_names() {
   // Tokenizer classes: no class of rules/knowledge, no rename, and the evaluator's model loads
-  // leave out every name with `Tokenizer` in it (python_eval.cpp, is_model_load). A test checks
+  // leave out every name with `Tokenizer` in it (eval/models/pretrained_models.cpp). A test checks
   // them against the knowledge.
   static const std::vector<std::string_view> names = {"AutoTokenizer", "PreTrainedTokenizer", "PreTrainedTokenizerBase",
                                                       "PreTrainedTokenizerFast"};
