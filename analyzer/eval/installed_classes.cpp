@@ -448,6 +448,22 @@ std::string label(const VersionTarget& t) {
   return (t.library == "trl" ? std::string("TRL") : t.library) + " " + t.version.value_or("");
 }
 
+// A knowledge class as the installed source of its library (at `target`) defines it: its fields
+// with those of the package's own bases, and the bases the package does not define. `file`: the
+// module read. False when the class is not found there, or declares no field.
+struct InstalledRead {
+  std::string file;
+  std::vector<std::pair<std::string, FieldInfo>> fields;
+  std::vector<std::string> bases;
+};
+bool read_installed(const Knowledge& k, const ClassInfo& cls, const VersionTarget& target, InstalledRead& out) {
+  out.file = find_module(target.installed_site, cls.package, module_of(cls, k), cls.name);
+  if (out.file.empty()) return false;
+  Reader reader(target.installed_site, label(target));
+  const Module* mod = reader.module(out.file);
+  return mod && reader.flatten(*mod, cls.name, out.fields, out.bases, 0) && !out.fields.empty();
+}
+
 }  // namespace
 
 const ClassInfo* installed_class(const Knowledge& k, const ClassInfo& cls, const VersionTargets& targets) {
@@ -475,15 +491,12 @@ const ClassInfo* installed_class(const Knowledge& k, const ClassInfo& cls, const
   c->init_positional = cls.init_positional;
   std::vector<std::string> bases;
   if (own_installed) {
-    const std::string file = find_module(target.installed_site, cls.package, module_of(cls, k), cls.name);
-    if (file.empty()) return nullptr;
-    Reader reader(target.installed_site, label(target));
-    const Module* mod = reader.module(file);
-    std::vector<std::pair<std::string, FieldInfo>> fields;
-    if (!mod || !reader.flatten(*mod, cls.name, fields, bases, 0) || fields.empty()) return nullptr;
-    c->source = (fs::path(target.installed_site) / file).generic_string();
-    c->installed_from.push_back({target.library, *target.version, file});
-    for (auto& [n, f] : fields) c->fields.emplace(n, std::move(f));
+    InstalledRead own;
+    if (!read_installed(k, cls, target, own)) return nullptr;
+    c->source = (fs::path(target.installed_site) / own.file).generic_string();
+    c->installed_from.push_back({target.library, *target.version, own.file});
+    for (auto& [n, f] : own.fields) c->fields.emplace(n, std::move(f));
+    bases = std::move(own.bases);
   } else {
     c->source = cls.source;
     c->fields = cls.fields;
@@ -497,19 +510,13 @@ const ClassInfo* installed_class(const Knowledge& k, const ClassInfo& cls, const
     const VersionTarget* base_target = known ? &targets.of(known->package) : nullptr;
     if (known && known->package != cls.package && base_target->library == known->package &&
         !base_target->installed_site.empty() && newer_than_knowledge(k, *base_target)) {
-      const std::string base_file =
-          find_module(base_target->installed_site, known->package, module_of(*known, k), known->name);
-      Reader base_reader(base_target->installed_site, label(*base_target));
-      if (const Module* bm = base_file.empty() ? nullptr : base_reader.module(base_file)) {
-        std::vector<std::pair<std::string, FieldInfo>> base_fields;
-        std::vector<std::string> base_bases;
-        if (base_reader.flatten(*bm, known->name, base_fields, base_bases, 0) && !base_fields.empty()) {
-          for (auto& [n, f] : base_fields) c->fields.emplace(n, std::move(f));
-          for (const auto& bb : base_bases) c->bases.push_back(bb);
-          c->installed_from.push_back({base_target->library, *base_target->version, base_file});
-          changed = true;
-          continue;
-        }
+      InstalledRead base;
+      if (read_installed(k, *known, *base_target, base)) {
+        for (auto& [n, f] : base.fields) c->fields.emplace(n, std::move(f));
+        for (const auto& bb : base.bases) c->bases.push_back(bb);
+        c->installed_from.push_back({base_target->library, *base_target->version, base.file});
+        changed = true;
+        continue;
       }
     }
     c->bases.push_back(b);

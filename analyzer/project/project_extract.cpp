@@ -92,7 +92,7 @@ void extract_file(Project& project, FileId id) {
       for (const auto& h : doc.headings) facts.headings.push_back({h.level, h.line});
       auto has_code = [](const std::string& t) { return t.find_first_not_of(" \n\r") != std::string::npos; };
       if (has_code(doc.shell_text)) {
-        // Each block is parsed on its own, in one session (see shell::extract_session).
+        // Each block is parsed on its own, all run in one shell, in order (see shell::extract_session).
         std::vector<shell::SessionPiece> pieces;
         for (const auto& b : doc.blocks)
           if (b.lang == markdown::BlockLang::Shell && b.end > b.begin) pieces.push_back({b.begin, b.end, b.first_line});

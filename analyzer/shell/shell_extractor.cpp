@@ -188,8 +188,8 @@ void Walker::drop_called_definitions() {
   book_->defined.clear();
 }
 
-// A piece of a session that did not parse: what it may have assigned is unknown to the pieces
-// after it, and so is the folder when the piece names a command that changes it.
+// A piece of a shell run (pieces run in one shell, in order) that did not parse: what it may have assigned is unknown
+// to the pieces after it, and so is the folder when the piece names a command that changes it.
 void Walker::lose_track() {
   forget_all();
   std::string word;

@@ -2,22 +2,18 @@
 // C++ extraction must give the same fields as tools/knowledge_history.py does, and the metadata of
 // an environment must be read as pip writes it.
 #include <catch2/catch.hpp>
-#include <fstream>
-#include <sstream>
 
 #include "analyzer/eval/installed_classes.hpp"
 #include "analyzer/knowledge/knowledge.hpp"
 #include "analyzer/project/python_environment.hpp"
+#include "tests/unit/source_text.hpp"
 
 using namespace trl;
 
 namespace {
 
 std::string read(const std::string& path) {
-  std::ifstream in(std::string(TRL_LINT_SOURCE_DIR) + "/" + path, std::ios::binary);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
+  return test::source_text(path);
 }
 
 const char* kClasses = R"(

@@ -3,20 +3,16 @@
 // check_generator.sh) loaded as knowledge, asked for the fields of a class at a release, and
 // kept through the binary form.
 #include <catch2/catch.hpp>
-#include <fstream>
-#include <sstream>
 
 #include "analyzer/knowledge/knowledge.hpp"
+#include "tests/unit/source_text.hpp"
 
 using namespace trl;
 
 namespace {
 
 std::string read(const std::string& path) {
-  std::ifstream in(std::string(TRL_LINT_SOURCE_DIR) + "/" + path, std::ios::binary);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
+  return test::source_text(path);
 }
 
 // The classes as the newest release has them (hand-written form), a TrainingArguments base, and
