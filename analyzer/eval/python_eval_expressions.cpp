@@ -17,6 +17,11 @@ using py::ExprId;
 using py::ExprKind;
 
 ValueRef Exec::symbol(std::string qualified, Span span) {
+  // `typing.TYPE_CHECKING` is False when a program runs (it is True only for type checkers), so
+  // `if TYPE_CHECKING:` imports never happen. A lazy package's `__init__.py` (transformers',
+  // TRL's own) imports its whole package there, for the type checkers alone.
+  if (qualified == "typing.TYPE_CHECKING" || qualified == "typing_extensions.TYPE_CHECKING")
+    return make_const(Scalar::boolean(false), span);
   auto v = std::make_shared<PyValue>();
   v->kind = PyValue::Kind::Symbol;
   v->qualified = std::move(qualified);

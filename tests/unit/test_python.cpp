@@ -423,3 +423,31 @@ TEST_CASE("an evaluation that runs out of steps is cut short and keeps no settin
     CHECK_FALSE(packing->value->constant.truthy());
   }
 }
+
+TEST_CASE("TYPE_CHECKING is False when the script runs: its imports and code never happen", "[python][eval]") {
+  auto packing = [](const std::string& code) {
+    auto s = eval(code);
+    const Member* m = field(s, "packing");
+    REQUIRE(m);
+    return m->value;
+  };
+  // From typing, from typing_extensions, and read as an attribute of the module.
+  for (const char* imp : {"from typing import TYPE_CHECKING\n", "from typing_extensions import TYPE_CHECKING\n"}) {
+    auto v =
+        packing(std::string(imp) +
+                "from trl import SFTConfig\n"
+                "if TYPE_CHECKING:\n    cfg = SFTConfig(packing=False)\nelse:\n    cfg = SFTConfig(packing=True)\n");
+    CHECK(v->is_const());
+    CHECK(v->constant.truthy());
+  }
+  auto v = packing(
+      "import typing\nfrom trl import SFTConfig\npacking = False\n"
+      "if not typing.TYPE_CHECKING:\n    packing = True\ncfg = SFTConfig(packing=packing)\n");
+  CHECK(v->is_const());
+  CHECK(v->constant.truthy());
+  // A name of the project's own called TYPE_CHECKING is not typing's.
+  auto own = packing(
+      "from trl import SFTConfig\nimport os\nTYPE_CHECKING = os.environ.get('X')\n"
+      "cfg = SFTConfig(packing=True)\nif TYPE_CHECKING:\n    cfg = SFTConfig(packing=False)\n");
+  CHECK_FALSE(own->is_const());
+}
