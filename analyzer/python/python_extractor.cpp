@@ -780,9 +780,16 @@ PythonFacts extract(std::string_view text, FileId file) {
   }
   TSNode root = ts_tree_root_node(tree.get());
   facts.module.has_syntax_error = ts_node_has_error(root);
+  // The arrays are sized once from the text (real code averages one expression per 35 bytes and
+  // one statement per 190; the densest file of huggingface/trl one expression per 10 bytes):
+  // growing them by doubling moved every expression and touched fresh memory at each step.
+  facts.module.exprs.reserve(text.size() / 24 + 16);
+  facts.module.stmts.reserve(text.size() / 128 + 8);
   Converter conv(text, file, facts);
   facts.module.body = conv.block(root, 0);
   facts.comments = ts::comments(root, text, file);
+  if (getenv("XDBG"))
+    fprintf(stderr, "XDBG %zu %zu %zu\n", text.size(), facts.module.exprs.size(), facts.module.stmts.size());
   return facts;
 }
 
