@@ -139,6 +139,11 @@ struct Analysis {
   // The result cache that served or stored the findings, kept with them: main() ends without
   // unwinding (see the end of main), which spares freeing its records of every file too.
   std::unique_ptr<trl::cache::ResultCache> cache;
+  // Wall time of each stage, for `-v`: the walk and reading, extraction, building the runs,
+  // judging them (zero for a stage the cache spared).
+  struct Stages {
+    std::chrono::steady_clock::duration read{}, extract{}, build{}, judge{};
+  } stages;
 };
 
 // The result cache of one invocation (see analyzer/cache/result_cache.hpp).
@@ -197,6 +202,13 @@ Analysis analyse(trl::LoadOptions options, trl::Configuration& config, const Foc
     options.known = [&c = *cache](const std::string& abs) { return c.known(abs); };
   }
   const std::int64_t read_start = trl::cache::now_ns();
+  auto mark = std::chrono::steady_clock::now();
+  // Adds the time since the last mark to one stage.
+  auto lap = [&mark](std::chrono::steady_clock::duration& stage) {
+    const auto now = std::chrono::steady_clock::now();
+    stage += now - mark;
+    mark = now;
+  };
   a.project = trl::read_project(options);
   if (loading.valid()) loading.get();  // the entry is read before the cache is used, whatever read_project did
   if (!a.project.missing_paths.empty()) return a;
@@ -229,7 +241,9 @@ Analysis analyse(trl::LoadOptions options, trl::Configuration& config, const Foc
     if (cache) a.project.disk_probes = std::make_shared<trl::DiskProbes>();
     // Each question to the file system asked once in this analysis (the process ends with it).
     a.project.disk_answers = std::make_shared<trl::DiskAnswers>();
+    lap(a.stages.read);
     trl::extract_project(a.project, options);
+    lap(a.stages.extract);
     trl::configure(a.project, config);
     auto declared = trl::declared_runs(a.project, config);
     // One evaluation per script, shared by the run builder and the rules that read the scripts'
@@ -252,6 +266,7 @@ Analysis analyse(trl::LoadOptions options, trl::Configuration& config, const Foc
     if (cache) kept = cache->kept_parts(a.project);
     if (kept) {
       trl::Rejudged again = trl::rejudge(a.project, declared, config, selection, std::move(kept->parts), kept->changed);
+      lap(a.stages.build);  // the runs built again and judged
       if (cache_choice.trace)
         std::cerr << "trl-lint: cache kept " << again.runs_kept << " of " << again.parts.runs.size() << " runs and "
                   << again.scripts_kept << " of " << again.parts.scripts.size() << " scripts\n";
@@ -261,7 +276,9 @@ Analysis analyse(trl::LoadOptions options, trl::Configuration& config, const Foc
       a.run_count = parts.runs.size();
     } else {
       a.runs = trl::build(a.project, config, declared, options.threads);
+      lap(a.stages.build);
       a.diags = trl::collect_diagnostics(a.project, a.runs, selection, options.threads, cache ? &parts : nullptr);
+      lap(a.stages.judge);
       a.run_count = a.runs.size();
     }
     trl::finish(a.project, config, selection, a.diags);
@@ -589,7 +606,7 @@ int main(int argc, char** argv) {
   app.add_flag("--diff", diff, "Print the fixes as a unified diff and change nothing (exit 1 when there are changes)");
   app.add_flag("-v,--verbose", verbose,
                "Say on stderr which project roots and configuration files were used, whether the result cache "
-               "served the findings, and how long the analysis took");
+               "served the findings, and how long the analysis and each of its stages took");
   app.add_flag("-q,--quiet", quiet, "Print the findings only: no summary line, no notes on stderr");
   app.add_flag("--statistics", statistics, "Print how many findings each rule has instead of the findings");
   app.add_option("--stdin-filename", stdin_filename,
@@ -874,6 +891,12 @@ int main(int argc, char** argv) {
           << a.run_count << (a.run_count == 1 ? " run" : " runs") << ", analysed in "
           << std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - started).count()
           << " ms\n";
+      const auto ms = [](std::chrono::steady_clock::duration d) {
+        return std::chrono::duration_cast<std::chrono::milliseconds>(d).count();
+      };
+      if (a.stages.extract.count() > 0)
+        std::cerr << "trl-lint: stages: walk and read " << ms(a.stages.read) << " ms, extract " << ms(a.stages.extract)
+                  << " ms, build runs " << ms(a.stages.build) << " ms, rules " << ms(a.stages.judge) << " ms\n";
     }
     if (!project.missing_paths.empty()) {
       for (const auto& p : project.missing_paths) std::cerr << "trl-lint: " << p << ": no such file or directory\n";

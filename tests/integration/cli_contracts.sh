@@ -159,6 +159,12 @@ grep -qi 'passed' "$tmp/out" && fail "a folder without a run reads as a pass"
 grep -q "^trl-lint: project $p; configuration: none (defaults)$" "$tmp/err" || { cat "$tmp/err" >> "$tmp/out"; fail "-v: the project line"; }
 grep -q '^trl-lint: cache miss ' "$tmp/err" || { cat "$tmp/err" >> "$tmp/out"; fail "-v: the cache line"; }
 grep -q '^trl-lint: [0-9]* files, 1 run, analysed in [0-9]* ms$' "$tmp/err" || { cat "$tmp/err" >> "$tmp/out"; fail "-v: the timing line"; }
+grep -q '^trl-lint: stages: walk and read [0-9]* ms, extract [0-9]* ms, build runs [0-9]* ms, rules [0-9]* ms$' "$tmp/err" ||
+  { cat "$tmp/err" >> "$tmp/out"; fail "-v: the stages line of a cold run"; }
+# Served by the cache, no stage ran: no stages line.
+(cd "$p" && "$bin" -v --output-format concise --cache-dir "$tmp/vcache" . > "$tmp/out" 2> "$tmp/err")
+grep -q '^trl-lint: cache hit ' "$tmp/err" || { cat "$tmp/err" >> "$tmp/out"; fail "-v: the second run is a hit"; }
+grep -q '^trl-lint: stages:' "$tmp/err" && { cat "$tmp/err" >> "$tmp/out"; fail "-v: a stages line on a cache hit"; }
 grep -q '^trl-lint:' "$tmp/out" && fail "-v wrote to stdout"
 
 # --add-noqa (ruff's): a `# noqa: CODE` on the first line of each finding, or the code added to a
