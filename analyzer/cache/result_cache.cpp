@@ -12,6 +12,7 @@
 #include <filesystem>
 #include <fstream>
 #include <initializer_list>
+#include <map>
 #include <optional>
 #include <set>
 #include <sstream>
@@ -29,7 +30,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-constexpr std::string_view kMagic = "TRLCACHE8";
+constexpr std::string_view kMagic = "TRLCACHE9";
 constexpr std::string_view kFactsMagic = "TRLFACTS1";
 constexpr std::string_view kPartsMagic = "TRLPARTS2";
 constexpr std::uint64_t kSeedA = 0x51ed2701a3c4e5f7ull, kSeedB = 0x2545f4914f6cdd1dull;
@@ -58,6 +59,13 @@ void put_span(bin::Writer& w, const Span& s) {
   put_span_position(w, s);
 }
 
+Point point_of(Point p) {
+  return p;
+}
+Point point_of(const std::pair<Point, std::uint32_t>& known) {
+  return known.first;
+}
+
 Span get_span(bin::Reader& r, const Project& project) {
   Span s;
   std::uint32_t file = r.u32();
@@ -65,8 +73,18 @@ Span get_span(bin::Reader& r, const Project& project) {
   if (file == kNone) return s;
   if (file >= project.sources.size()) bin::Reader::fail();
   s.file = static_cast<FileId>(file);
-  // Spans must fit the file as it is now: the formatters index its text and lines with them.
+  // Spans must fit the file as it is now: the formatters index its text and lines with them. A
+  // file left unread (its stamp vouched for it) has only the columns of the points recorded
+  // with the entry: each point must be one of those.
   const SourceFile& f = project.sources.get(s.file);
+  if (f.line_starts.empty()) {
+    auto known = [&](Point p) {
+      return std::binary_search(f.known_columns.begin(), f.known_columns.end(), p,
+                                [](const auto& a, const auto& b) { return point_of(a) < point_of(b); });
+    };
+    if (s.begin > s.end || s.stop < s.start || !known(s.start) || !known(s.stop)) bin::Reader::fail();
+    return s;
+  }
   const std::size_t lines = std::max<std::size_t>(f.line_starts.size(), 1);
   if (s.begin > s.end || s.end > f.text.size() || s.start.line >= lines || s.stop.line >= lines || s.stop < s.start)
     bin::Reader::fail();
@@ -246,6 +264,33 @@ std::vector<FileId> referenced_files(const std::vector<Diagnostic>& diags) {
   return {ids.begin(), ids.end()};
 }
 
+// Every point the findings name in each file, with the column shown for it (computed from the
+// file's text; a file without its text gives none): the entry keeps them, so that a hit printed
+// without source lines needs no file's text (SourceFile::known_columns).
+std::map<FileId, std::vector<std::pair<Point, std::uint32_t>>> shown_columns(const Project& project,
+                                                                             const std::vector<Diagnostic>& diags) {
+  std::map<FileId, std::set<Point>> points;
+  auto add = [&](const Span& s) {
+    if (!s.valid() || s.file >= project.sources.size()) return;
+    points[s.file].insert(s.start);
+    points[s.file].insert(s.stop);
+  };
+  for (const auto& d : diags) {
+    add(d.span);
+    for (const auto& r : d.related) add(r.span);
+    for (const auto& f : d.fixes)
+      for (const auto& e : f.edits) add(e.span);
+  }
+  std::map<FileId, std::vector<std::pair<Point, std::uint32_t>>> out;
+  for (const auto& [id, at] : points) {
+    const SourceFile& f = project.sources.get(id);
+    if (f.line_starts.empty()) continue;
+    auto& columns = out[id];
+    for (const Point& p : at) columns.emplace_back(p, f.display_column(p));
+  }
+  return out;
+}
+
 }  // namespace
 
 ResultCache::ResultCache(std::string dir, std::string invocation)
@@ -419,7 +464,7 @@ bool ResultCache::probes_hold() const {
 }
 
 std::optional<std::vector<Diagnostic>> ResultCache::lookup(Project& project, const LoadOptions& options,
-                                                           std::size_t* runs) const {
+                                                           std::size_t* runs, bool texts_needed) const {
   if (!tail_ || !probes_hold()) return std::nullopt;
   try {
     bin::Reader p(std::string_view(entry_).substr(probes_end_));
@@ -442,11 +487,26 @@ std::optional<std::vector<Diagnostic>> ResultCache::lookup(Project& project, con
       if (project.facts[id].content_hash != h) return std::nullopt;
     }
     // The files the findings point into are read now, to show them; their contents must be the
-    // ones the key was computed with.
+    // ones the key was computed with. Printed without source lines (texts_needed false), a file
+    // whose stamp vouched for it stays unread: its recorded columns are all the output needs.
     std::vector<FileId> shown;
     for (std::uint32_t k = p.count(); k > 0; --k) {
       const std::uint32_t id = p.u32();
       if (id >= project.sources.size()) return std::nullopt;
+      std::vector<std::pair<Point, std::uint32_t>> columns;
+      const bool has_columns = p.u8() != 0;
+      if (has_columns)
+        for (std::uint32_t m = p.count(); m > 0; --m) {
+          Point at;
+          at.line = p.u32();
+          at.column = p.u32();
+          columns.emplace_back(at, p.u32());
+        }
+      SourceFile& file = project.sources.get_mut(static_cast<FileId>(id));
+      if (!texts_needed && has_columns && project.facts[id].unread && file.line_starts.empty()) {
+        file.known_columns = std::move(columns);
+        continue;
+      }
       shown.push_back(static_cast<FileId>(id));
     }
     std::vector<std::uint64_t> expected;
@@ -552,8 +612,21 @@ bool ResultCache::store(const Project& project, const std::vector<Diagnostic>& d
     p.u64(h);
   }
   const std::vector<FileId> shown = referenced_files(diags);
+  const auto columns = shown_columns(project, diags);
   p.u32(static_cast<std::uint32_t>(shown.size()));
-  for (FileId id : shown) p.u32(static_cast<std::uint32_t>(id));
+  for (FileId id : shown) {
+    p.u32(static_cast<std::uint32_t>(id));
+    // The columns of the points in it; with a flag: 0 when its text was not at hand.
+    auto it = columns.find(id);
+    p.u8(it != columns.end() ? 1 : 0);
+    if (it == columns.end()) continue;
+    p.u32(static_cast<std::uint32_t>(it->second.size()));
+    for (const auto& [point, column] : it->second) {
+      p.u32(point.line);
+      p.u32(point.column);
+      p.u32(column);
+    }
+  }
   p.str(encode_diagnostics(diags));
   p.u32(static_cast<std::uint32_t>(runs));
   bin::Writer head;

@@ -74,9 +74,11 @@ class ResultCache {
   void prepare(const Project& project, Configuration& config);
   // The findings stored for this key, or nothing (miss, or a damaged entry). Reads the files
   // the findings point into (read_unread), which must still have the recorded contents.
-  // `runs`: set to the number of runs the stored analysis judged.
+  // `runs`: set to the number of runs the stored analysis judged. `texts_needed` false: the
+  // findings are printed without source lines (concise, JSON, GitHub), and the files vouched for
+  // by their stamps stay unread; their columns come from the entry (SourceFile::known_columns).
   std::optional<std::vector<Diagnostic>> lookup(Project& project, const LoadOptions& options,
-                                                std::size_t* runs = nullptr) const;
+                                                std::size_t* runs = nullptr, bool texts_needed = true) const;
   // Stores the findings of the analysis of `project` (after extraction). Files still unread (the
   // deferred Python files nothing reached, see read_needed) keep the records they were read on.
   // `read_start_ns`: when this run began reading files (the records' time). With `parts`, the

@@ -151,7 +151,10 @@ struct CacheChoice {
   bool enabled = false;
   std::string dir;         // --cache-dir or TRL_LINT_CACHE_DIR (absolute); empty: config or default
   std::string invocation;  // every option that changes findings
-  bool trace = false;      // TRL_LINT_CACHE_TRACE=1: say on stderr whether the cache served the findings
+  // What is printed needs the texts of the files findings point into (source lines, SARIF
+  // fingerprints, baselines, --add-noqa); false when columns are enough (SourceFile::known_columns).
+  bool texts_needed = true;
+  bool trace = false;  // TRL_LINT_CACHE_TRACE=1: say on stderr whether the cache served the findings
 };
 
 std::string cache_dir_for(const CacheChoice& choice, trl::Configuration& config, const std::string& root) {
@@ -216,7 +219,7 @@ Analysis analyse(trl::LoadOptions options, trl::Configuration& config, const Foc
   std::size_t from_pack = 0;
   if (cache) {
     cache->prepare(a.project, config);
-    if (auto diags = cache->lookup(a.project, options, &a.run_count)) {
+    if (auto diags = cache->lookup(a.project, options, &a.run_count, cache_choice.texts_needed)) {
       a.diags = std::move(*diags);
       hit = true;
     } else {
@@ -874,6 +877,13 @@ int main(int argc, char** argv) {
       cache.invocation = std::move(inv);
       const char* trace = std::getenv("TRL_LINT_CACHE_TRACE");
       cache.trace = verbose || (trace && *trace && std::string(trace) != "0");
+      // Columns are all that the concise, JSON and GitHub formats and --statistics print of a file.
+      const auto printed = trl::parse_output_format(format);
+      const bool columns_only =
+          statistics ||
+          (printed && (*printed == trl::OutputFormat::Concise || *printed == trl::OutputFormat::Json ||
+                       *printed == trl::OutputFormat::JsonLines || *printed == trl::OutputFormat::Github));
+      cache.texts_needed = !columns_only || !baseline.empty() || !write_baseline.empty();
     }
     const auto started = std::chrono::steady_clock::now();
     Analysis a = analyse(options, config, focus, cache);

@@ -45,6 +45,11 @@ std::string_view SourceFile::line_text(std::uint32_t line) const {
 }
 
 std::uint32_t SourceFile::display_column(Point p) const {
+  if (line_starts.empty()) {
+    auto it = std::lower_bound(known_columns.begin(), known_columns.end(), p,
+                               [](const auto& known, Point q) { return known.first < q; });
+    return it != known_columns.end() && it->first == p ? it->second : 1;
+  }
   std::string_view line = line_text(p.line);
   std::uint32_t limit = std::min<std::uint32_t>(p.column, static_cast<std::uint32_t>(line.size()));
   std::uint32_t column = 1;

@@ -7,6 +7,7 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 namespace trl {
@@ -49,6 +50,10 @@ struct SourceFile {
   // The file starts with a UTF-8 byte order mark, which `text` holds as three spaces (offsets
   // stay those of the file). Columns of the first line are counted after it, as editors show it.
   bool bom = false;
+  // A file the result cache vouched for without reading it (no text, no line index): the
+  // display columns of the points its stored findings name, sorted by point. display_column
+  // answers from them; a point without one gets column 1.
+  std::vector<std::pair<Point, std::uint32_t>> known_columns;
 
   void index_lines();
   std::string_view line_text(std::uint32_t line) const;  // without the newline

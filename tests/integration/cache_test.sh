@@ -48,11 +48,18 @@ grep -q "TRL101" "$work/first.out" || fail "the fixture has no TRL101: the test 
 ls "$cache"/results-*.bin > /dev/null 2>&1 || fail "no cache entry written"
 run second --cache-dir "$cache" .
 expect second hit
-# Unchanged old files are not read on a hit: only those the findings point into.
-read_info=$(grep -o '([0-9]* of [0-9]* files not read)' "$work/second.err")
-not_read=$(sed -E 's/\(([0-9]+) of ([0-9]+).*/\1/' <<< "$read_info")
-total=$(sed -E 's/\(([0-9]+) of ([0-9]+).*/\2/' <<< "$read_info")
-[ "$not_read" -gt 0 ] && [ "$not_read" -lt "$total" ] || fail "a hit read $read_info (expected some files read, not all)"
+# Unchanged old files are not read on a hit. Printed as concise lines, none is: the entry keeps
+# the column of every point the findings name. The full format shows source lines: it reads the
+# files the findings point into, and those alone.
+read_counts() {  # read_counts FILE: "NOT_READ TOTAL" from the trace line
+  grep -o '([0-9]* of [0-9]* files not read)' "$1" | sed -E 's/\(([0-9]+) of ([0-9]+).*/\1 \2/'
+}
+read -r not_read total <<< "$(read_counts "$work/second.err")"
+[ "$not_read" = "$total" ] || fail "a concise hit read $((total - not_read)) of $total files (expected none)"
+"$bin" --cache-dir "$cache" --output-format full . > "$work/second_full.out" 2> "$work/second_full.err"
+expect second_full hit
+read -r not_read total <<< "$(read_counts "$work/second_full.err")"
+[ "$not_read" -gt 0 ] && [ "$not_read" -lt "$total" ] || fail "a full-format hit read $((total - not_read)) of $total files (expected those with findings)"
 # A content change with the old modification time put back is still seen (the change time moves).
 cp "$proj/launch.sh" "$work/launch.orig"
 sed -i 's/on 2 GPUs/on 2 gpus/' launch.sh  # same size
@@ -526,6 +533,36 @@ expect venv3 miss
 grep -q 'cache kept' "$work/venv3.err" && fail "venv: runs judged against the old installed version were kept"
 same_as_fresh venv3 .
 grep -q 'num_generations_eval' "$work/venv3.out" && fail "venv: still judged against the old installed version"
+cd "$proj" || exit 2
+
+# Columns count code points, not bytes: a finding after non-ASCII text on its line has the same
+# column from the cache, unread, as from a fresh analysis (concise, JSON, GitHub).
+wide=$work/wide
+cp -r "$fixtures/TRL001/yaml_typo_with_suggestion" "$wide"
+rm -f "$wide/expected.txt"
+rm -rf "$wide/.trl-lint_cache"
+sed -i 's/ --lerning_rate/ --run_name "résumé-ünïcode" --lerning_rate/' "$wide/launch.sh"
+find "$wide" -exec touch -d '2020-01-01 00:00:00' {} +
+sleep 1.2  # their change times are now: a record taken within a second of them would read them
+wcache=$work/wcache
+cd "$wide" || exit 2
+run wide1 --cache-dir "$wcache" .
+expect wide1 miss
+grep -q '^launch.sh:2:[0-9]*: TRL001' "$work/wide1.out" || fail "wide: the typo flag after non-ASCII text is not reported"
+for fmt in concise json github json-lines; do
+  a=$("$bin" --cache-dir "$wcache" --output-format $fmt . 2> "$work/wide_$fmt.err")
+  expect "wide_$fmt" hit
+  read -r not_read total <<< "$(read_counts "$work/wide_$fmt.err")"
+  [ "$not_read" = "$total" ] || fail "wide: a $fmt hit read $((total - not_read)) files"
+  b=$(TRL_LINT_CACHE_TRACE=0 "$bin" --no-cache --output-format $fmt . 2>/dev/null)
+  [ "$a" = "$b" ] || fail "wide: --output-format $fmt differs when served from the cache without the texts"
+done
+# A file with findings changed behind the entry's back but keeping its stamp cannot be told
+# apart (as for every unread file); one whose stamp moved is read again: a miss.
+printf '\n' >> launch.sh
+run wide2 --cache-dir "$wcache" .
+expect wide2 miss
+same_as_fresh wide2 .
 cd "$proj" || exit 2
 
 echo "ok: cache hit, miss, invalidation, files outside the project, settings, damage, placement, JSON configs, installed versions"
