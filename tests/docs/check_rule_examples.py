@@ -35,8 +35,9 @@ NO_EXAMPLE = {
     "TRL905": "needs a file over the 10 MB size limit",
 }
 
-# `# path` on the first line of a block: a relative path of one or more components.
-PATH_LINE = re.compile(r"^#\s+([A-Za-z0-9_.\-/]+)\s*$")
+# `# path` on the first line of a block: folders, then a file name with an extension (or a file
+# known without one), so that a one-word comment (`# packing`) is not taken for a path.
+PATH_LINE = re.compile(r"^#\s+((?:[A-Za-z0-9_.\-]+/)*(?:[A-Za-z0-9_.\-]*\.[A-Za-z0-9]+|Makefile|Dockerfile))\s*$")
 FENCE = re.compile(r"^(`{3,}|~{3,})\s*([^`\s]*)")
 
 
@@ -85,7 +86,11 @@ def blocks(lines):
 def files_of(code, section, lines):
     """{path: text} of a section's blocks, checking that each names its file."""
     files, order = {}, []
-    for n, (lang, body) in enumerate(blocks(lines), 1):
+    try:
+        found = blocks(lines)
+    except DocError as e:
+        raise DocError(f"{code} {section}: {e}") from None
+    for n, (lang, body) in enumerate(found, 1):
         where = f"{code} {section}, block {n} (```{lang})"
         first = body[0] if body else ""
         m = PATH_LINE.match(first)
@@ -140,9 +145,9 @@ def check(binary, code, page=None):
         raise DocError(f"{code}: the documentation has no `## Example` (or list the rule in NO_EXAMPLE with why)")
     if code in NO_EXAMPLE:
         raise DocError(f"{code}: has an Example now; remove it from NO_EXAMPLE")
+    example, order = files_of(code, "Example", secs["Example"])
     if "Use instead" not in secs:
         raise DocError(f"{code}: the documentation has an Example but no `## Use instead`")
-    example, order = files_of(code, "Example", secs["Example"])
     instead, _ = files_of(code, "Use instead", secs["Use instead"])
     if not example:
         raise DocError(f"{code} Example: no code block")
@@ -185,6 +190,9 @@ SELF_TESTS = [
     ("a block in Use instead without its path", "TRL205",
      "## Example\n```yaml\n# recipes/sft.yaml\npacking: true\nmax_length: null\n```\n" + SFT +
      "\n## Use instead\n```yaml\nmax_length: 4096\n```\n", "Use instead, block 1 (```yaml)"),
+    ("a one-word comment is not a path", "TRL205",
+     "## Example\n```yaml\n# packing\npacking: true\n```\n\n## Use instead\n```yaml\n# sft.yaml\n```\n",
+     "the first line must name the file (`# recipes/sft.yaml`); found `# packing`"),
     ("a path outside the project", "TRL205",
      "## Example\n```yaml\n# ../sft.yaml\npacking: true\n```\n\n## Use instead\n```yaml\n# sft.yaml\n```\n",
      "must be a relative path inside the project"),
@@ -204,6 +212,8 @@ SELF_TESTS = [
      "## Example\n```yaml\n# recipes/sft.yaml\npacking: true\nmax_length: null\n```\n" + SFT +
      "\n## Use instead\n```yaml\n# recipes/sft.yaml\npacking: true\nmax_length: null  # unchanged\n```\n",
      "Use instead (recipes/sft.yaml over the Example): must be silent"),
+    ("a block that is not closed", "TRL205", "## Example\n```yaml\n# sft.yaml\npacking: true\n\n## Use instead\n",
+     "TRL205 Example: a code block is not closed"),
     ("no Example", "TRL205", "## What it does\nText.\n", "has no `## Example`"),
     ("an Example and no Use instead", "TRL205", "## Example\n```yaml\n# a.yaml\n```\n",
      "but no `## Use instead`"),
