@@ -38,6 +38,7 @@ Each prompt's completions must sit in one generation batch. `GRPOConfig.__post_i
 model_name_or_path: Qwen/Qwen2.5-0.5B
 reward_funcs: [accuracy_reward]
 use_vllm: true
+vllm_mode: server
 per_device_train_batch_size: 4
 gradient_accumulation_steps: 2
 num_generations: 16     # 4 * 7 processes * 2 = 56 is not divisible by 16
@@ -58,6 +59,7 @@ trl grpo --config recipes/grpo.yaml --accelerate_config recipes/accelerate.yaml
 model_name_or_path: Qwen/Qwen2.5-0.5B
 reward_funcs: [accuracy_reward]
 use_vllm: true
+vllm_mode: server
 per_device_train_batch_size: 4
 gradient_accumulation_steps: 2
 num_generations: 8      # divides 56 (so do 7, 14 and 28)
