@@ -115,17 +115,18 @@ def write(root, files):
             f.write(text)
 
 
-def lint(binary, root):
-    """The findings of trl-lint on the project at root, as (code, path, line, message)."""
+def lint(binary, root, what):
+    """The findings of trl-lint on the project at root, as (code, path, line, message); `what` names the
+    project in errors."""
     env = {k: v for k, v in os.environ.items() if k not in ("VIRTUAL_ENV", "CONDA_PREFIX")}
     env["TRL_LINT_NO_CACHE"] = "1"
     p = subprocess.run([binary, "--output-format", "json", "--no-cache", "."], cwd=root, env=env,
                        capture_output=True, text=True, timeout=120)
     if p.returncode not in (0, 1):
-        raise DocError(f"trl-lint exited with {p.returncode}: {p.stderr.strip()}")
+        raise DocError(f"{what}: trl-lint exited with {p.returncode}: {p.stderr.strip()}")
     findings = [(d["code"], d["location"]["path"], d["location"]["line"], d["message"]) for d in json.loads(p.stdout)]
     if (p.returncode == 1) != bool(findings):
-        raise DocError(f"trl-lint exited with {p.returncode} with {len(findings)} findings")
+        raise DocError(f"{what}: trl-lint exited with {p.returncode} with {len(findings)} findings")
     return findings
 
 
@@ -158,7 +159,7 @@ def check(binary, code, page=None):
         os.makedirs(root)
         write(root, {".trl-lint.toml": ""})
         write(root, example)
-        found = lint(binary, root)
+        found = lint(binary, root, f"{code} Example")
         ours = [f for f in found if f[0] == code]
         others = [f for f in found if f[0] != code]
         files = ", ".join(order)
@@ -171,7 +172,7 @@ def check(binary, code, page=None):
             raise DocError(f"{code} Example: no {code} finding in `{order[0]}`, the first block (show the "
                            f"mistake first); found:{show(ours)}")
         write(root, instead)
-        after = lint(binary, root)
+        after = lint(binary, root, f"{code} Use instead")
         if after:
             raise DocError(f"{code} Use instead ({', '.join(instead)} over the Example): must be silent; found:"
                            f"{show(after)}")
