@@ -25,13 +25,22 @@ simply does nothing.
 
 ## Example
 ```yaml
-# GRPO recipe, target TRL 1.9.0
+# recipes/grpo.yaml
+model_name_or_path: Qwen/Qwen2.5-0.5B
+reward_funcs: [accuracy_reward]
 use_vllm: true
 vllm_device: auto
+```
+```bash
+# launch.sh
+trl grpo --config recipes/grpo.yaml
 ```
 
 ## Use instead
 ```yaml
+# recipes/grpo.yaml
+model_name_or_path: Qwen/Qwen2.5-0.5B
+reward_funcs: [accuracy_reward]
 use_vllm: true
 vllm_mode: server   # and start the server with `trl vllm-serve`
 ```

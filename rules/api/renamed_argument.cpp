@@ -32,19 +32,47 @@ becomes `max_length: 1024`). A deprecated name still works but warns and breaks 
 
 ## Example
 ```yaml
-# recipes/sft.yaml, with trl>=0.19.1 (target: the newest release)
+# recipes/sft.yaml
+model_name_or_path: Qwen/Qwen2.5-0.5B
 max_seq_length: 4096
 ```
 ```python
-trainer = SFTTrainer(model=model, args=args, tokenizer=tokenizer)
+# train.py
+from transformers import AutoTokenizer
+from trl import ModelConfig, ScriptArguments, SFTConfig, SFTTrainer, TrlParser
+
+parser = TrlParser((ScriptArguments, SFTConfig, ModelConfig))
+script_args, args, model_args = parser.parse_args_and_config()
+tokenizer = AutoTokenizer.from_pretrained(model_args.model_name_or_path)
+trainer = SFTTrainer(model=model_args.model_name_or_path, args=args, tokenizer=tokenizer)
+trainer.train()
 ```
+```bash
+# launch.sh
+accelerate launch train.py --config recipes/sft.yaml
+```
+```text
+# requirements.txt
+trl>=0.19.1
+```
+The target is the newest TRL release `trl>=0.19.1` allows.
 
 ## Use instead
 ```yaml
+# recipes/sft.yaml
+model_name_or_path: Qwen/Qwen2.5-0.5B
 max_length: 4096
 ```
 ```python
-trainer = SFTTrainer(model=model, args=args, processing_class=tokenizer)
+# train.py
+from transformers import AutoTokenizer
+from trl import ModelConfig, ScriptArguments, SFTConfig, SFTTrainer, TrlParser
+
+parser = TrlParser((ScriptArguments, SFTConfig, ModelConfig))
+script_args, args, model_args = parser.parse_args_and_config()
+tokenizer = AutoTokenizer.from_pretrained(model_args.model_name_or_path)
+trainer = SFTTrainer(model=model_args.model_name_or_path, args=args, processing_class=tokenizer)
+trainer.train()
 ```
 
 ## Fix

@@ -33,14 +33,34 @@ divisible by the number of generations used for evaluation".
 
 ## Example
 ```yaml
+# recipes/grpo.yaml
+model_name_or_path: Qwen/Qwen2.5-0.5B
+reward_funcs: [accuracy_reward]
 eval_strategy: steps
 per_device_eval_batch_size: 2
 num_generations: 8        # 2 * 3 processes = 6
 ```
+```yaml
+# recipes/accelerate.yaml
+distributed_type: MULTI_GPU
+num_processes: 3
+```
+```bash
+# launch.sh
+trl grpo --config recipes/grpo.yaml --accelerate_config recipes/accelerate.yaml
+```
 
 ## Use instead
-Set `num_generations_eval` to a divisor of the global eval batch, or change
-`per_device_eval_batch_size`.
+```yaml
+# recipes/grpo.yaml
+model_name_or_path: Qwen/Qwen2.5-0.5B
+reward_funcs: [accuracy_reward]
+eval_strategy: steps
+per_device_eval_batch_size: 8   # 8 * 3 = 24
+num_generations: 8
+```
+or set `num_generations_eval` to a divisor of the global eval batch (TRL 0.26.0 and older divide
+by `num_generations` whatever it says).
 
 ## References
 - trl `trl/trainer/grpo_trainer.py` `GRPOTrainer.__init__` (v0.15.0..v0.17.x)

@@ -20,12 +20,25 @@ and 'steps_per_generation' can not be both configured at the same time` at start
 
 ## Example
 ```yaml
+# recipes/grpo.yaml
+model_name_or_path: Qwen/Qwen2.5-0.5B
+reward_funcs: [accuracy_reward]
 generation_batch_size: 64
 steps_per_generation: 4
 ```
+```bash
+# launch.sh
+trl grpo --config recipes/grpo.yaml
+```
 
 ## Use instead
-Keep one of the two.
+Keep one of the two:
+```yaml
+# recipes/grpo.yaml
+model_name_or_path: Qwen/Qwen2.5-0.5B
+reward_funcs: [accuracy_reward]
+generation_batch_size: 64
+```
 
 ## References
 - trl `trl/trainer/grpo_config.py` `GRPOConfig.__post_init__` (v0.18.0+)

@@ -34,15 +34,37 @@ Each prompt's completions must sit in one generation batch. `GRPOConfig.__post_i
 
 ## Example
 ```yaml
-# 7 processes (one GPU kept for vLLM)
+# recipes/grpo.yaml
+model_name_or_path: Qwen/Qwen2.5-0.5B
+reward_funcs: [accuracy_reward]
+use_vllm: true
+vllm_mode: server
 per_device_train_batch_size: 4
 gradient_accumulation_steps: 2
-num_generations: 16     # 4 * 7 * 2 = 56 is not divisible by 16
+num_generations: 16     # 4 * 7 processes * 2 = 56 is not divisible by 16
+```
+```yaml
+# recipes/accelerate.yaml
+distributed_type: MULTI_GPU
+num_processes: 7   # one GPU of 8 kept for the vLLM server
+```
+```bash
+# launch.sh
+trl grpo --config recipes/grpo.yaml --accelerate_config recipes/accelerate.yaml
 ```
 
 ## Use instead
-Pick a `num_generations` that divides the generation batch (56: 7, 8, 14 or 28), or change the
-batch size.
+```yaml
+# recipes/grpo.yaml
+model_name_or_path: Qwen/Qwen2.5-0.5B
+reward_funcs: [accuracy_reward]
+use_vllm: true
+vllm_mode: server
+per_device_train_batch_size: 4
+gradient_accumulation_steps: 2
+num_generations: 8      # divides 56 (so do 7, 14 and 28)
+```
+or change the batch size.
 
 ## References
 - trl `trl/trainer/grpo_config.py` `GRPOConfig.__post_init__` (v0.20.0..v1.9.0), `rloo_config.py`

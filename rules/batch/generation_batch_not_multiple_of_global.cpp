@@ -21,13 +21,28 @@ A generation batch is consumed in whole optimisation steps. `GRPOConfig.__post_i
 
 ## Example
 ```yaml
-# 8 processes
+# recipes/grpo.yaml
+model_name_or_path: Qwen/Qwen2.5-0.5B
+reward_funcs: [accuracy_reward]
 per_device_train_batch_size: 4
-generation_batch_size: 48     # global batch 32
+generation_batch_size: 48     # global batch 4 * 8 = 32
+```
+```yaml
+# recipes/accelerate.yaml
+distributed_type: MULTI_GPU
+num_processes: 8
+```
+```bash
+# launch.sh
+trl grpo --config recipes/grpo.yaml --accelerate_config recipes/accelerate.yaml
 ```
 
 ## Use instead
 ```yaml
+# recipes/grpo.yaml
+model_name_or_path: Qwen/Qwen2.5-0.5B
+reward_funcs: [accuracy_reward]
+per_device_train_batch_size: 4
 generation_batch_size: 64
 ```
 

@@ -26,11 +26,22 @@ With `beta == 0.0` no reference model is created, so there is nothing to synchro
 
 ## Example
 ```yaml
+# recipes/grpo.yaml
+# beta not set: 0.0
+model_name_or_path: Qwen/Qwen2.5-0.5B
+reward_funcs: [accuracy_reward]
 sync_ref_model: true
+```
+```bash
+# launch.sh
+trl grpo --config recipes/grpo.yaml
 ```
 
 ## Use instead
 ```yaml
+# recipes/grpo.yaml
+model_name_or_path: Qwen/Qwen2.5-0.5B
+reward_funcs: [accuracy_reward]
 sync_ref_model: true
 beta: 0.04
 ```

@@ -19,11 +19,21 @@ completion there is nothing to compare. `GRPOConfig.__post_init__` raises `Value
 
 ## Example
 ```yaml
+# recipes/grpo.yaml
+model_name_or_path: Qwen/Qwen2.5-0.5B
+reward_funcs: [accuracy_reward]
 num_generations: 1
+```
+```bash
+# launch.sh
+trl grpo --config recipes/grpo.yaml
 ```
 
 ## Use instead
 ```yaml
+# recipes/grpo.yaml
+model_name_or_path: Qwen/Qwen2.5-0.5B
+reward_funcs: [accuracy_reward]
 num_generations: 8
 ```
 

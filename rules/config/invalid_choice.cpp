@@ -41,12 +41,20 @@ first generations have run.
 
 ## Example
 ```yaml
+# recipes/sft.yaml
+model_name_or_path: Qwen/Qwen2.5-0.5B
 packing: true
 packing_strategy: best_fit
+```
+```bash
+# launch.sh
+trl sft --config recipes/sft.yaml
 ```
 
 ## Use instead
 ```yaml
+# recipes/sft.yaml
+model_name_or_path: Qwen/Qwen2.5-0.5B
 packing: true
 packing_strategy: bfd
 ```

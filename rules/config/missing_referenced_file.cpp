@@ -38,15 +38,34 @@ script and Makefile target that names it broken.
 
 ## Example
 ```bash
-accelerate launch --config_file recipes/accelerate_configs/zero3.yaml \
-    scripts/run_orpo.py --config recipes/zephyr-141b/orpo/config_full.yaml
-# scripts/run_orpo.py was renamed scripts/orpo.py
+# launch.sh
+accelerate launch --config_file recipes/accelerate.yaml \
+    scripts/run_sft.py --config recipes/sft.yaml
+```
+```python
+# scripts/sft.py
+# formerly scripts/run_sft.py
+from trl import ModelConfig, ScriptArguments, SFTConfig, SFTTrainer, TrlParser
+
+parser = TrlParser((ScriptArguments, SFTConfig, ModelConfig))
+script_args, training_args, model_args = parser.parse_args_and_config()
+SFTTrainer(model=model_args.model_name_or_path, args=training_args).train()
+```
+```yaml
+# recipes/sft.yaml
+model_name_or_path: Qwen/Qwen2.5-0.5B
+```
+```yaml
+# recipes/accelerate.yaml
+distributed_type: MULTI_GPU
+num_processes: 8
 ```
 
 ## Use instead
 ```bash
-accelerate launch --config_file recipes/accelerate_configs/zero3.yaml \
-    scripts/orpo.py --config recipes/zephyr-141b/orpo/config_full.yaml
+# launch.sh
+accelerate launch --config_file recipes/accelerate.yaml \
+    scripts/sft.py --config recipes/sft.yaml
 ```
 
 ## References

@@ -40,13 +40,21 @@ ignores unknown nested keys, so `fsdp_config: {fsdp_activation_checkpoint: true}
 
 ## Example
 ```yaml
+# recipes/sft.yaml
+model_name_or_path: Qwen/Qwen2.5-0.5B
 learning_rate: 2.0e-5
 gradient_checkpointing_kwarg:
   use_reentrant: false
 ```
+```bash
+# launch.sh
+trl sft --config recipes/sft.yaml
+```
 
 ## Use instead
 ```yaml
+# recipes/sft.yaml
+model_name_or_path: Qwen/Qwen2.5-0.5B
 learning_rate: 2.0e-5
 gradient_checkpointing_kwargs:
   use_reentrant: false

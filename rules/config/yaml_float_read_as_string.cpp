@@ -32,11 +32,29 @@ optimizer compares it with a number, after the model has loaded.
 
 ## Example
 ```yaml
+# config.yaml
+output_dir: out
 learning_rate: 1e-5
+```
+```python
+# train.py
+import yaml
+from trl import SFTConfig, SFTTrainer
+
+with open("config.yaml") as f:
+    config = yaml.safe_load(f)
+args = SFTConfig(**config)
+SFTTrainer(model="Qwen/Qwen2.5-0.5B", args=args).train()
+```
+```bash
+# launch.sh
+python train.py
 ```
 
 ## Use instead
 ```yaml
+# config.yaml
+output_dir: out
 learning_rate: 1.0e-5
 ```
 

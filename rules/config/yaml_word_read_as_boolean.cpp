@@ -33,11 +33,25 @@ converts only string defaults, so `TrlParser` does not help).
 
 ## Example
 ```yaml
+# recipes/accelerate.yaml
+distributed_type: MULTI_GPU
+num_processes: 2
 mixed_precision: no
+```
+```yaml
+# recipes/sft.yaml
+model_name_or_path: Qwen/Qwen2.5-0.5B
+```
+```bash
+# launch.sh
+trl sft --config recipes/sft.yaml --accelerate_config recipes/accelerate.yaml
 ```
 
 ## Use instead
 ```yaml
+# recipes/accelerate.yaml
+distributed_type: MULTI_GPU
+num_processes: 2
 mixed_precision: 'no'
 ```
 

@@ -41,16 +41,28 @@ before it in the row.
 
 ## Example
 ```yaml
+# recipes/sft.yaml
+# attn_implementation not set: transformers uses sdpa
+model_name_or_path: Qwen/Qwen2.5-0.5B
 packing: true
-# attn_implementation not set: sdpa
+```
+```text
+# requirements.txt
+transformers==4.53.0
+```
+```bash
+# launch.sh
+trl sft --config recipes/sft.yaml
 ```
 
 ## Use instead
 ```yaml
+# recipes/sft.yaml
+model_name_or_path: Qwen/Qwen2.5-0.5B
 packing: true
 attn_implementation: flash_attention_2
 ```
-or `packing: false`.
+or `packing: false`, or transformers 4.54.0 or later with TRL 0.22.0 or later.
 
 ## References
 - trl `trl/trainer/sft_trainer.py` (`FLASH_ATTENTION_VARIANTS`, packing warning, v0.19.0+ PR #3526)

@@ -32,12 +32,20 @@ max_length can't be None` while preparing the dataset, after the model has loade
 
 ## Example
 ```yaml
+# recipes/sft.yaml
+model_name_or_path: Qwen/Qwen2.5-0.5B
 packing: true
 max_length: null
+```
+```bash
+# launch.sh
+trl sft --config recipes/sft.yaml
 ```
 
 ## Use instead
 ```yaml
+# recipes/sft.yaml
+model_name_or_path: Qwen/Qwen2.5-0.5B
 packing: true
 max_length: 4096
 ```

@@ -31,13 +31,27 @@ TRL only logs a warning.
 
 ## Example
 ```yaml
+# recipes/sft.yaml
+model_name_or_path: Qwen/Qwen2.5-0.5B
 padding_free: true
+max_length: null
 attn_implementation: sdpa
+```
+```text
+# requirements.txt
+transformers==4.53.0
+```
+```bash
+# launch.sh
+trl sft --config recipes/sft.yaml
 ```
 
 ## Use instead
 ```yaml
+# recipes/sft.yaml
+model_name_or_path: Qwen/Qwen2.5-0.5B
 padding_free: true
+max_length: null
 attn_implementation: flash_attention_2
 ```
 

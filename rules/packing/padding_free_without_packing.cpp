@@ -23,11 +23,20 @@ Without packing, padding-free batches do not enforce `max_length`. TRL v1.0.0+ r
 
 ## Example
 ```yaml
+# recipes/sft.yaml
+# max_length not set: 1024
+model_name_or_path: Qwen/Qwen2.5-0.5B
 padding_free: true
+```
+```bash
+# launch.sh
+trl sft --config recipes/sft.yaml
 ```
 
 ## Use instead
 ```yaml
+# recipes/sft.yaml
+model_name_or_path: Qwen/Qwen2.5-0.5B
 padding_free: true
 packing: true
 ```

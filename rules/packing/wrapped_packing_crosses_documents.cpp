@@ -27,16 +27,25 @@ docs note that it can hurt performance. It is a deliberate choice for pre-traini
 
 ## Example
 ```yaml
+# recipes/sft.yaml
+model_name_or_path: Qwen/Qwen2.5-0.5B
 packing: true
 packing_strategy: wrapped
+```
+```bash
+# launch.sh
+trl sft --config recipes/sft.yaml
 ```
 
 ## Use instead
 ```yaml
+# recipes/sft.yaml
+model_name_or_path: Qwen/Qwen2.5-0.5B
+packing: true
 packing_strategy: bfd
-attn_implementation: flash_attention_2
 ```
-(with TRL 0.20.0 or later; before 0.19.0 the only way to keep documents apart is not to pack).
+(with TRL 0.20.0 or later, and FlashAttention where TRL201 asks for it; before 0.19.0 the only way
+to keep documents apart is not to pack).
 
 ## References
 - trl `trl/data_utils.py` `pack_dataset` (v0.16.0..v0.18.2: concatenate and cut); trl issue #3067

@@ -20,13 +20,37 @@ The two split the sequence dimension in incompatible ways. accelerate (v1.13+) r
 
 ## Example
 ```yaml
+# recipes/accelerate.yaml
+distributed_type: FSDP
+fsdp_config:
+  fsdp_version: 2
+num_processes: 4
 parallelism_config:
   parallelism_config_cp_size: 2
   parallelism_config_sp_size: 2
 ```
+```yaml
+# recipes/sft.yaml
+model_name_or_path: Qwen/Qwen2.5-0.5B
+pad_to_multiple_of: 4
+```
+```bash
+# launch.sh
+trl sft --config recipes/sft.yaml --accelerate_config recipes/accelerate.yaml
+```
 
 ## Use instead
 Keep one: `parallelism_config_cp_size` with FSDP2, or `parallelism_config_sp_size` with DeepSpeed.
+```yaml
+# recipes/accelerate.yaml
+distributed_type: FSDP
+fsdp_config:
+  fsdp_version: 2
+num_processes: 4
+parallelism_config:
+  parallelism_config_dp_shard_size: 2
+  parallelism_config_cp_size: 2
+```
 
 ## References
 - accelerate `src/accelerate/parallelism_config.py` `__post_init__` (PR #3862)

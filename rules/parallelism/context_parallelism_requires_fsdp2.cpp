@@ -25,17 +25,34 @@ a model DeepSpeed shards its own way.
 
 ## Example
 ```yaml
+# recipes/accelerate.yaml
 distributed_type: FSDP
 fsdp_config:
-  fsdp_activation_checkpointing: false   # no fsdp_version: FSDP1
+  fsdp_state_dict_type: SHARDED_STATE_DICT   # no fsdp_version: FSDP1
+num_processes: 2
 parallelism_config:
   parallelism_config_cp_size: 2
+```
+```yaml
+# recipes/sft.yaml
+model_name_or_path: Qwen/Qwen2.5-0.5B
+pad_to_multiple_of: 4
+```
+```bash
+# launch.sh
+trl sft --config recipes/sft.yaml --accelerate_config recipes/accelerate.yaml
 ```
 
 ## Use instead
 ```yaml
+# recipes/accelerate.yaml
+distributed_type: FSDP
 fsdp_config:
+  fsdp_state_dict_type: SHARDED_STATE_DICT
   fsdp_version: 2
+num_processes: 2
+parallelism_config:
+  parallelism_config_cp_size: 2
 ```
 
 ## References

@@ -25,13 +25,31 @@ prepares the first batch, after the model has loaded on every GPU.
 
 ## Example
 ```yaml
+# recipes/sft.yaml
+model_name_or_path: Qwen/Qwen2.5-0.5B
 attn_implementation: flash_attention_2
+pad_to_multiple_of: 4
 ```
-with `parallelism_config_cp_size: 2` in the accelerate YAML.
+```yaml
+# recipes/accelerate.yaml
+distributed_type: FSDP
+fsdp_config:
+  fsdp_version: 2
+num_processes: 2
+parallelism_config:
+  parallelism_config_cp_size: 2
+```
+```bash
+# launch.sh
+trl sft --config recipes/sft.yaml --accelerate_config recipes/accelerate.yaml
+```
 
 ## Use instead
 ```yaml
+# recipes/sft.yaml
+model_name_or_path: Qwen/Qwen2.5-0.5B
 attn_implementation: sdpa
+pad_to_multiple_of: 4
 ```
 or use DeepSpeed Ulysses sequence parallelism (`parallelism_config_sp_size`), which supports
 FlashAttention.

@@ -34,11 +34,28 @@ assertion as soon as a length is not a multiple, at the first such step, after t
 
 ## Example
 ```yaml
-pad_to_multiple_of: 2     # cp_size: 2 needs a multiple of 4
+# recipes/sft.yaml
+model_name_or_path: Qwen/Qwen2.5-0.5B
+pad_to_multiple_of: 2     # cp_size 2 needs a multiple of 4
+```
+```yaml
+# recipes/accelerate.yaml
+distributed_type: FSDP
+fsdp_config:
+  fsdp_version: 2
+num_processes: 2
+parallelism_config:
+  parallelism_config_cp_size: 2
+```
+```bash
+# launch.sh
+trl sft --config recipes/sft.yaml --accelerate_config recipes/accelerate.yaml
 ```
 
 ## Use instead
 ```yaml
+# recipes/sft.yaml
+model_name_or_path: Qwen/Qwen2.5-0.5B
 pad_to_multiple_of: 4     # 2 * cp_size
 ```
 

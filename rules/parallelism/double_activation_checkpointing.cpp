@@ -32,16 +32,29 @@ Accelerator, at start-up.
 
 ## Example
 ```yaml
-# accelerate/fsdp2.yaml
+# recipes/accelerate.yaml
 distributed_type: FSDP
 fsdp_config:
   fsdp_activation_checkpointing: true
+  fsdp_version: 2
+num_processes: 2
 ```
-with an SFT YAML that does not set `gradient_checkpointing` (TRL default: true since 0.22.0;
-runs whose target TRL is older, or unknown, are judged only when they set it themselves).
+```yaml
+# recipes/sft.yaml
+# gradient_checkpointing not set: TRL's default is true since 0.22.0
+model_name_or_path: Qwen/Qwen2.5-0.5B
+```
+```bash
+# launch.sh
+trl sft --config recipes/sft.yaml --accelerate_config recipes/accelerate.yaml
+```
+Runs whose target TRL is older than 0.22.0, or unknown, are judged only when they set
+`gradient_checkpointing` themselves.
 
 ## Use instead
 ```yaml
+# recipes/sft.yaml
+model_name_or_path: Qwen/Qwen2.5-0.5B
 gradient_checkpointing: false   # let FSDP checkpoint activations
 ```
 

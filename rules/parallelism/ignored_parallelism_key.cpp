@@ -24,12 +24,31 @@ the value is silently ignored and the run trains without the parallelism you ask
 
 ## Example
 ```yaml
+# recipes/accelerate.yaml
+distributed_type: FSDP
+fsdp_config:
+  fsdp_version: 2
+num_processes: 2
 parallelism_config:
   cp_size: 2
+```
+```yaml
+# recipes/sft.yaml
+model_name_or_path: Qwen/Qwen2.5-0.5B
+pad_to_multiple_of: 4
+```
+```bash
+# launch.sh
+trl sft --config recipes/sft.yaml --accelerate_config recipes/accelerate.yaml
 ```
 
 ## Use instead
 ```yaml
+# recipes/accelerate.yaml
+distributed_type: FSDP
+fsdp_config:
+  fsdp_version: 2
+num_processes: 2
 parallelism_config:
   parallelism_config_cp_size: 2
 ```

@@ -41,19 +41,31 @@ train silently.
 
 ## Example
 ```yaml
-# recipes/sft.yaml (passed with --config)
+# recipes/sft.yaml
+model_name_or_path: Qwen/Qwen2.5-0.5B
 packing: true
+pad_to_multiple_of: 4   # context parallelism needs lengths divisible by 2 * cp_size
 ```
 ```yaml
-# accelerate/cp.yaml (passed with accelerate launch --config_file)
+# recipes/accelerate.yaml
+distributed_type: FSDP
+fsdp_config:
+  fsdp_version: 2
+num_processes: 2
 parallelism_config:
   parallelism_config_cp_size: 2
+```
+```bash
+# launch.sh
+trl sft --config recipes/sft.yaml --accelerate_config recipes/accelerate.yaml
 ```
 
 ## Use instead
 ```yaml
+# recipes/sft.yaml
+model_name_or_path: Qwen/Qwen2.5-0.5B
 packing: false
-pad_to_multiple_of: 4   # context parallelism needs lengths divisible by 2 * cp_size
+pad_to_multiple_of: 4
 ```
 or keep packing and turn context parallelism off (`parallelism_config_cp_size: 1`).
 

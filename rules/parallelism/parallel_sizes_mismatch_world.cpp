@@ -28,15 +28,35 @@ accelerate target older than 1.13.0 (a pin such as `accelerate==1.12.0`) it is j
 
 ## Example
 ```yaml
+# recipes/accelerate.yaml
+distributed_type: FSDP
+fsdp_config:
+  fsdp_version: 2
 num_processes: 8
 parallelism_config:
   parallelism_config_dp_shard_size: 2
   parallelism_config_cp_size: 2     # 2 * 2 = 4, not 8
 ```
+```yaml
+# recipes/sft.yaml
+model_name_or_path: Qwen/Qwen2.5-0.5B
+pad_to_multiple_of: 4
+```
+```bash
+# launch.sh
+trl sft --config recipes/sft.yaml --accelerate_config recipes/accelerate.yaml
+```
 
 ## Use instead
 ```yaml
+# recipes/accelerate.yaml
+distributed_type: FSDP
+fsdp_config:
+  fsdp_version: 2
+num_processes: 8
+parallelism_config:
   parallelism_config_dp_shard_size: 4   # 4 * 2 = 8
+  parallelism_config_cp_size: 2
 ```
 
 ## References

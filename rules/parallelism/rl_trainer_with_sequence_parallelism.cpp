@@ -29,17 +29,35 @@ and the run starts with a topology the trainer does not support.
 
 ## Example
 ```yaml
-# accelerate/cp.yaml
+# recipes/accelerate.yaml
+distributed_type: FSDP
+fsdp_config:
+  fsdp_version: 2
+num_processes: 2
 parallelism_config:
   parallelism_config_cp_size: 2
 ```
+```yaml
+# recipes/grpo.yaml
+model_name_or_path: Qwen/Qwen2.5-0.5B
+reward_funcs: [accuracy_reward]
+```
 ```bash
-accelerate launch --config_file accelerate/cp.yaml grpo.py --config grpo.yaml
+# launch.sh
+trl grpo --config recipes/grpo.yaml --accelerate_config recipes/accelerate.yaml
 ```
 
 ## Use instead
-Set `parallelism_config_cp_size: 1` and `parallelism_config_sp_size: 1` for GRPO/RLOO runs; use
-data parallelism (or vLLM tensor parallelism for generation) to scale instead.
+```yaml
+# recipes/accelerate.yaml
+distributed_type: FSDP
+fsdp_config:
+  fsdp_version: 2
+num_processes: 2
+```
+GRPO and RLOO runs scale with data parallelism (or vLLM tensor parallelism for generation), not
+with context or sequence parallelism (`parallelism_config_cp_size` and `parallelism_config_sp_size`
+left at 1).
 
 ## References
 - trl `trl/trainer/grpo_config.py` `GRPOConfig.__post_init__` (v1.4.0+, PR #5699), `rloo_config.py`

@@ -21,13 +21,22 @@ The best checkpoint can only be picked among evaluated checkpoints. `TrainingArg
 
 ## Example
 ```yaml
+# recipes/sft.yaml
+model_name_or_path: Qwen/Qwen2.5-0.5B
 load_best_model_at_end: true
 eval_strategy: epoch
 save_strategy: steps
 ```
+```bash
+# launch.sh
+trl sft --config recipes/sft.yaml
+```
 
 ## Use instead
 ```yaml
+# recipes/sft.yaml
+model_name_or_path: Qwen/Qwen2.5-0.5B
+load_best_model_at_end: true
 eval_strategy: epoch
 save_strategy: epoch
 ```

@@ -29,20 +29,32 @@ deepspeed_config_file, the following accelerate config variables will be ignored
 
 ## Example
 ```yaml
+# recipes/accelerate.yaml
 distributed_type: DEEPSPEED
 deepspeed_config:
-  deepspeed_config_file: ds_zero3.json
+  deepspeed_config_file: recipes/ds_zero3.json
   zero_stage: 3
 mixed_precision: bf16
+num_processes: 8
+```
+```yaml
+# recipes/sft.yaml
+model_name_or_path: Qwen/Qwen2.5-0.5B
+```
+```bash
+# launch.sh
+trl sft --config recipes/sft.yaml --accelerate_config recipes/accelerate.yaml
 ```
 
 ## Use instead
 ```yaml
+# recipes/accelerate.yaml
 distributed_type: DEEPSPEED
 deepspeed_config:
-  deepspeed_config_file: ds_zero3.json
+  deepspeed_config_file: recipes/ds_zero3.json
+num_processes: 8
 ```
-with the stage and precision in `ds_zero3.json`.
+with the stage and precision in `recipes/ds_zero3.json`.
 
 ## References
 - accelerate `src/accelerate/utils/dataclasses.py` `DeepSpeedPlugin._deepspeed_config_checks`

@@ -19,12 +19,23 @@ at start-up.
 
 ## Example
 ```yaml
+# recipes/sft.yaml
+model_name_or_path: Qwen/Qwen2.5-0.5B
 fp16: true
 bf16: true
 ```
+```bash
+# launch.sh
+trl sft --config recipes/sft.yaml
+```
 
 ## Use instead
-Keep one (`bf16: true` on Ampere or newer GPUs).
+Keep one (`bf16: true` on Ampere or newer GPUs):
+```yaml
+# recipes/sft.yaml
+model_name_or_path: Qwen/Qwen2.5-0.5B
+bf16: true
+```
 
 ## References
 - transformers `src/transformers/training_args.py` `TrainingArguments.__post_init__`

@@ -26,16 +26,29 @@ the run trains in the trainer's precision, silently ignoring the accelerate conf
 
 ## Example
 ```yaml
-# accelerate.yaml
+# recipes/accelerate.yaml
+distributed_type: MULTI_GPU
+num_processes: 2
 mixed_precision: fp16
 ```
 ```yaml
-# sft.yaml (TRL: bf16 defaults to true)
-learning_rate: 2.0e-5
+# recipes/sft.yaml
+# no fp16 or bf16: TRL's bf16 defaults to true
+model_name_or_path: Qwen/Qwen2.5-0.5B
+```
+```bash
+# launch.sh
+trl sft --config recipes/sft.yaml --accelerate_config recipes/accelerate.yaml
 ```
 
 ## Use instead
 Make them agree: `mixed_precision: bf16`, or `fp16: true` in the trainer config.
+```yaml
+# recipes/accelerate.yaml
+distributed_type: MULTI_GPU
+num_processes: 2
+mixed_precision: bf16
+```
 
 ## References
 - transformers `src/transformers/training_args.py` `TrainingArguments.__post_init__` (mixed precision)

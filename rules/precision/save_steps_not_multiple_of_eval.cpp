@@ -22,14 +22,25 @@ steps` at start-up.
 
 ## Example
 ```yaml
+# recipes/sft.yaml
+model_name_or_path: Qwen/Qwen2.5-0.5B
 load_best_model_at_end: true
 eval_strategy: steps
 eval_steps: 300
 save_steps: 500
 ```
+```bash
+# launch.sh
+trl sft --config recipes/sft.yaml
+```
 
 ## Use instead
 ```yaml
+# recipes/sft.yaml
+model_name_or_path: Qwen/Qwen2.5-0.5B
+load_best_model_at_end: true
+eval_strategy: steps
+eval_steps: 300
 save_steps: 600
 ```
 

@@ -64,6 +64,11 @@ cmake --build build --target trl-lint -j 2 >build.log 2>&1 || { tail -50 build.l
 # on its match and trl-lint is killed by SIGPIPE writing the rest (CI saw exactly that).
 doc=$(build/trl-lint rule TRL399)
 grep -q '^# TRL399 scaffold-check-rule' <<<"$doc" || fail "trl-lint rule TRL399"
+# The doc skeleton follows the convention of docs/rule-examples (every block names its file) and
+# its Example does not fire yet: that test fails until the rule and its Example are written.
+set +e; msg=$(python3 tests/docs/check_rule_examples.py build/trl-lint TRL399); st=$?; set -e
+[ "$st" -eq 1 ] && grep -qF 'TRL399 Example (recipes/train.yaml, launch.sh, recipes/accelerate.yaml): TRL399 is not reported; found: nothing' <<<"$msg" ||
+  fail "the scaffolded doc's Example should be a project that does not fire yet ($st: $msg)"
 all=$(build/trl-lint rule --all)
 grep -q '^TRL399  scaffold-check-rule' <<<"$all" || fail "rule --all lacks TRL399"
 grep -q '^TRL599  scaffold-api-rule' <<<"$all" || fail "rule --all lacks TRL599"
