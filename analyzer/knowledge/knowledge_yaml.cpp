@@ -145,8 +145,11 @@ void Knowledge::derive_positional_orders() {
     std::size_t piece_from = 0, piece_to = 0;
     auto close_piece = [&] {
       if (piece_file.empty() || runs.empty()) return;
-      runs.back().sources.push_back(piece_file + "@v" + releases[piece_from] +
-                                    (piece_from == piece_to ? "" : "..v" + releases[piece_to]));
+      // "file (through shim)" -> "file@vA..vB (through shim)"
+      const auto through = piece_file.find(" (through ");
+      runs.back().sources.push_back(piece_file.substr(0, through) + "@v" + releases[piece_from] +
+                                    (piece_from == piece_to ? "" : "..v" + releases[piece_to]) +
+                                    (through == std::string::npos ? "" : piece_file.substr(through)));
       piece_file.clear();
     };
     for (std::size_t i = 0; i < releases.size(); ++i) {
