@@ -73,8 +73,9 @@ struct ClassInfo {
 // A renamed or removed argument (old -> new, or new empty when removed without replacement),
 // or a renamed value of one field (old_value -> new_value). Versions are release strings of the
 // library that owns `cls` ("" when not known). For an argument the release history describes (a
-// field of `cls` or of a base in history_*.yaml), the versions the knowledge files leave out are
-// read from the history when the knowledge is built (Knowledge::rename_history).
+// field of `cls` or of a base in history_*.yaml, or an __init__ parameter of a trainer in its
+// `trainers:` tables), the versions the knowledge files leave out are read from the history when
+// the knowledge is built (Knowledge::rename_history).
 struct Rename {
   std::string cls;  // class whose argument it is (applies to classes derived from it)
   std::string old_name;
@@ -96,14 +97,17 @@ struct Rename {
 };
 
 // What the release history shows of a renamed argument (Knowledge::rename_history): the ranges of
-// the old name as a field of the rename's class, or of the nearest base that has a history.
+// the old name as a field of the rename's class, or of the nearest base that has a history; else
+// as an __init__ parameter (or deprecate_kwarg alias) of the trainer or a base.
 struct RenameHistory {
-  bool described = false;  // the history has the old name as a field of the class or a base
-  std::string deprecated;  // first release whose help text calls it deprecated; "" when none does
+  bool described = false;  // the history has the old name as a field or trainer parameter
+  // First release whose help text (a trainer: whose __init__ source) deprecates it; "" when none.
+  std::string deprecated;
   std::string deprecated_source;
   // The history shows whether the old name was removed: the newest scanned release has it, or a
   // release after its last range has the class with a field list the history describes in full
-  // (not one inherited from a base the tables do not follow, such as `_KTOConfig`).
+  // (not one inherited from a base the tables do not follow, such as `_KTOConfig`; for a trainer,
+  // an __init__ that is known and takes no **kwargs).
   bool removal_known = false;
   std::string removed;  // first scanned release after its last range; "" while the newest has it
   std::string removed_source;
