@@ -11,6 +11,15 @@ with the `ast` module: nothing of the library is imported or run.
     tools/knowledge_history.py dir tests/unit/data/history/trl > out.yaml   # releases as folders
 
 What is read at each release:
+- for TRL, every class named `*Trainer` in trl/trainer/*.py and trl/experimental/** (one per name:
+  trl/trainer's first, then the first file by path): the parameters of its `__init__` (position,
+  kind, whether required, literal default) and which of them the source deprecates: listed by a
+  `_deprecate_arguments(deprecated_args=[...])` decorator, accepted under an old name by a
+  `deprecate_kwarg(old, ..., new_name)` decorator (an `alias` entry), or warned about in the body
+  (`if p ...: warnings.warn("The `p` argument is deprecated ...")`). A class whose `__init__` only
+  passes `*args, **kwargs` to `super().__init__`, or that has none, takes the parameters of its
+  first base when that is a trainer of the same release (`init_src` names its file); otherwise
+  they are unknown there (`init: unknown`).
 - every `@dataclass` class named `*Config`, `*Arguments` or `*Plugin` in the scanned files: its
   fields (annotated class attributes, except `ClassVar`s and `field(init=False)`), their type,
   default, `choices` (field metadata `choices`, a `Literal[...]` annotation, or help text that
@@ -260,6 +269,207 @@ def launch_options(tree):
     return options
 
 
+# --- trainers ----------------------------------------------------------------------------------
+
+# posonly: before `/`; pos: positional or keyword; varargs: `*args`; kw: keyword-only; varkw: `**kwargs`.
+KIND_OF = {"posonly": "posonly", "arg": "pos", "vararg": "varargs", "kwonly": "kw", "kwarg": "varkw"}
+
+
+def decorator_name(d):
+    target = d.func if isinstance(d, ast.Call) else d
+    return ast.unparse(target).split(".")[-1]
+
+
+def string_list(node):
+    if isinstance(node, (ast.List, ast.Tuple)):
+        return [e.value for e in node.elts if isinstance(e, ast.Constant) and isinstance(e.value, str)]
+    return []
+
+
+def deprecated_in_body(fn, names):
+    """Parameters whose handling warns that they are deprecated: an `if` testing the parameter whose
+    body warns "The `p` argument is deprecated" / "Parameter 'p' is deprecated"."""
+    found = set()
+    for node in ast.walk(fn):
+        if not isinstance(node, ast.If):
+            continue
+        tested = {n.id for n in ast.walk(node.test) if isinstance(n, ast.Name)} & names
+        if not tested:
+            continue
+        for stmt in node.body:
+            for call in ast.walk(stmt):
+                if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute)
+                        and call.func.attr in ("warn", "warning", "warning_once") and call.args):
+                    continue
+                text = string_value(call.args[0]) or ""
+                for p in tested:
+                    q = re.escape(p)
+                    if re.search(r"(?:^|\bthe\s+|\bparameter\s+|\bargument\s+)[`'\"]" + q + r"[`'\"]\s+"
+                                 r"(?:argument\s+|parameter\s+)?(?:is|has been)\s+deprecated", text, re.IGNORECASE):
+                        found.add(p)
+    return found
+
+
+def init_signature(fn):
+    """The parameters of an `__init__` (after self): name -> entry with pos, kind, default,
+    deprecated; and the names its decorators accept in place of a parameter (deprecate_kwarg)."""
+    a = fn.args
+    params = {}
+    order = [("posonly", x) for x in a.posonlyargs] + [("arg", x) for x in a.args]
+    defaults = [None] * (len(order) - len(a.defaults)) + list(a.defaults)
+    listed = [(k, x, d) for (k, x), d in zip(order, defaults)]
+    if listed and listed[0][1].arg in ("self", "cls"):
+        listed = listed[1:]
+    if a.vararg:
+        listed.append(("vararg", a.vararg, None))
+    listed += [("kwonly", x, d) for x, d in zip(a.kwonlyargs, a.kw_defaults)]
+    if a.kwarg:
+        listed.append(("kwarg", a.kwarg, None))
+    for i, (kind, x, d) in enumerate(listed):
+        entry = {"pos": i, "kind": KIND_OF[kind]}
+        if kind in ("posonly", "arg", "kwonly"):
+            if d is None:
+                entry["required"] = True
+            else:
+                ok, v = literal(d)
+                if ok:
+                    entry["default"] = v
+        params[x.arg] = entry
+    deprecated = set()
+    aliases = {}
+    for d in fn.decorator_list:
+        if not isinstance(d, ast.Call):
+            continue
+        name = decorator_name(d)
+        kw = {k.arg: k.value for k in d.keywords if k.arg}
+        if name == "_deprecate_arguments":
+            deprecated |= set(string_list(kw.get("deprecated_args")))
+        elif name == "deprecate_kwarg" and d.args:
+            old = string_value(d.args[0])
+            new = kw.get("new_name", d.args[2] if len(d.args) > 2 else None)
+            new = string_value(new) if new is not None else None
+            if old and old in params:
+                deprecated.add(old)
+            elif old:
+                aliases[old] = new
+    deprecated |= deprecated_in_body(fn, set(params))
+    for p in deprecated:
+        if p in params:
+            params[p]["deprecated"] = True
+    for old, new in aliases.items():
+        entry = {"kind": "alias", "deprecated": True}
+        if new:
+            entry["new"] = new
+        params[old] = entry
+    return params
+
+
+def forwards_all(fn):
+    """True when an `__init__` takes only *args/**kwargs and passes them to super().__init__."""
+    a = fn.args
+    named = [x.arg for x in a.posonlyargs + a.args + a.kwonlyargs if x.arg not in ("self", "cls")]
+    if named or not (a.vararg or a.kwarg):
+        return False
+    for call in ast.walk(fn):
+        if (isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and call.func.attr == "__init__"
+                and isinstance(call.func.value, ast.Call) and ast.unparse(call.func.value.func) == "super"):
+            return True
+    return False
+
+
+def module_imports(tree, path):
+    """Names a module imports from TRL modules: local name -> (module folder or file stem, name)."""
+    out = {}
+    pkg = os.path.dirname(path)
+
+    def visit(stmts):
+        for st in stmts:
+            if isinstance(st, ast.ImportFrom):
+                if st.level:
+                    base = pkg
+                    for _ in range(st.level - 1):
+                        base = os.path.dirname(base)
+                    mod = os.path.join(base, *(st.module or "").split(".")) if st.module else base
+                elif (st.module or "").startswith("trl."):
+                    mod = os.path.join(*st.module.split("."))
+                else:
+                    continue
+                for n in st.names:
+                    out[n.asname or n.name] = (os.path.normpath(mod), n.name)
+            elif isinstance(st, (ast.With, ast.If, ast.Try)):
+                visit(st.body)
+                visit(getattr(st, "orelse", []))
+                for h in getattr(st, "handlers", []):
+                    visit(h.body)
+    visit(tree.body)
+    return out
+
+
+def trainer_classes(tree, path):
+    """Classes named `*Trainer` in a module: name -> {file, bases, init (FunctionDef or None)}."""
+    out = {}
+    for node in tree.body:
+        if not isinstance(node, ast.ClassDef) or not node.name.endswith("Trainer") or node.name.startswith("_"):
+            continue
+        init = next((s for s in node.body if isinstance(s, ast.FunctionDef) and s.name == "__init__"), None)
+        out[node.name] = {"file": path, "bases": [ast.unparse(b) for b in node.bases], "init": init}
+    return out
+
+
+def scan_trainers(source, tag, paths):
+    """The trainer classes of one release: name -> {file, bases, init_src, params (None: unknown)}."""
+    every = []  # (file, name, info, imports)
+    for path in paths:
+        in_trainer = re.fullmatch(r"trl/trainer/[^/]+\.py", path)
+        if not (in_trainer or path.startswith("trl/experimental/")):
+            continue
+        text = source.read(tag, path)
+        if not text or "Trainer" not in text:
+            continue
+        try:
+            tree = ast.parse(text)
+        except SyntaxError:
+            continue
+        imports = None
+        for name, info in trainer_classes(tree, path).items():
+            imports = imports or module_imports(tree, path)
+            every.append((path, name, info, imports))
+
+    def lookup(module, name):
+        """A class `name` defined in `module` (a file stem or a package folder), or None."""
+        hits = [e for e in every if e[1] == name and (e[0] == module + ".py" or e[0].startswith(module + "/"))]
+        return sorted(hits, key=lambda e: e[0])[0] if hits else None
+
+    def resolve(entry, depth=0):
+        """(params, init_src, forwarded) of a class: its own __init__, or the one it forwards to or
+        inherits from a trainer of the same release; params None when that is not a TRL trainer."""
+        path, name, info, imports = entry
+        init = info["init"]
+        if init is not None and not forwards_all(init):
+            return init_signature(init), path
+        if not info["bases"] or depth > 8:
+            return None, None
+        base = info["bases"][0].split(".")[-1]
+        target = None
+        if base in imports:
+            target = lookup(*imports[base])
+        else:
+            target = next((e for e in every if e[0] == path and e[1] == base), None)
+        if target is None:
+            return None, None
+        return resolve(target, depth + 1)
+
+    chosen = {}
+    for e in sorted(every, key=lambda e: ("experimental" in e[0], e[0])):
+        chosen.setdefault(e[1], e)  # one class per name: trl/trainer first, then the first file by name
+    out = {}
+    for name, e in chosen.items():
+        params, src = resolve(e)
+        bases = [b.split(".")[-1] for b in e[2]["bases"]]
+        out[name] = {"file": e[0], "bases": bases, "init_src": src, "params": params}
+    return out
+
+
 def scan_release(source, library, tag):
     """classes: name -> {file, bases, fields}; options: launch options (accelerate)."""
     if library == "trl":
@@ -269,6 +479,7 @@ def scan_release(source, library, tag):
                  if p.endswith(("utils/dataclasses.py", "parallelism_config.py", "commands/launch.py"))]
     found = {}
     options = {}
+    trainers = scan_trainers(source, tag, paths) if library == "trl" else {}
     for path in paths:
         text = source.read(tag, path)
         if not text or ("@dataclass" not in text and "launch_command_parser" not in text):
@@ -298,7 +509,7 @@ def scan_release(source, library, tag):
             if where != info["file"]:
                 fields[f] = dict(fields[f], src=where)
         classes[name] = {"file": info["file"], "bases": bases, "fields": fields}
-    return classes, options
+    return classes, options, trainers
 
 
 def flatten(found, name, fields, bases, files, depth):
@@ -400,7 +611,7 @@ def generate(source, library, origin, keep=None):
         print(f"{library} {tag}: {len(scans[tag][0])} classes", file=sys.stderr)
     names = [r.lstrip("v") for r in releases]
     out = [f"# Generated by tools/knowledge_history.py from {origin}: do not edit by hand.",
-           f"# The configuration classes of {library} at each release tag listed, read from the source",
+           f"# The configuration classes{' and trainers' if library == 'trl' else ''} of {library} at each release tag listed, read from the source",
            "# text (never imported). A range `from`..`to` names the first and last listed release where",
            "# an entry holds; its source is the class's file (or `src`) at those tags.",
            "history:", f"  {library}:", "    releases: [" + ", ".join(repr(n) for n in names) + "]", "    classes:"]
@@ -428,6 +639,8 @@ def generate(source, library, origin, keep=None):
             items = [flow(dict(thaw(v), **{"from": a.lstrip("v"), "to": b.lstrip("v")}), field_keys)
                      for a, b, v in fr]
             out.append(f"          {fname}: [" + ", ".join(items) + "]")
+    if library == "trl":
+        out += trainer_tables(releases, scans)
     if library == "accelerate":
         out.append("    launch_options:")
         onames = sorted({o for t in releases for o in scans[t][1]})
@@ -437,6 +650,55 @@ def generate(source, library, origin, keep=None):
                           ["from", "to", "value", "type", "choices", "aliases", "deprecated"]) for a, b, v in fr]
             out.append(f"      {oname}: [" + ", ".join(items) + "]")
     return "\n".join(out) + "\n"
+
+
+def trainer_tables(releases, scans):
+    """The `trainers:` section: each trainer class's spans and its __init__ parameters' ranges."""
+    out = ["    trainers:"]
+    names = sorted({c for t in releases for c in scans[t][2]})
+    param_keys = ["from", "to", "pos", "kind", "required", "default", "deprecated", "new", "src"]
+
+    def span_of(t, cname):
+        tr = scans[t][2].get(cname)
+        if tr is None:
+            return None
+        d = {"file": tr["file"], "bases": tr["bases"]}
+        if tr["params"] is None:
+            d["init"] = "unknown"
+        elif tr["init_src"] != tr["file"]:
+            d["init_src"] = tr["init_src"]
+        return freeze(d)
+
+    for cname in names:
+        out.append(f"      {cname}:")
+        out.append("        spans:")
+        for first, last, v in ranges(releases, lambda t: span_of(t, cname)):
+            d = dict(thaw(v), **{"from": first.lstrip("v"), "to": last.lstrip("v")})
+            out.append("          - " + flow(d, ["from", "to", "file", "bases", "init_src", "init"]))
+        pnames = []
+        for t in releases:
+            tr = scans[t][2].get(cname)
+            for p in (tr or {}).get("params") or {}:
+                if p not in pnames:
+                    pnames.append(p)
+        if not pnames:
+            continue
+        out.append("        params:")
+
+        def param_at(t, p):
+            tr = scans[t][2].get(cname)
+            if tr is None or tr["params"] is None or p not in tr["params"]:
+                return None
+            entry = dict(tr["params"][p])
+            if tr["init_src"] != tr["file"]:
+                entry["src"] = tr["init_src"]
+            return freeze(entry)
+
+        for p in sorted(pnames):
+            items = [flow(dict(thaw(v), **{"from": a.lstrip("v"), "to": b.lstrip("v")}), param_keys)
+                     for a, b, v in ranges(releases, lambda t: param_at(t, p))]
+            out.append(f"          {p}: [" + ", ".join(items) + "]")
+    return out
 
 
 def main(argv):

@@ -61,7 +61,8 @@ RenameHistory Knowledge::rename_history(const Rename& r) const {
       break;
     }
   }
-  const auto lib = spans ? libs.find(h->library) : libs.end();
+  if (!spans) return trainer_rename_history(r, lineage);
+  const auto lib = libs.find(h->library);
   if (lib == libs.end()) return out;
   out.described = true;
   for (const auto& fs : *spans)
@@ -88,6 +89,68 @@ RenameHistory Knowledge::rename_history(const Rename& r) const {
     out.removal_known = true;
     out.removed = releases[next];
     out.removed_source = last.info.source + " (release history: not in v" + releases[next] + ")";
+  }
+  return out;
+}
+
+const TrainerHistory* Knowledge::trainer_history(std::string_view cls) const {
+  for (const auto& [name, lib] : histories())
+    if (auto it = lib.trainers.find(cls); it != lib.trainers.end()) return &it->second;
+  return nullptr;
+}
+
+// rename_history for a trainer keyword: the ranges of the old name among the __init__ parameters
+// (or deprecate_kwarg aliases) of the rename's class or the first of `lineage` that has it.
+RenameHistory Knowledge::trainer_rename_history(const Rename& r, const std::vector<std::string>& lineage) const {
+  RenameHistory out;
+  const LibraryHistory* lib = nullptr;
+  const TrainerHistory* th = nullptr;
+  const std::vector<TrainerHistory::ParamSpan>* spans = nullptr;
+  for (const auto& name : lineage) {
+    for (const auto& entry : histories()) {
+      auto t = entry.second.trainers.find(name);
+      if (t == entry.second.trainers.end()) continue;
+      auto p = t->second.params.find(r.old_name);
+      if (p == t->second.params.end() || p->second.empty()) continue;
+      lib = &entry.second;
+      th = &t->second;
+      spans = &p->second;
+      break;
+    }
+    if (spans) break;
+  }
+  if (!spans) return out;
+  out.described = true;
+  for (const auto& ps : *spans)
+    if (ps.deprecated) {
+      out.deprecated = ps.from;
+      out.deprecated_source =
+          ps.source + (ps.kind == "alias" ? " (release history: deprecate_kwarg takes it for `" + ps.new_name + "`)"
+                                          : " (release history: the __init__ deprecates it)");
+      break;
+    }
+  const auto& releases = lib->releases;
+  auto pos = [&](const std::string& v) {
+    return static_cast<std::size_t>(std::find(releases.begin(), releases.end(), v) - releases.begin());
+  };
+  const auto next = pos(spans->back().to) + 1;
+  if (next > releases.size()) return out;
+  if (next == releases.size()) {  // the newest scanned release has it
+    out.removal_known = true;
+    return out;
+  }
+  // The trainer at the next release: its parameters are known and none is `**kwargs` (which may
+  // take the old name).
+  for (const auto& span : th->spans) {
+    if (pos(span.from) > next || pos(span.to) < next) continue;
+    if (!span.params_known) return out;
+    for (const auto& [pname, pspans] : th->params)
+      for (const auto& ps : pspans)
+        if (ps.kind == "varkw" && pos(ps.from) <= next && next <= pos(ps.to)) return out;
+    out.removal_known = true;
+    out.removed = releases[next];
+    out.removed_source =
+        spans->back().source + " (release history: not an __init__ parameter in v" + releases[next] + ")";
   }
   return out;
 }

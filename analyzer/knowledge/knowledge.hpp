@@ -58,6 +58,9 @@ struct ClassInfo {
   std::map<std::string, FieldInfo, std::less<>> fields;
   std::string source;
   std::vector<PositionalParams> init_positional;  // oldest first; empty when not recorded
+  // The orders from the first release the trainer history scans on are derived from it when the
+  // knowledge is built (`init_positional_history: true` in trainer_signatures.yaml).
+  bool init_positional_history = false;
   // Built from a library's installed source (a release newer than the knowledge): the library,
   // its installed version and each module read ({"trl", "1.10.0", "trl/trainer/sft_config.py"});
   // empty otherwise.
@@ -70,8 +73,9 @@ struct ClassInfo {
 // A renamed or removed argument (old -> new, or new empty when removed without replacement),
 // or a renamed value of one field (old_value -> new_value). Versions are release strings of the
 // library that owns `cls` ("" when not known). For an argument the release history describes (a
-// field of `cls` or of a base in history_*.yaml), the versions the knowledge files leave out are
-// read from the history when the knowledge is built (Knowledge::rename_history).
+// field of `cls` or of a base in history_*.yaml, or an __init__ parameter of a trainer in its
+// `trainers:` tables), the versions the knowledge files leave out are read from the history when
+// the knowledge is built (Knowledge::rename_history).
 struct Rename {
   std::string cls;  // class whose argument it is (applies to classes derived from it)
   std::string old_name;
@@ -93,14 +97,17 @@ struct Rename {
 };
 
 // What the release history shows of a renamed argument (Knowledge::rename_history): the ranges of
-// the old name as a field of the rename's class, or of the nearest base that has a history.
+// the old name as a field of the rename's class, or of the nearest base that has a history; else
+// as an __init__ parameter (or deprecate_kwarg alias) of the trainer or a base.
 struct RenameHistory {
-  bool described = false;  // the history has the old name as a field of the class or a base
-  std::string deprecated;  // first release whose help text calls it deprecated; "" when none does
+  bool described = false;  // the history has the old name as a field or trainer parameter
+  // First release whose help text (a trainer: whose __init__ source) deprecates it; "" when none.
+  std::string deprecated;
   std::string deprecated_source;
   // The history shows whether the old name was removed: the newest scanned release has it, or a
   // release after its last range has the class with a field list the history describes in full
-  // (not one inherited from a base the tables do not follow, such as `_KTOConfig`).
+  // (not one inherited from a base the tables do not follow, such as `_KTOConfig`; for a trainer,
+  // an __init__ that is known and takes no **kwargs).
   bool removal_known = false;
   std::string removed;  // first scanned release after its last range; "" while the newest has it
   std::string removed_source;
@@ -171,11 +178,36 @@ struct ClassHistory {
   std::map<std::string, std::vector<FieldSpan>, std::less<>> fields;
 };
 
+// A trainer's __init__ over the releases, from the `trainers:` of history_trl.yaml. Read when the
+// knowledge is built from the YAML files (from_texts): what is derived from it (the positional
+// orders, the versions of trainer-keyword renames) is embedded, the tables themselves are not.
+struct TrainerHistory {
+  struct Span {
+    std::string from, to;
+    std::string file;
+    std::string init_src;      // the file of the __init__ it forwards to or inherits ("" = `file`)
+    bool params_known = true;  // false: inherited from a class the history does not follow
+  };
+  struct ParamSpan {
+    std::string from, to;
+    int pos = -1;      // position after self; -1 for an alias
+    std::string kind;  // pos, posonly, varargs, kw, varkw, alias (accepted by deprecate_kwarg)
+    bool required = false;
+    bool deprecated = false;
+    std::string new_name;  // alias: the parameter it stands for
+    std::string source;    // "file@vFROM..vTO"
+  };
+  std::string name;
+  std::vector<Span> spans;  // oldest first
+  std::map<std::string, std::vector<ParamSpan>, std::less<>> params;
+};
+
 // The releases the history of one library was generated from, oldest first.
 struct LibraryHistory {
   std::string library;
   std::vector<std::string> releases;
   std::map<std::string, ClassHistory, std::less<>> classes;
+  std::map<std::string, TrainerHistory, std::less<>> trainers;  // only when loaded from YAML
 };
 
 class Knowledge {
@@ -252,14 +284,23 @@ class Knowledge {
   // For a field `cls` lacks at `version`: "added in 0.22.0" or "removed in 0.20.0 (last in
   // 0.19.1)"; "" when the history never had it.
   std::string field_change(std::string_view cls, std::string_view field, std::string_view version) const;
-  // What the history shows of the old name of `r` (an argument rename; nothing for a value rename).
+  // What the history shows of the old name of `r` (an argument rename; nothing for a value rename):
+  // a config field's ranges, or a trainer's __init__ parameter's (the trainer tables are only
+  // known to knowledge loaded from the YAML files).
   RenameHistory rename_history(const Rename& r) const;
+  // The __init__ history of a trainer, or null (knowledge loaded from the YAML files only).
+  const TrainerHistory* trainer_history(std::string_view cls) const;
 
  private:
   void load(const std::string& name, const std::string& text);
   // Fills the versions the knowledge files leave out of the renames from the release history
   // (from_texts, once every file is loaded). A version the files state is kept.
   void derive_rename_versions();
+  // Replaces the orders of a class marked `init_positional_history` from the first scanned release
+  // on by those the trainer history gives (from_texts).
+  void derive_positional_orders();
+  // rename_history's answer for a trainer keyword, from the trainer tables (knowledge.cpp).
+  RenameHistory trainer_rename_history(const Rename& r, const std::vector<std::string>& lineage) const;
   // Makes room in fields_of_ for every class: called once the classes are all loaded
   // (from_blob, from_texts).
   void index_fields();

@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <stdexcept>
+#include <string>
+#include <vector>
 
 #include "analyzer/knowledge/history_store.hpp"
 #include "analyzer/knowledge/knowledge.hpp"
@@ -51,6 +53,28 @@ FieldInfo parse_field(const std::string& name, const YAML::Node& d, const std::s
   return field;
 }
 
+// True when release `a` ("0.7.5") is older than `b` ("0.9.3"): numeric parts compared in order
+// (the generator does not link analyzer/eval's version comparison).
+bool release_before(const std::string& a, const std::string& b) {
+  auto parts = [](const std::string& v) {
+    std::vector<long> out;
+    std::size_t i = 0;
+    while (i < v.size()) {
+      long n = 0;
+      while (i < v.size() && v[i] >= '0' && v[i] <= '9') {
+        if (n < 100000000) n = n * 10 + (v[i] - '0');
+        ++i;
+      }
+      out.push_back(n);
+      while (i < v.size() && v[i] != '.') ++i;
+      if (i < v.size()) ++i;
+    }
+    while (out.size() < 3) out.push_back(0);
+    return out;
+  };
+  return parts(a) < parts(b);
+}
+
 std::string str_or_empty(const YAML::Node& n) {
   if (!n || n.IsNull()) return "";
   return n.as<std::string>();
@@ -63,6 +87,7 @@ Knowledge Knowledge::from_texts(const std::vector<std::pair<std::string, std::st
   for (const auto& [name, text] : files) k.load(name, text);
   k.index_fields();
   k.histories();  // loaded from YAML: nothing to decode, the class index is built now
+  k.derive_positional_orders();
   k.derive_rename_versions();
   return k;
 }
@@ -77,6 +102,100 @@ void Knowledge::derive_rename_versions() {
     if (r.removed.empty() && !h.removed.empty()) {
       r.removed = std::move(h.removed);
       r.removed_source = std::move(h.removed_source);
+    }
+  }
+}
+
+void Knowledge::derive_positional_orders() {
+  // Knowledge loaded without any trainer table (the hand-kept files alone, as a test reads them)
+  // keeps the stated orders.
+  bool any = false;
+  for (const auto& entry : histories()) any = any || !entry.second.trainers.empty();
+  if (!any) return;
+  for (auto& [name, info] : classes_) {
+    if (!info.init_positional_history) continue;
+    const LibraryHistory* lib = nullptr;
+    const TrainerHistory* th = nullptr;
+    for (const auto& entry : histories())
+      if (auto t = entry.second.trainers.find(name); t != entry.second.trainers.end()) {
+        lib = &entry.second;
+        th = &t->second;
+      }
+    if (!th || lib->releases.empty())
+      throw std::runtime_error("init_positional_history of " + name + ": the trainer history has no such trainer");
+    const auto& releases = lib->releases;
+    auto pos = [&](const std::string& v) {
+      return static_cast<std::size_t>(std::find(releases.begin(), releases.end(), v) - releases.begin());
+    };
+    // The hand-kept orders are those of releases before the history's first.
+    for (const PositionalParams& pp : info.init_positional)
+      if (!release_before(pp.from, releases.front()))
+        throw std::runtime_error("init_positional of " + name + " from " + pp.from +
+                                 ": the trainer history gives the orders of the releases it scans");
+    // One order per release where the class exists: its positional parameters up to data_collator
+    // (the one the rules read); none knowable when `*args` comes first or the __init__ is inherited
+    // from a class the history does not follow.
+    struct Run {
+      std::size_t from = 0;
+      std::vector<std::string> params;
+      std::vector<std::string> sources;  // "file@vA..vB" pieces
+    };
+    std::vector<Run> runs;
+    std::string piece_file;
+    std::size_t piece_from = 0, piece_to = 0;
+    auto close_piece = [&] {
+      if (piece_file.empty() || runs.empty()) return;
+      // "file (through shim)" -> "file@vA..vB (through shim)"
+      const auto through = piece_file.find(" (through ");
+      runs.back().sources.push_back(piece_file.substr(0, through) + "@v" + releases[piece_from] +
+                                    (piece_from == piece_to ? "" : "..v" + releases[piece_to]) +
+                                    (through == std::string::npos ? "" : piece_file.substr(through)));
+      piece_file.clear();
+    };
+    for (std::size_t i = 0; i < releases.size(); ++i) {
+      const TrainerHistory::Span* span = nullptr;
+      for (const auto& sp : th->spans)
+        if (pos(sp.from) <= i && i <= pos(sp.to)) span = &sp;
+      if (!span) continue;
+      std::vector<std::pair<int, std::pair<std::string, std::string>>> listed;  // pos, (name, kind)
+      for (const auto& [pname, spans] : th->params)
+        for (const auto& ps : spans)
+          if (ps.pos >= 0 && pos(ps.from) <= i && i <= pos(ps.to)) listed.push_back({ps.pos, {pname, ps.kind}});
+      std::sort(listed.begin(), listed.end());
+      std::vector<std::string> order;
+      for (const auto& [p, named] : listed) {
+        if (named.second == "varargs" || !span->params_known) {
+          order.clear();
+          break;
+        }
+        if (named.second != "pos" && named.second != "posonly") break;
+        order.push_back(named.first);
+        if (named.first == "data_collator") break;
+      }
+      if (!span->params_known) order.clear();
+      const std::string file = span->init_src.empty() ? span->file : span->init_src + " (through " + span->file + ")";
+      if (runs.empty() || runs.back().params != order) {
+        close_piece();
+        runs.push_back({i, order, {}});
+      }
+      if (file != piece_file || piece_to + 1 != i) {
+        close_piece();
+        piece_file = file;
+        piece_from = i;
+      }
+      piece_to = i;
+    }
+    close_piece();
+    for (Run& run : runs) {
+      std::string source;
+      for (const auto& s : run.sources) source += (source.empty() ? "" : "; ") + s;
+      source += " (release history)";
+      if (!info.init_positional.empty() && info.init_positional.back().params == run.params &&
+          run.from == 0) {  // the order of the last hand-kept releases holds on
+        info.init_positional.back().source += "; " + source;
+        continue;
+      }
+      info.init_positional.push_back({releases[run.from], std::move(run.params), std::move(source)});
     }
   }
 }
@@ -98,6 +217,7 @@ void Knowledge::load(const std::string& file, const std::string& text) {
       if (c["role"]) info.role = parse_role(c["role"].as<std::string>());
       if (c["trainer"]) info.trainer = c["trainer"].as<std::string>();
       if (c["source"]) info.source = c["source"].as<std::string>();
+      if (c["init_positional_history"]) info.init_positional_history = c["init_positional_history"].as<bool>();
       if (c["bases"])
         for (const auto& b : c["bases"]) {
           auto base = b.as<std::string>();
@@ -230,6 +350,52 @@ void Knowledge::load(const std::string& file, const std::string& text) {
           throw std::runtime_error("knowledge file " + file + ": " + what + ": `" + v + "` is not a listed release");
         return v;
       };
+      if (auto trainers = d["trainers"]) {
+        for (auto t = trainers.begin(); t != trainers.end(); ++t) {
+          TrainerHistory th;
+          th.name = t->first.as<std::string>();
+          for (const auto& sp : t->second["spans"]) {
+            TrainerHistory::Span span;
+            span.from = listed(str_or_empty(sp["from"]), th.name);
+            span.to = listed(str_or_empty(sp["to"]), th.name);
+            span.file = str_or_empty(sp["file"]);
+            span.init_src = str_or_empty(sp["init_src"]);
+            span.params_known = str_or_empty(sp["init"]) != "unknown";
+            th.spans.push_back(std::move(span));
+          }
+          auto file_at = [&](const std::string& v) -> std::string {
+            auto pos = [&](const std::string& x) {
+              return std::find(lib.releases.begin(), lib.releases.end(), x) - lib.releases.begin();
+            };
+            for (const auto& span : th.spans)
+              if (pos(span.from) <= pos(v) && pos(v) <= pos(span.to))
+                return span.init_src.empty() ? span.file : span.init_src;
+            return "";
+          };
+          if (auto params = t->second["params"]) {
+            for (auto p = params.begin(); p != params.end(); ++p) {
+              const std::string pname = p->first.as<std::string>();
+              auto& spans = th.params[pname];
+              const YAML::Node listed_spans = p->second;  // a copy: see the fields below
+              for (const auto& e : listed_spans) {
+                TrainerHistory::ParamSpan ps;
+                ps.from = listed(str_or_empty(e["from"]), th.name + "." + pname);
+                ps.to = listed(str_or_empty(e["to"]), th.name + "." + pname);
+                if (e["pos"]) ps.pos = e["pos"].as<int>();
+                ps.kind = str_or_empty(e["kind"]);
+                ps.required = e["required"] && e["required"].as<bool>();
+                ps.deprecated = e["deprecated"] && e["deprecated"].as<bool>();
+                ps.new_name = str_or_empty(e["new"]);
+                const std::string src = e["src"] ? str_or_empty(e["src"]) : file_at(ps.from);
+                ps.source = src + "@v" + ps.from + (ps.from == ps.to ? "" : "..v" + ps.to);
+                spans.push_back(std::move(ps));
+              }
+            }
+          }
+          std::string name = th.name;
+          lib.trainers[name] = std::move(th);
+        }
+      }
       if (!d["classes"]) continue;
       for (auto c = d["classes"].begin(); c != d["classes"].end(); ++c) {
         ClassHistory ch;

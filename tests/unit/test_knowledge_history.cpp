@@ -1,7 +1,7 @@
 // The release history (history_*.yaml): the generator's tables for three stored TRL releases
 // (tests/history/expected_trl.yaml, checked against the generator by tests/history/
 // check_generator.sh) loaded as knowledge, asked for the fields of a class at a release, and
-// kept through the binary form.
+// kept through the binary form; the trainers' tables give the positional orders of the trainers.
 #include <catch2/catch.hpp>
 
 #include "analyzer/knowledge/knowledge.hpp"
@@ -176,4 +176,115 @@ TEST_CASE("history: the embedded history covers TRL 0.9.3 on and accelerate 0.30
   CHECK(k.field(*g, "vllm_mode")->default_value.s == "server");
   CHECK(k.field(*g, "vllm_mode")->choices == std::vector<std::string>{"server", "colocate"});
   CHECK_FALSE(k.field(*g, "num_generations_eval"));  // from 0.26.0
+}
+
+namespace {
+
+// Two trainers whose orders come from the stored releases' trainer tables; KTOTrainer keeps an
+// order of a release before the history's first.
+const char* kTrainers = R"(
+classes:
+  SFTTrainer:
+    package: trl
+    role: trainer
+    init_positional_history: true
+  KTOTrainer:
+    package: trl
+    role: trainer
+    init_positional_history: true
+    init_positional:
+      - {from: "0.8.0", params: [model, ref_model, args, train_dataset, eval_dataset, tokenizer, data_collator], source: "trl/trainer/kto_trainer.py@v0.8.0..v0.8.6"}
+)";
+
+}  // namespace
+
+TEST_CASE("history: the trainers' positional orders come from their __init__ tables", "[history]") {
+  const Knowledge k = Knowledge::from_texts(
+      {{"classes.yaml", kTrainers}, {"history_trl.yaml", read("tests/history/expected_trl.yaml")}});
+  REQUIRE(k.trainer_history("SFTTrainer"));
+  const ClassInfo* sft = k.find("SFTTrainer");
+  REQUIRE(sft);
+  // model, args, data_collator at the three releases: one order, cut after data_collator.
+  REQUIRE(sft->init_positional.size() == 1);
+  CHECK(sft->init_positional[0].from == "0.12.0");
+  CHECK(sft->init_positional[0].params == std::vector<std::string>{"model", "args", "data_collator"});
+  CHECK(sft->init_positional[0].source == "trl/trainer/sft_trainer.py@v0.12.0..v1.9.0 (release history)");
+  const ClassInfo* kto = k.find("KTOTrainer");
+  REQUIRE(kto);
+  // The hand-kept order of 0.8.0, then processing_class where tokenizer was (0.12.0, 0.21.0), then
+  // data_collator right after args (1.9.0).
+  REQUIRE(kto->init_positional.size() == 3);
+  CHECK(kto->init_positional[0].from == "0.8.0");
+  CHECK(kto->init_positional[1].from == "0.12.0");
+  CHECK(kto->init_positional[1].params == std::vector<std::string>{"model", "ref_model", "args", "train_dataset",
+                                                                   "eval_dataset", "processing_class",
+                                                                   "data_collator"});
+  CHECK(kto->init_positional[1].source == "trl/trainer/kto_trainer.py@v0.12.0..v0.21.0 (release history)");
+  CHECK(kto->init_positional[2].from == "1.9.0");
+  CHECK(kto->init_positional[2].params == std::vector<std::string>{"model", "ref_model", "args", "data_collator"});
+  // The tables stay out of the binary form; the orders derived from them are in it.
+  const Knowledge blob = Knowledge::from_blob(k.to_blob());
+  CHECK_FALSE(blob.trainer_history("SFTTrainer"));
+  REQUIRE(blob.find("KTOTrainer"));
+  CHECK(blob.find("KTOTrainer")->init_positional.size() == 3);
+}
+
+TEST_CASE("history: a hand-kept order the trainer history gives, or a trainer it lacks, is refused", "[history]") {
+  const std::string history = read("tests/history/expected_trl.yaml");
+  const char* scanned = R"(
+classes:
+  SFTTrainer:
+    init_positional_history: true
+    init_positional:
+      - {from: "0.12.0", params: [model, args, data_collator], source: "trl/trainer/sft_trainer.py@v0.12.0"}
+)";
+  CHECK_THROWS(Knowledge::from_texts({{"classes.yaml", scanned}, {"history_trl.yaml", history}}));
+  const char* unknown = R"(
+classes:
+  DPOTrainer:
+    init_positional_history: true
+)";
+  CHECK_THROWS(Knowledge::from_texts({{"classes.yaml", unknown}, {"history_trl.yaml", history}}));
+  // Without the mark, the hand-kept orders stand as written.
+  const char* plain = R"(
+classes:
+  SFTTrainer:
+    init_positional:
+      - {from: "0.12.0", params: [model, args, data_collator], source: "trl/trainer/sft_trainer.py@v0.12.0"}
+)";
+  const Knowledge k = Knowledge::from_texts({{"classes.yaml", plain}, {"history_trl.yaml", history}});
+  REQUIRE(k.find("SFTTrainer"));
+  CHECK(k.find("SFTTrainer")->init_positional.size() == 1);
+}
+
+TEST_CASE("history: trainer keywords' versions from the stored releases", "[history]") {
+  const char* renames = R"(
+renames:
+  - {class: SFTTrainer, old: tokenizer, new: processing_class, source: "trl/trainer/sft_trainer.py@v0.12.0"}
+  - {class: SFTTrainer, old: packing, new: null, source: "trl/trainer/sft_trainer.py@v0.12.0"}
+  - {class: KTOTrainer, old: tokenizer, new: processing_class, source: "trl/trainer/kto_trainer.py@v0.12.0"}
+)";
+  const Knowledge k = Knowledge::from_texts({{"fields.yaml", renames},
+                                             {"classes.yaml", kTrainers},
+                                             {"history_trl.yaml", read("tests/history/expected_trl.yaml")}});
+  REQUIRE(k.renames().size() == 3);
+  // deprecate_kwarg takes `tokenizer` at 0.12.0; 0.21.0, the next stored release, does not.
+  const Rename& tok = k.renames()[0];
+  CHECK(tok.deprecated == "0.12.0");
+  CHECK(tok.deprecated_source ==
+        "trl/trainer/sft_trainer.py@v0.12.0 (release history: deprecate_kwarg takes it for `processing_class`)");
+  CHECK(tok.removed == "0.21.0");
+  CHECK(tok.removed_source ==
+        "trl/trainer/sft_trainer.py@v0.12.0 (release history: not an __init__ parameter in v0.21.0)");
+  // Listed by _deprecate_arguments at 0.12.0.
+  const Rename& packing = k.renames()[1];
+  CHECK(packing.deprecated == "0.12.0");
+  CHECK(packing.deprecated_source ==
+        "trl/trainer/sft_trainer.py@v0.12.0 (release history: the __init__ deprecates it)");
+  CHECK(packing.removed == "0.21.0");
+  // KTOTrainer at 0.12.0 has no `tokenizer` at all: nothing the tables describe.
+  const Rename& kto = k.renames()[2];
+  CHECK_FALSE(k.rename_history(kto).described);
+  CHECK(kto.deprecated.empty());
+  CHECK(kto.removed.empty());
 }

@@ -41,7 +41,7 @@ std::string describe(const Rename& r) {
 // what the history shows of it: one line per problem, none when they agree.
 std::vector<std::string> disagreements(const Rename& hand, const RenameHistory& h) {
   std::vector<std::string> out;
-  if (!h.described) return out;  // trainer keywords, transformers: only the list knows them
+  if (!h.described) return out;  // transformers, value renames: only the list knows them
   const std::string who = describe(hand);
   if (!hand.deprecated.empty()) {
     if (hand.deprecated == h.deprecated)
@@ -87,8 +87,9 @@ TEST_CASE("renames: the hand-written versions agree with the release history", "
     described += h.described;
     for (const std::string& problem : disagreements(r, h)) FAIL_CHECK(problem);
   }
-  // Most TRL config renames are read from the history (a drop here means the history lost them).
-  CHECK(described >= 55);
+  // Most TRL config renames and every TRL trainer keyword are read from the history (a drop here
+  // means the history lost them).
+  CHECK(described >= 55 + 48);
 }
 
 TEST_CASE("renames: the embedded renames carry the history's versions and their source", "[knowledge][renames]") {
@@ -129,12 +130,28 @@ TEST_CASE("renames: the embedded renames carry the history's versions and their 
   REQUIRE(paged);
   CHECK(paged->deprecated == "1.2.0");
   CHECK(paged->removed.empty());
-  // Trainer keywords are not in the history: the list's versions.
+  // Trainer keywords: from the trainers' __init__ tables. trl/trainer/sft_trainer.py: deprecate_kwarg
+  // takes `tokenizer` for `processing_class` from v0.12.0 to v0.15.2.
   const Rename* tok = find("SFTTrainer", "tokenizer");
   REQUIRE(tok);
-  CHECK_FALSE(k.rename_history(*tok).described);
+  CHECK(tok->deprecated == "0.12.0");
   CHECK(tok->removed == "0.16.0");
-  CHECK(tok->removed_source.empty());
+  CHECK(tok->removed_source.rfind("trl/trainer/sft_trainer.py@v0.12.0..v0.15.2 (release history", 0) == 0);
+  // KTOTrainer had no `tokenizer` at all in v0.12.0; v0.12.1 took it back through deprecate_kwarg.
+  const Rename* kto_tok = find("KTOTrainer", "tokenizer");
+  REQUIRE(kto_tok);
+  CHECK(kto_tok->deprecated == "0.12.1");
+  CHECK(kto_tok->removed == "0.14.0");
+  // _deprecate_arguments of trl/trainer/dpo_trainer.py lists `beta` from v0.9.3 to v0.12.2.
+  const Rename* beta = find("DPOTrainer", "beta");
+  REQUIRE(beta);
+  CHECK(beta->deprecated == "0.9.3");
+  CHECK(beta->removed == "0.13.0");
+  CHECK(beta->deprecated_source.find("the __init__ deprecates it") != std::string::npos);
+  // The tables themselves are not embedded: the embedded knowledge has the derived versions only.
+  CHECK_FALSE(k.trainer_history("SFTTrainer"));
+  const Knowledge full = Knowledge::from_texts(knowledge_files(true));
+  CHECK(full.rename_history(*tok).described);
 }
 
 TEST_CASE("renames: versions derived from a small history", "[knowledge][renames]") {
@@ -234,4 +251,71 @@ renames:
   - {class: XConfig, old: a, new: b, deprecated_source: "somewhere", source: "x"}
 )";
   CHECK_THROWS(Knowledge::from_texts({{"fields.yaml", orphan}}));
+}
+
+TEST_CASE("renames: a trainer keyword's stated versions are checked against the trainer history",
+          "[knowledge][renames]") {
+  const char* renames = R"(
+renames:
+  - {class: YTrainer, old: tokenizer, new: processing_class, source: "trl/trainer/y_trainer.py@v0.2.0"}
+  - {class: YTrainer, old: beta, new: null, source: "trl/trainer/y_trainer.py@v0.2.0"}
+  - {class: YTrainer, old: gamma, new: null, source: "trl/trainer/y_trainer.py@v0.2.0"}
+  - {class: ZTrainer, old: delta, new: null, source: "trl/trainer/z_trainer.py@v0.2.0"}
+)";
+  // tokenizer: a parameter at 0.1.0, taken by deprecate_kwarg at 0.2.0, gone at 0.3.0. beta: listed
+  // deprecated at 0.2.0, in the newest release. gamma: gone at 0.4.0, whose __init__ takes
+  // **kwargs. ZTrainer's delta: gone where the class inherits an __init__ the history does not
+  // follow.
+  const char* history = R"(
+history:
+  trl:
+    releases: ['0.1.0', '0.2.0', '0.3.0', '0.4.0']
+    trainers:
+      YTrainer:
+        spans:
+          - {from: '0.1.0', to: '0.4.0', file: trl/trainer/y_trainer.py, bases: [Trainer]}
+        params:
+          tokenizer: [{from: '0.1.0', to: '0.1.0', pos: 2, kind: pos, default: null}, {from: '0.2.0', to: '0.2.0', kind: alias, deprecated: true, new: processing_class}]
+          beta: [{from: '0.1.0', to: '0.1.0', pos: 3, kind: pos, default: 0.1}, {from: '0.2.0', to: '0.4.0', pos: 3, kind: pos, default: 0.1, deprecated: true}]
+          gamma: [{from: '0.1.0', to: '0.3.0', pos: 4, kind: kw, default: null}]
+          kwargs: [{from: '0.4.0', to: '0.4.0', pos: 4, kind: varkw}]
+      ZTrainer:
+        spans:
+          - {from: '0.1.0', to: '0.2.0', file: trl/trainer/z_trainer.py, bases: [Trainer]}
+          - {from: '0.3.0', to: '0.4.0', file: trl/trainer/z_trainer.py, bases: [Trainer], init: unknown}
+        params:
+          delta: [{from: '0.1.0', to: '0.2.0', pos: 0, kind: pos, default: null}]
+)";
+  const Knowledge k = Knowledge::from_texts({{"fields.yaml", renames}, {"history_trl.yaml", history}});
+  REQUIRE(k.renames().size() == 4);
+  const Rename& tok = k.renames()[0];
+  CHECK(tok.deprecated == "0.2.0");
+  CHECK(tok.removed == "0.3.0");
+  const Rename& beta = k.renames()[1];
+  CHECK(beta.deprecated == "0.2.0");
+  CHECK(beta.removed.empty());
+  CHECK(k.rename_history(beta).removal_known);
+  // **kwargs at the next release may take the old name: its removal is not shown.
+  const Rename& gamma = k.renames()[2];
+  CHECK(gamma.removed.empty());
+  CHECK_FALSE(k.rename_history(gamma).removal_known);
+  const Rename& delta = k.renames()[3];
+  CHECK(delta.removed.empty());
+  CHECK_FALSE(k.rename_history(delta).removal_known);
+
+  // A list stating versions the trainer history contradicts fails the check of the list; one
+  // stating what it gives is told to leave them out.
+  Rename stated = tok;
+  stated.deprecated = "0.1.0";  // before the history's 0.2.0, with no source for it
+  stated.deprecated_source.clear();
+  stated.removed = "0.4.0";  // the history says 0.3.0
+  stated.removed_source.clear();
+  const std::vector<std::string> problems = disagreements(stated, k.rename_history(tok));
+  REQUIRE(problems.size() == 2);
+  CHECK(problems[0].find("needs `deprecated_source`") != std::string::npos);
+  CHECK(problems[1].find("says 0.3.0") != std::string::npos);
+  Rename same = tok;
+  same.deprecated_source.clear();
+  same.removed_source.clear();
+  CHECK(disagreements(same, k.rename_history(tok)).size() == 2);  // both "leave it out"
 }

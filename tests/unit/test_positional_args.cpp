@@ -1,6 +1,10 @@
 // Arguments passed by position to a trainer, read through the trainer's recorded __init__ order
 // (rules/knowledge/trainer_signatures.yaml).
 #include <catch2/catch.hpp>
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "analyzer/knowledge/knowledge.hpp"
 #include "rules/support/rule_support.hpp"
@@ -79,4 +83,42 @@ TEST_CASE("positional data_collator: KTOTrainer moved it, GKDTrainer forwarded *
   CHECK(rules::positional_passed(call_of("GKDTrainer", {object(), object(), object()}), "data_collator",
                                  trl_at("0.12.0")) == Passed::Absent);
   CHECK(rules::positional_passed(call_of("Trainer", {object()}), "data_collator", trl_at("1.9.0")) == Passed::Unknown);
+}
+
+TEST_CASE("positional orders: hand-kept before TRL 0.9.3, from the trainer history after") {
+  // The `def __init__` of each class at the huggingface/trl tags: v0.4.2..v0.8.6 hand-kept
+  // (trainer_signatures.yaml), v0.9.3 on derived from history_trl.yaml's trainer tables.
+  using Order = std::pair<std::string, std::vector<std::string>>;
+  const std::map<std::string, std::vector<Order>> expected = {
+      {"SFTTrainer", {{"0.4.2", {"model", "args", "data_collator"}}}},
+      {"RewardTrainer", {{"0.4.2", {"model", "args", "data_collator"}}}},
+      {"DPOTrainer",
+       {{"0.5.0", {"model", "ref_model", "beta", "args", "data_collator"}},
+        {"0.7.3", {"model", "ref_model", "beta", "loss_type", "args", "data_collator"}},
+        {"0.7.5", {"model", "ref_model", "beta", "label_smoothing", "loss_type", "args", "data_collator"}},
+        {"0.13.0", {"model", "ref_model", "args", "data_collator"}}}},
+      {"KTOTrainer",
+       {{"0.8.0", {"model", "ref_model", "args", "train_dataset", "eval_dataset", "tokenizer", "data_collator"}},
+        {"0.12.0",
+         {"model", "ref_model", "args", "train_dataset", "eval_dataset", "processing_class", "data_collator"}},
+        {"1.8.0", {"model", "ref_model", "args", "data_collator"}}}},
+      // 0.11: (teacher_model, args, *sft_args): not knowable.
+      {"GKDTrainer", {{"0.11.0", {}}, {"0.12.0", {"model", "teacher_model", "args", "data_collator"}}}},
+  };
+  for (const auto& [name, orders] : expected) {
+    const ClassInfo* cls = Knowledge::get().find(name);
+    REQUIRE(cls);
+    std::vector<Order> got;
+    for (const PositionalParams& pp : cls->init_positional) got.emplace_back(pp.from, pp.params);
+    CHECK(got == orders);
+    for (const PositionalParams& pp : cls->init_positional) CHECK_FALSE(pp.source.empty());
+  }
+  // An order that holds across the history's first release cites both sources.
+  const ClassInfo* sft = Knowledge::get().find("SFTTrainer");
+  CHECK(sft->init_positional[0].source ==
+        "trl/trainer/sft_trainer.py@v0.4.2..v0.8.6; trl/trainer/sft_trainer.py@v0.9.3..v1.9.0 (release history)");
+  // KTOTrainer forwarded *args to trl/experimental from 0.26.0 to 1.7.1: the order read through it.
+  const ClassInfo* kto = Knowledge::get().find("KTOTrainer");
+  CHECK(kto->init_positional[1].source.find("trl/experimental/kto/kto_trainer.py@v0.26.0..v1.7.1 (through "
+                                            "trl/trainer/kto_trainer.py)") != std::string::npos);
 }

@@ -1,0 +1,17 @@
+# Excerpt in minimal form: KTOTrainer.__init__ as TRL 0.21.0 declares it, up to data_collator
+# (trl/trainer/kto_trainer.py@v0.21.0).
+from transformers import Trainer
+
+
+class KTOTrainer(Trainer):
+    def __init__(
+        self,
+        model=None,
+        ref_model=None,
+        args=None,
+        train_dataset=None,
+        eval_dataset=None,
+        processing_class=None,
+        data_collator=None,
+    ):
+        pass
