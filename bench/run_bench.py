@@ -21,6 +21,7 @@ import argparse
 import json
 import os
 import platform
+import re
 import shutil
 import statistics
 import subprocess
@@ -29,6 +30,13 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(HERE)
+
+
+def kept_text(r):
+    """`kept/of` runs after one file changed, or `-`."""
+    if r.get("edit_runs_total") is None:
+        return "-"
+    return f"{r['edit_runs_kept']}/{r['edit_runs_total']}"
 
 
 def run_child(argv, cwd=None):
@@ -249,6 +257,7 @@ def main():
         # repository; the real corpus is never written): a miss, which reads only what the
         # analysis needs. Each run appends another comment, so each is a miss.
         edit_walls = []
+        kept_runs = None  # (kept, of) after the edit
         target = edit_target(path) if path.startswith(repos) else None
         if target:
             with open(target, "rb") as f:
@@ -261,6 +270,15 @@ def main():
                     if edit_out != cold_out:
                         sys.exit(f"the output after a comment was appended to {target} differs")
                     edit_walls.append(w)
+                # Once more with the cache's trace: how many runs and scripts the entry kept (the
+                # rest were built and judged again).
+                with open(target, "wb") as f:
+                    f.write(original + f"# edited again {time.time()}\n".encode())
+                traced = subprocess.run(warm_cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                                        env={**os.environ, "TRL_LINT_CACHE_TRACE": "1"})
+                m = re.search(r"cache kept (\d+) of (\d+) runs", traced.stderr.decode(errors="replace"))
+                if m:
+                    kept_runs = (int(m.group(1)), int(m.group(2)))
             finally:
                 with open(target, "wb") as f:
                     f.write(original)
@@ -306,6 +324,8 @@ def main():
             "edited_file": os.path.relpath(target, path) if target else None,
             "edit_median_s": round(statistics.median(edit_walls), 4) if edit_walls else None,
             "cold_over_edit": round(med / statistics.median(edit_walls), 2) if edit_walls else None,
+            "edit_runs_kept": kept_runs[0] if kept_runs else None,
+            "edit_runs_total": kept_runs[1] if kept_runs else None,
         }
         if args.instructions and files <= 1000:
             # --threads 1: the count of one thread's work, the baseline's shape.
@@ -329,13 +349,14 @@ def main():
         "ratio any tool that parses every one of these files could reach here; start: /bin/true (a process alone)",
         "trl-lint columns: --no-cache (cold); first: the run that fills an empty cache; warm: the next runs,",
         "served from the cache; first/warm = speed-up of the second run over the first;",
-        "1 changed: with the cache, after a comment was appended to one trainer YAML (generated corpora only)",
+        "1 changed: with the cache, after a comment was appended to one trainer YAML (generated corpora only);",
+        "kept: of the runs, how many the cache kept after that change (the others were built and judged again)",
         "",
         f"{'corpus':<16} {'files':>6} {'py+yaml':>7} {'MB':>6} {'trl-lint ms (min-max)':>24} {'RSS MB':>7} "
         f"{'baseline ms':>11} {'ratio':>6} {'bound ms':>8} {'bound ratio':>11} {'start ms':>8} {'files/s':>8} {'MB/s':>6} {'us/file':>8} "
         f"{'CPU ms':>8} {'base CPU':>8} {'CPU ratio':>9} {'first ms':>8} {'warm ms (min-max)':>20} {'warm RSS':>8} "
         f"{'first/warm':>10} {'cold/warm':>9} "
-        f"{'1 changed ms':>12} {'cold/changed':>12}",
+        f"{'1 changed ms':>12} {'cold/changed':>12} {'kept':>9}",
     ]
     for r in results:
         spread = f"{r['trl_lint_median_s']*1000:.1f} ({r['trl_lint_min_s']*1000:.0f}-{r['trl_lint_max_s']*1000:.0f})"
@@ -347,7 +368,7 @@ def main():
             f"{r['trl_lint_cpu_median_s']*1000:>8.1f} {r['baseline_cpu_median_s']*1000:>8.1f} "
             f"{fmt(r['cpu_ratio'], 9)} {r['cache_fill_s']*1000:>8.1f} {warm_spread(r):>20} {r['warm_peak_rss_mb']:>8.1f} "
             f"{fmt(r['first_over_second'], 10)} {fmt(r['cold_over_warm'], 9)} "
-            f"{edit_ms(r):>12} {fmt(r['cold_over_edit'], 12)}")
+            f"{edit_ms(r):>12} {fmt(r['cold_over_edit'], 12)} {kept_text(r):>9}")
     binary = binary_sizes(lint, build)
     lines += ["", f"binary: {binary['file_mb']:.1f} MB on disk, {binary['stripped_mb']:.1f} MB without debug information "
                   f"(objcopy --strip-debug); embedded knowledge {binary['knowledge_kb']:.0f} kB"]
