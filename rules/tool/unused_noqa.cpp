@@ -1,0 +1,37 @@
+// TRL910 unused-noqa (warning): a `noqa` comment that suppresses nothing (analyzer/pipeline/suppression.cpp).
+// The stage that finds it reports it by the constant below (rules/tool/tool_rules.hpp); the rule
+// judges nothing.
+
+#include "rules/tool/tool_rule.hpp"
+
+namespace trl {
+
+namespace tool_rules {
+const char kUnusedNoqa[] = "TRL910";
+}  // namespace tool_rules
+
+namespace {
+
+const RuleInfo kInfo{tool_rules::kUnusedNoqa, "unused-noqa", Severity::Warning, "A `noqa` comment suppresses nothing.",
+                     "## What it does\nReports a `# noqa: TRL...` comment (or a file-level `# trl-lint: noqa: TRL...`) "
+                     "that names a rule which reports nothing there. Only codes of enabled rules are checked; codes "
+                     "of other tools (`# noqa: E501`) and bare `# noqa` comments are left alone, since flake8 and "
+                     "ruff read them too. It also reports a directive with a colon and no code after it (`# noqa:`, "
+                     "`# noqa: packing-with-context-parallelism`), which suppresses nothing.\n\n"
+                     "## Why is this bad?\nA stale suppression hides the next real finding on that line: once the "
+                     "setting is fixed, a later change that breaks it again goes unreported.\n\n"
+                     "## Example\n```yaml\npacking: false  # noqa: TRL101\n```\n\n"
+                     "## Use instead\n```yaml\npacking: false\n```\n\n"
+                     "## Fix\nThe fix removes the unused codes, or the whole comment when nothing else is left "
+                     "(safe).\n\n"
+                     "## Notes\nThe report stage emits this code itself, after every rule has run: only then is it "
+                     "known which suppressions were used. It can be suppressed like any other code "
+                     "(`# noqa: TRL101, TRL910`, or `# trl-lint: noqa: TRL910` for a file).\n"};
+
+}  // namespace
+
+std::unique_ptr<Rule> make_unused_noqa() {
+  return std::make_unique<tool_rules::ToolRule>(kInfo);
+}
+
+}  // namespace trl
