@@ -1,4 +1,5 @@
-// TRL906 evaluation-too-long (warning): a script cut short at the evaluator's step limit (analyzer/pipeline/judge.cpp).
+// TRL906 evaluation-too-long (warning): a script cut short at the evaluator's step limit
+// (analyzer/pipeline/judge.cpp).
 // The stage that finds it reports it by the constant below (rules/tool/tool_rules.hpp); the rule
 // judges nothing.
 

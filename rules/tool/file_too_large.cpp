@@ -1,4 +1,5 @@
-// TRL905 file-too-large (warning): a file over --max-file-size (analyzer/project/project.cpp, analyzer/yaml).
+// TRL905 file-too-large (warning): a file over --max-file-size (analyzer/project/project.cpp,
+// analyzer/yaml).
 // The stage that finds it reports it by the constant below (rules/tool/tool_rules.hpp); the rule
 // judges nothing.
 

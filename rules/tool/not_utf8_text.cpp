@@ -1,4 +1,5 @@
-// TRL902 not-utf8-text (warning): a file with NUL bytes or invalid UTF-8 (analyzer/project/project.cpp).
+// TRL902 not-utf8-text (warning): a file with NUL bytes or invalid UTF-8
+// (analyzer/project/project.cpp).
 // The stage that finds it reports it by the constant below (rules/tool/tool_rules.hpp); the rule
 // judges nothing.
 

@@ -1,4 +1,5 @@
-// TRL903 syntax-error (error): a file that does not parse, found by each extractor (analyzer/python, yaml, json, shell,
+// TRL903 syntax-error (error): a file that does not parse, found by each extractor
+// (analyzer/python, yaml, json, shell, notebook).
 // The stage that finds it reports it by the constant below (rules/tool/tool_rules.hpp); the rule
 // judges nothing.
 

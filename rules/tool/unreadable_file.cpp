@@ -1,4 +1,5 @@
-// TRL901 unreadable-file (warning): a file trl-lint could not read (analyzer/project/project.cpp, prefilter_reach.cpp).
+// TRL901 unreadable-file (warning): a file trl-lint could not read (analyzer/project/project.cpp,
+// prefilter_reach.cpp).
 // The stage that finds it reports it by the constant below (rules/tool/tool_rules.hpp); the rule
 // judges nothing.
 

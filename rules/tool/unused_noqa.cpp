@@ -1,4 +1,5 @@
-// TRL910 unused-noqa (warning): a `noqa` comment that suppresses nothing (analyzer/pipeline/suppression.cpp).
+// TRL910 unused-noqa (warning): a `noqa` comment that suppresses nothing
+// (analyzer/pipeline/suppression.cpp).
 // The stage that finds it reports it by the constant below (rules/tool/tool_rules.hpp); the rule
 // judges nothing.
 
