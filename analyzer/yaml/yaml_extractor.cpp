@@ -272,6 +272,7 @@ class Builder {
       out->scalar = resolve_tagged(tag, out->raw, plain);
     else
       out->scalar = plain ? resolve_plain(out->raw) : Scalar::string(out->raw);
+    out->exponent_number = plain && matches_exponent_number(out->raw);
     return out;
   }
 
@@ -641,6 +642,7 @@ class Loader {
           out->scalar = resolve_plain(out->raw);
         else
           out->scalar = resolve_tagged(tag, out->raw, plain);
+        out->exponent_number = plain && matches_exponent_number(out->raw);
         remember(str(e.data.scalar.anchor), out, e.start_mark);
         return out;
       }

@@ -1,5 +1,5 @@
-// What the LSP server's unit tests share: LSP framing of requests and notifications, a whole
-// server session over string streams (Session), and a temporary copy of a fixture (Copy).
+// What the LSP server's unit tests share: LSP framing of requests and notifications, a server
+// run from initialize to exit over string streams (Session), and a temporary copy of a fixture (Copy).
 #pragma once
 
 #include <unistd.h>
