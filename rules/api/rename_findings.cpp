@@ -6,7 +6,6 @@
 #include <utility>
 #include <vector>
 
-#include "analyzer/eval/run_builder.hpp"
 #include "rules/support/rule_support.hpp"
 
 namespace trl::rules {
