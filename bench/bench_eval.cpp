@@ -68,7 +68,8 @@ int main(int argc, char** argv) {
     auto t1 = std::chrono::steady_clock::now();
     runs = built.size();
     packing = 0;
-    for (const auto& run : built) packing += run.arg("packing").definitely_true() && run.cp_size.min_int() == 2;
+    for (const auto& run : built)
+      packing += run.arg("packing").truth() == trl::Truth::True && run.cp_size.min_int() == 2;
     ms.push_back(std::chrono::duration<double, std::milli>(t1 - t0).count());
   }
   std::sort(ms.begin(), ms.end());

@@ -12,7 +12,7 @@ namespace trl::support {
 
 // `2 (accelerate YAML)`, `True (default)`.
 inline std::string shown(const Setting& s) {
-  return s.value.yaml() + " (" + (s.origin.empty() ? std::string("default") : s.origin) + ")";
+  return s.value.yaml() + " (" + (s.origin == Origin::None ? std::string("default") : s.origin_text()) + ")";
 }
 
 // The first setting written somewhere in the project, else the launch line.
@@ -23,7 +23,7 @@ inline Span primary_span(const TrainingRun& run, std::initializer_list<const Set
 }
 
 inline void relate(Diagnostic& d, const Setting& s, const std::string& what) {
-  if (s.span.valid() && !(s.span == d.span)) d.related.push_back({s.span, what + " (" + s.origin + ")"});
+  if (s.span.valid() && !(s.span == d.span)) d.related.push_back({s.span, what + " (" + s.origin_text() + ")"});
 }
 
 inline void relate_launch(Diagnostic& d, const TrainingRun& run) {

@@ -256,7 +256,7 @@ class YamlWriter {
     put(w_, n.scalar);
     w_.str(n.raw);
     w_.u8(static_cast<std::uint8_t>(n.style));
-    w_.u8((n.tagged ? 1 : 0) | (n.anchored ? 2 : 0));
+    w_.u8((n.tagged ? 1 : 0) | (n.anchored ? 2 : 0) | (n.exponent_number ? 4 : 0));
     put(w_, n.span);
     w_.u32(static_cast<std::uint32_t>(n.entries.size()));
     for (const auto& e : n.entries) {
@@ -288,6 +288,7 @@ std::vector<YamlDocument> get_documents(bin::Reader& r, FileId file) {
     const std::uint8_t flags = r.u8();
     n->tagged = (flags & 1) != 0;
     n->anchored = (flags & 2) != 0;
+    n->exponent_number = (flags & 4) != 0;
     n->span = get_span(r, file);
     n->entries.resize(r.count());
     for (auto& e : n->entries) {

@@ -39,6 +39,7 @@
 #include "analyzer/util/parallel.hpp"
 #include "rules/registry.hpp"
 #include "rules/support/rule_support.hpp"
+#include "rules/tool/tool_rules.hpp"
 #include "trl_lint_version.h"  // generated: TRL_LINT_VERSION_STRING (version and commit)
 
 namespace {
@@ -420,7 +421,7 @@ std::size_t add_noqa(const trl::LoadOptions& options, trl::Configuration& config
   std::map<trl::FileId, std::map<std::uint32_t, std::vector<std::string>>> lines;
   for (const auto& d : a.diags) {
     // An unused directive is removed (--fix), not silenced.
-    if (!d.span.valid() || d.code == "TRL910" || d.span.file >= a.project.sources.size()) continue;
+    if (!d.span.valid() || d.code == trl::tool_rules::kUnusedNoqa || d.span.file >= a.project.sources.size()) continue;
     auto& codes = lines[d.span.file][d.span.start.line];
     if (std::find(codes.begin(), codes.end(), d.code) == codes.end()) codes.push_back(d.code);
   }

@@ -220,8 +220,8 @@ void print_settings(std::ostream& out, const Settings& s, const std::string& for
   bool any = false;
   for (const auto& code : known_codes()) {
     const Rule* r = find_rule(code);
-    const RuleInfo* info = r ? &r->info() : file_problem_info(code);
-    if (!info) continue;
+    if (!r) continue;
+    const RuleInfo* info = &r->info();
     const Severity sev = s.severity_of(code, info->severity);
     if (sev == info->severity) continue;
     out << "\n  " << code << ": " << to_string(sev) << "  # default " << to_string(info->severity);

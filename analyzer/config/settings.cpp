@@ -63,7 +63,6 @@ bool selector_matches(const std::string& selector, const std::string& code) {
   if (selector == "ALL") return true;
   if (code.rfind(selector, 0) == 0) return true;
   if (const Rule* r = find_rule(selector)) return r->info().code == code;
-  if (const RuleInfo* i = file_problem_info(selector)) return i->code == code;
   return false;
 }
 
@@ -71,15 +70,13 @@ const std::vector<std::string>& known_codes() {
   static const std::vector<std::string> codes = [] {
     std::vector<std::string> out;
     for (const auto& r : all_rules()) out.push_back(r->info().code);
-    for (int n = 900; n <= 999; ++n)
-      if (const RuleInfo* i = file_problem_info("TRL" + std::to_string(n))) out.push_back(i->code);
     return out;
   }();
   return codes;
 }
 
 void check_selector(const std::string& selector, const ConfigLocation* where) {
-  if (selector == "ALL" || find_rule(selector) || file_problem_info(selector)) return;
+  if (selector == "ALL" || find_rule(selector)) return;
   for (const auto& c : known_codes())
     if (c.rfind(selector, 0) == 0 && !selector.empty()) return;
   std::vector<std::string> candidates = known_codes();

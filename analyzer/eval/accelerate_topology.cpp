@@ -57,7 +57,7 @@ Setting to_bool(Setting s) {
     s.value = Scalar::boolean(s.value.i != 0);
     return s;
   }
-  return Setting::unknown(s.span, s.origin);
+  return Setting::unknown(s.span, s.origin, s.origin_detail);
 }
 
 Setting to_int(Setting s) {
@@ -74,18 +74,18 @@ Setting to_int(Setting s) {
     } catch (const std::exception&) {
     }
   }
-  return Setting::unknown(s.span, s.origin);
+  return Setting::unknown(s.span, s.origin, s.origin_detail);
 }
 
-Setting from_node(const YamlEntry& e, const char* origin) {
+Setting from_node(const YamlEntry& e, Origin origin) {
   if (e.value->kind != YamlNode::Kind::Scalar) return Setting::unknown(e.key_span, origin);
   return Setting::known_value(e.value->scalar, e.key_span, origin);
 }
 
 Setting from_option(const LaunchOption& o) {
-  if (!o.value) return Setting::known_value(Scalar::boolean(true), o.span, "command line");
-  if (!o.value->known) return Setting::unknown(o.span, "command line");
-  return Setting::known_value(Scalar::string(o.value->text), o.span, "command line");
+  if (!o.value) return Setting::known_value(Scalar::boolean(true), o.span, Origin::CommandLine);
+  if (!o.value->known) return Setting::unknown(o.span, Origin::CommandLine);
+  return Setting::known_value(Scalar::string(o.value->text), o.span, Origin::CommandLine);
 }
 
 class Reader {
@@ -112,14 +112,14 @@ class Reader {
     if (profile_ && !l_.option("deepspeed_config_file")) a.deepspeed_config_file = Setting{};
     deepspeed_conflicts(a);
     a.num_processes = to_int(top("num_processes", true));
-    if (a.num_processes.known() && a.num_processes.value.i < 1) a.num_processes = Setting::unknown({}, "");
+    if (a.num_processes.known() && a.num_processes.value.i < 1) a.num_processes = Setting::unknown({}, Origin::None);
     if (profile_ && !l_.option("num_processes")) a.num_processes = profile_value(Scalar::integer(8));
     // ClusterConfig: a YAML without num_processes and with distributed_type NO means 1 process.
     if (!l_.option("num_processes") && c_.root && !c_.root->find("num_processes"))
       if (const YamlEntry* e = c_.root->find("distributed_type"); e && e->value->kind == YamlNode::Kind::Scalar &&
                                                                   e->value->scalar.kind == Scalar::Kind::Str &&
                                                                   e->value->scalar.s == "NO")
-        a.num_processes = Setting::known_value(Scalar::integer(1), e->key_span, "accelerate YAML");
+        a.num_processes = Setting::known_value(Scalar::integer(1), e->key_span, Origin::AccelerateYaml);
     // A config whose distributed_type is NO, with no paradigm flag on the launch line, makes
     // launch_command run simple_launcher: the script once, whatever num_processes says (TRL's
     // single_gpu profile says 8). Only a CPU setup's mpirun hostfile starts more. (accelerate
@@ -146,15 +146,13 @@ class Reader {
                                              env->value->scalar.s == "LOCAL_MACHINE")));
     const bool accelerate = l_.launcher == Launcher::Accelerate || l_.launcher == Launcher::Trl;
     if (const LaunchOption* cpu = l_.option("cpu"); accelerate && cpu && no_mpirun && local) {
-      a.num_processes =
-          Setting::known_value(Scalar::integer(1), cpu->span, "command line (--cpu: one process, simple launcher)");
+      a.num_processes = Setting::known_value(Scalar::integer(1), cpu->span, Origin::CpuFlag);
       a.single_process = true;
-    } else if (a.distributed_type.known() && a.distributed_type.origin != "command line" && (no_type || cpu_type) &&
-               no_mpirun) {
-      a.num_processes = Setting::known_value(
-          Scalar::integer(1), a.distributed_type.span,
-          a.distributed_type.origin + (no_type ? " (distributed_type NO: one process)"
-                                               : " (distributed_type MULTI_CPU without mpirun: one process)"));
+    } else if (a.distributed_type.known() && a.distributed_type.origin != Origin::CommandLine &&
+               (no_type || cpu_type) && no_mpirun) {
+      a.num_processes = Setting::known_value(Scalar::integer(1), a.distributed_type.span,
+                                             no_type ? Origin::SingleProcessConfig : Origin::SingleProcessCpuConfig,
+                                             a.distributed_type.origin_text());
       a.single_process = true;
     }
     a.num_machines = to_int(top("num_machines", false));
@@ -169,11 +167,11 @@ class Reader {
   Setting fallback(Scalar v) const {
     // With no --config_file accelerate reads the user's default config, which we cannot see.
     if (c_.kind == AccelerateConfigSource::Kind::None || !config_known())
-      return Setting::unknown(c_.span, "accelerate default config");
-    return Setting::known_value(std::move(v), {}, "default");
+      return Setting::unknown(c_.span, Origin::AccelerateDefaultConfig);
+    return Setting::known_value(std::move(v), {}, Origin::Default);
   }
   Setting profile_value(Scalar v) const {
-    return Setting::known_value(std::move(v), c_.span, "TRL profile " + std::string(profile_->name));
+    return Setting::known_value(std::move(v), c_.span, Origin::TrlProfile, std::string(profile_->name));
   }
 
   Setting distributed_type() const {
@@ -184,20 +182,20 @@ class Reader {
       if (const LaunchOption* o = l_.option(flag)) {
         Setting s = from_option(*o);
         if (!s.known()) return s;
-        return Setting::known_value(Scalar::string(type), o->span, "command line");
+        return Setting::known_value(Scalar::string(type), o->span, Origin::CommandLine);
       }
     if (profile_) return profile_value(Scalar::string(std::string(profile_->distributed_type)));
     if (c_.root)
-      if (const YamlEntry* e = c_.root->find("distributed_type")) return from_node(*e, "accelerate YAML");
-    return Setting::unknown(c_.span, "accelerate default config");
+      if (const YamlEntry* e = c_.root->find("distributed_type")) return from_node(*e, Origin::AccelerateYaml);
+    return Setting::unknown(c_.span, Origin::AccelerateDefaultConfig);
   }
 
   // A top-level key: the flag wins, then the YAML (filled only when the flag is None).
   Setting top(const char* key, bool required) const {
     if (const LaunchOption* o = l_.option(key)) return from_option(*o);
     if (c_.root)
-      if (const YamlEntry* e = c_.root->find(key)) return from_node(*e, "accelerate YAML");
-    if (required || !config_known()) return Setting::unknown(c_.span, "accelerate config");
+      if (const YamlEntry* e = c_.root->find(key)) return from_node(*e, Origin::AccelerateYaml);
+    if (required || !config_known()) return Setting::unknown(c_.span, Origin::AccelerateConfig);
     return fallback(Scalar::integer(1));
   }
 
@@ -213,11 +211,11 @@ class Reader {
           if (*prefix && name.rfind(prefix, 0) != 0) name = prefix + name;
           if (name == key) found = &e;
         }
-        if (found) return from_node(*found, "accelerate YAML");
+        if (found) return from_node(*found, Origin::AccelerateYaml);
       }
     if (std::string_view(key) == "fsdp_version") return fallback(Scalar::integer(1));
     if (std::string_view(key) == "fsdp_activation_checkpointing") return fallback(Scalar::boolean(false));
-    return config_known() ? Setting{} : Setting::unknown(c_.span, "accelerate config");
+    return config_known() ? Setting{} : Setting::unknown(c_.span, Origin::AccelerateConfig);
   }
 
   Setting mixed_precision() const {
@@ -226,7 +224,7 @@ class Reader {
     if (c_.root)
       if (const YamlEntry* e = c_.root->find("mixed_precision");
           e && !(e->value->kind == YamlNode::Kind::Scalar && e->value->scalar.kind == Scalar::Kind::Null))
-        return from_node(*e, "accelerate YAML");
+        return from_node(*e, Origin::AccelerateYaml);
     return fallback(Scalar::string("no"));
   }
 
@@ -255,7 +253,7 @@ class Reader {
 
 Setting option_int(const LaunchCommand& l, const char* name, std::int64_t fallback) {
   const LaunchOption* o = l.option(name);
-  if (!o) return Setting::known_value(Scalar::integer(fallback), {}, "default");
+  if (!o) return Setting::known_value(Scalar::integer(fallback), {}, Origin::Default);
   return to_int(from_option(*o));
 }
 
@@ -287,10 +285,10 @@ Setting launch_world_size(const LaunchCommand& l, const AccelerateSettings& a) {
     }
     case Launcher::Deepspeed: {
       // The deepspeed launcher uses every visible GPU unless --num_gpus is given.
-      if (!l.option("num_gpus")) return Setting::unknown(l.span, "deepspeed launcher");
+      if (!l.option("num_gpus")) return Setting::unknown(l.span, Origin::DeepspeedLauncher);
       return product(option_int(l, "num_gpus", 1), option_int(l, "num_nodes", 1));
     }
-    case Launcher::Python: return Setting::known_value(Scalar::integer(1), l.launcher_span, "python launch");
+    case Launcher::Python: return Setting::known_value(Scalar::integer(1), l.launcher_span, Origin::PythonLaunch);
   }
   return Setting{};
 }

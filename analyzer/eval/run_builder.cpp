@@ -489,12 +489,13 @@ std::vector<TrainingRun> Builder::for_script(FileId script, const LaunchCommand*
           if (c->member("__post_init__")) {
             run.args_fully_known = false;
             // What it assigns replaces what --config and the command line set.
-            for (const auto& f : post_init_writes(p_, *c)) run.args[f] = Setting::unknown(c->span, "Python");
+            for (const auto& f : post_init_writes(p_, *c)) run.args[f] = Setting::unknown(c->span, Origin::Python);
           }
           for (const auto& f : c->dataclass_fields) {
             if (run.args.count(f) || !k_.field(*c->cls, f)) continue;
             const Member* m = c->member(f);
-            run.args[f] = m ? from_value(m->value, m->set_at, "Python") : Setting::unknown(c->span, "Python");
+            run.args[f] =
+                m ? from_value(m->value, m->set_at, Origin::Python) : Setting::unknown(c->span, Origin::Python);
           }
         }
       // A change after parsing that is not followed (setattr with a computed name,
@@ -505,7 +506,7 @@ std::vector<TrainingRun> Builder::for_script(FileId script, const LaunchCommand*
         run.args_fully_known = false;
         for (auto& [field, setting] : run.args) {
           Setting was = std::move(setting);
-          setting = Setting::unknown(was.span, was.origin);
+          setting = Setting::unknown(was.span, was.origin, was.origin_detail);
           setting.chain = std::move(was.chain);
         }
       }
@@ -513,7 +514,7 @@ std::vector<TrainingRun> Builder::for_script(FileId script, const LaunchCommand*
       run.args_fully_known = config->complete;
     }
     // Python keyword arguments, or assignments made after parsing (which win over argv).
-    for (const Member& m : config->members) run.args[m.name] = from_value(m.value, m.set_at, "Python");
+    for (const Member& m : config->members) run.args[m.name] = from_value(m.value, m.set_at, Origin::Python);
     compute_topology(run, &summary, yaml_env, config);
     run.attn_implementation = resolve_attn(run, summary, config);
     out.push_back(std::move(run));

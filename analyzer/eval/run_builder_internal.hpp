@@ -33,10 +33,10 @@ using EnvMap = std::map<std::string, Setting, std::less<>>;
 // `argparse_defaults`, a string is converted as argparse's `type=` converts a default), a
 // Python value, a command-line word (converted for `field`'s type), a word read as an int.
 Setting from_yaml_node(const YamlNode& node, Span key_span, const FieldInfo* field, bool argparse_defaults,
-                       const std::string& origin);
-Setting from_value(const ValueRef& v, Span at, const std::string& origin);
-Setting from_word(const Word& w, Span span, const std::string& origin, const FieldInfo* field);
-Setting int_setting(const Word& w, Span span, const std::string& origin);
+                       Origin origin);
+Setting from_value(const ValueRef& v, Span at, Origin origin);
+Setting from_word(const Word& w, Span span, Origin origin, const FieldInfo* field);
+Setting int_setting(const Word& w, Span span, Origin origin);
 
 // The root mapping of YAML document `doc` of a file; null when it has none (run_builder.cpp).
 const YamlNode* yaml_root(const Project& p, FileId id, std::size_t doc = 0);

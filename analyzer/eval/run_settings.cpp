@@ -26,7 +26,7 @@ std::optional<bool> string_to_bool(std::string v) {
 }
 
 // What argparse's `type=` makes of a string, for a field of known type.
-Setting convert_string(const std::string& text, const FieldInfo* field, Span span, const std::string& origin) {
+Setting convert_string(const std::string& text, const FieldInfo* field, Span span, Origin origin) {
   const std::string type = field ? field->type : "";
   if (type == "bool") {
     if (auto b = string_to_bool(text)) return Setting::known_value(Scalar::boolean(*b), span, origin);
@@ -65,7 +65,7 @@ const FieldInfo* find_field(const std::vector<const ClassInfo*>& classes, const 
 }  // namespace
 
 Setting from_yaml_node(const YamlNode& node, Span key_span, const FieldInfo* field, bool argparse_defaults,
-                       const std::string& origin) {
+                       Origin origin) {
   if (node.kind != YamlNode::Kind::Scalar) return Setting::unknown(key_span, origin);
   // TrlParser makes YAML values argparse defaults, and argparse applies `type=` to string
   // defaults (trl/scripts/utils.py set_defaults_with_config, v1.9.0).
@@ -75,7 +75,7 @@ Setting from_yaml_node(const YamlNode& node, Span key_span, const FieldInfo* fie
   return Setting::known_value(node.scalar, key_span, origin);
 }
 
-Setting from_value(const ValueRef& v, Span at, const std::string& origin) {
+Setting from_value(const ValueRef& v, Span at, Origin origin) {
   Setting s;
   if (v && v->kind == PyValue::Kind::Const) {
     s = Setting::known_value(v->constant, at, origin);
@@ -93,12 +93,12 @@ Setting from_value(const ValueRef& v, Span at, const std::string& origin) {
   return s;
 }
 
-Setting from_word(const Word& w, Span span, const std::string& origin, const FieldInfo* field) {
+Setting from_word(const Word& w, Span span, Origin origin, const FieldInfo* field) {
   if (!w.known) return Setting::unknown(span, origin);
   return convert_string(w.text, field, span, origin);
 }
 
-Setting int_setting(const Word& w, Span span, const std::string& origin) {
+Setting int_setting(const Word& w, Span span, Origin origin) {
   FieldInfo int_field;
   int_field.type = "int";
   return from_word(w, span, origin, &int_field);
@@ -109,7 +109,7 @@ Setting int_setting(const Word& w, Span span, const std::string& origin) {
 Setting Builder::attn_default(Setting s, Span load_site) {
   if (s.state == Setting::State::Unset || (s.known() && s.value.kind == Scalar::Kind::Null)) {
     Span at = s.span.valid() ? s.span : load_site;
-    return Setting::known_value(Scalar::string("sdpa"), at, "transformers default");
+    return Setting::known_value(Scalar::string("sdpa"), at, Origin::TransformersDefault);
   }
   return s;
 }
@@ -117,9 +117,9 @@ Setting Builder::attn_default(Setting s, Span load_site) {
 Setting Builder::attn_from_value(const TrainingRun& run, const ValueRef& v, Span load_site) const {
   if (!v) return attn_default(Setting{}, load_site);
   if (v->kind == PyValue::Kind::Const)
-    return attn_default(Setting::known_value(v->constant, v->span, "Python"), load_site);
+    return attn_default(Setting::known_value(v->constant, v->span, Origin::Python), load_site);
   if (!v->parser_field.empty() && run.args_from_parser) return attn_default(run.arg(v->parser_field), load_site);
-  return Setting::unknown(v->span, "Python");
+  return Setting::unknown(v->span, Origin::Python);
 }
 
 // The attention implementation of the trained model: a from_pretrained(...) in the script, or
@@ -129,9 +129,9 @@ Setting Builder::resolve_attn(const TrainingRun& run, const ScriptSummary& summa
     Setting agreed;
     for (const ModelLoad& load : summary.model_loads) {
       Setting s = load.attn_implementation || load.complete ? attn_from_value(run, load.attn_implementation, load.span)
-                                                            : Setting::unknown(load.span, "Python");
+                                                            : Setting::unknown(load.span, Origin::Python);
       if (!s.known()) return s;
-      if (agreed.known() && !(agreed.value == s.value)) return Setting::unknown(load.span, "Python");
+      if (agreed.known() && !(agreed.value == s.value)) return Setting::unknown(load.span, Origin::Python);
       if (!agreed.known()) agreed = s;
     }
     return agreed;
@@ -139,11 +139,11 @@ Setting Builder::resolve_attn(const TrainingRun& run, const ScriptSummary& summa
   const TrainerUse* use = nullptr;
   for (const auto& t : summary.trainers)
     if (t.args && t.args->object_id == config->object_id) use = &t;
-  if (!use || !use->model) return Setting::unknown({}, "model not visible");
+  if (!use || !use->model) return Setting::unknown({}, Origin::ModelNotVisible);
   const ValueRef& model = use->model;
   const bool by_name = (model->kind == PyValue::Kind::Const && model->constant.kind == Scalar::Kind::Str) ||
                        model->parser_field == "model_name_or_path";
-  if (!by_name) return Setting::unknown(model->span, "Python");
+  if (!by_name) return Setting::unknown(model->span, Origin::Python);
   if (const Member* m = config->member("model_init_kwargs")) {
     const ValueRef& kw = m->value;
     if (kw && kw->kind == PyValue::Kind::Dict) {
@@ -152,13 +152,13 @@ Setting Builder::resolve_attn(const TrainingRun& run, const ScriptSummary& summa
     }
     if (kw && kw->kind == PyValue::Kind::Const && kw->constant.kind == Scalar::Kind::Null)
       return attn_default(Setting{}, use->span);
-    return Setting::unknown(m->set_at, "Python");
+    return Setting::unknown(m->set_at, Origin::Python);
   }
   if (yaml_model_init_attn_.state != Setting::State::Unset || run.args.count("model_init_kwargs"))
     return run.args.count("model_init_kwargs") && yaml_model_init_attn_.state == Setting::State::Unset
                ? attn_default(Setting{}, use->span)
                : attn_default(yaml_model_init_attn_, use->span);
-  if (!run.args_fully_known) return Setting::unknown({}, "not visible to trl-lint");
+  if (!run.args_fully_known) return Setting::unknown({}, Origin::NotVisible);
   return attn_default(Setting{}, use->span);
 }
 
@@ -238,17 +238,18 @@ void Builder::apply_parser_inputs(TrainingRun& run, const std::vector<const Clas
           }
           if (e.key == "model_init_kwargs" && e.value->kind == YamlNode::Kind::Mapping)
             if (const YamlEntry* a = e.value->find("attn_implementation"))
-              yaml_model_init_attn_ = from_yaml_node(*a->value, a->key_span, nullptr, false, "trainer YAML");
+              yaml_model_init_attn_ = from_yaml_node(*a->value, a->key_span, nullptr, false, Origin::TrainerYaml);
           if (e.key == "env") {
             if (e.value->kind == YamlNode::Kind::Mapping)
               for (const auto& v : e.value->entries)
-                yaml_env[v.key] =
-                    v.value->kind == YamlNode::Kind::Scalar
-                        ? Setting::known_value(Scalar::string(v.value->scalar.yaml()), v.key_span, "trainer YAML env")
-                        : Setting::unknown(v.key_span, "trainer YAML env");
+                yaml_env[v.key] = v.value->kind == YamlNode::Kind::Scalar
+                                      ? Setting::known_value(Scalar::string(v.value->scalar.yaml()), v.key_span,
+                                                             Origin::TrainerYamlEnv)
+                                      : Setting::unknown(v.key_span, Origin::TrainerYamlEnv);
             continue;
           }
-          run.args[e.key] = from_yaml_node(*e.value, e.key_span, find_field(classes, k_, e.key), true, "trainer YAML");
+          run.args[e.key] =
+              from_yaml_node(*e.value, e.key_span, find_field(classes, k_, e.key), true, Origin::TrainerYaml);
         }
       } else {
         run.args_fully_known = false;  // the YAML is missing or not a mapping
@@ -294,13 +295,13 @@ void apply_cli_args(const std::vector<Word>& args, const std::vector<const Class
     }
     auto eq = w.text.find('=');
     if (negated) {
-      out[name] = Setting::known_value(Scalar::boolean(false), w.span, "command line");
+      out[name] = Setting::known_value(Scalar::boolean(false), w.span, Origin::CommandLine);
       continue;
     }
     if (eq != std::string::npos) {
       Word v = w;
       v.text = w.text.substr(eq + 1);
-      out[name] = from_word(v, w.span, "command line", field);
+      out[name] = from_word(v, w.span, Origin::CommandLine, field);
       continue;
     }
     const bool next_is_value = i + 1 < args.size() && !(args[i + 1].known && args[i + 1].text.rfind("--", 0) == 0);
@@ -308,18 +309,18 @@ void apply_cli_args(const std::vector<Word>& args, const std::vector<const Class
     if (is_bool) {
       // `--packing` alone means True (nargs="?", const=True); `--packing false` reads the word.
       if (next_is_value && (!args[i + 1].known || string_to_bool(args[i + 1].text))) {
-        out[name] = from_word(args[i + 1], w.span, "command line", field);
+        out[name] = from_word(args[i + 1], w.span, Origin::CommandLine, field);
         ++i;
       } else {
-        out[name] = Setting::known_value(Scalar::boolean(true), w.span, "command line");
+        out[name] = Setting::known_value(Scalar::boolean(true), w.span, Origin::CommandLine);
       }
       continue;
     }
     if (next_is_value) {
-      out[name] = from_word(args[i + 1], w.span, "command line", field);
+      out[name] = from_word(args[i + 1], w.span, Origin::CommandLine, field);
       ++i;
     } else {
-      out[name] = Setting::unknown(w.span, "command line");
+      out[name] = Setting::unknown(w.span, Origin::CommandLine);
     }
   }
 }

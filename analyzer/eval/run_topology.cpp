@@ -20,8 +20,8 @@ void Builder::compute_topology(TrainingRun& run, const ScriptSummary* summary, c
   if (l)
     for (const auto& e : l->env) {
       Span s = e.value.span.valid() ? e.value.span : l->span;
-      env[e.name] = e.value.known ? Setting::known_value(Scalar::string(e.value.text), s, "environment")
-                                  : Setting::unknown(s, "environment");
+      env[e.name] = e.value.known ? Setting::known_value(Scalar::string(e.value.text), s, Origin::Environment)
+                                  : Setting::unknown(s, Origin::Environment);
     }
   // accelerate launch (directly, or through `trl <command>`) exports the parallelism config.
   if (l && l->launcher == Launcher::Trl && !l->options.empty() && !trl_cli_forwards_launch_options(run, *l)) {
@@ -35,8 +35,8 @@ void Builder::compute_topology(TrainingRun& run, const ScriptSummary* summary, c
   }
   if (l && (l->launcher == Launcher::Torchrun || l->launcher == Launcher::Deepspeed)) torchrun_world(run, *l);
   if (l && l->launcher == Launcher::Python) {
-    run.num_processes = Setting::known_value(Scalar::integer(1), l->launcher_span, "python (one process)");
-    run.num_machines = Setting::known_value(Scalar::integer(1), l->launcher_span, "python (one process)");
+    run.num_processes = Setting::known_value(Scalar::integer(1), l->launcher_span, Origin::PythonOneProcess);
+    run.num_machines = Setting::known_value(Scalar::integer(1), l->launcher_span, Origin::PythonOneProcess);
     run.world_size = run.num_processes;
   }
   for (const auto& [name, s] : yaml_env) env[name] = s;  // TrlParser exports `env:` in the process
@@ -45,7 +45,7 @@ void Builder::compute_topology(TrainingRun& run, const ScriptSummary* summary, c
     auto it = env.find(name);
     if (it == env.end()) return fallback;
     const Setting& s = it->second;
-    if (!s.known()) return Setting::unknown(s.span, s.origin);
+    if (!s.known()) return Setting::unknown(s.span, s.origin, s.origin_detail);
     if (s.value.kind == Scalar::Kind::Int) return s;
     try {
       std::size_t used = 0;
@@ -57,17 +57,17 @@ void Builder::compute_topology(TrainingRun& run, const ScriptSummary* summary, c
       }
     } catch (const std::exception&) {
     }
-    return Setting::unknown(s.span, s.origin);
+    return Setting::unknown(s.span, s.origin, s.origin_detail);
   };
-  const Setting one = Setting::known_value(Scalar::integer(1), {}, "default");
+  const Setting one = Setting::known_value(Scalar::integer(1), {}, Origin::Default);
   auto env_str = [&](const char* name, const char* fallback) {
     auto it = env.find(name);
-    if (it == env.end()) return Setting::known_value(Scalar::string(fallback), {}, "default");
+    if (it == env.end()) return Setting::known_value(Scalar::string(fallback), {}, Origin::Default);
     return it->second;
   };
   auto no_parallelism = [&] {
     for (Setting* s : {&run.cp_size, &run.sp_size, &run.dp_replicate_size, &run.dp_shard_size, &run.tp_size}) *s = one;
-    run.sp_backend = Setting::known_value(Scalar::string("deepspeed"), {}, "default");
+    run.sp_backend = Setting::known_value(Scalar::string("deepspeed"), {}, Origin::Default);
   };
 
   // A ParallelismConfig built in Python and handed to the trainer config or an Accelerator.
@@ -79,14 +79,14 @@ void Builder::compute_topology(TrainingRun& run, const ScriptSummary* summary, c
     if (pc->kind != PyValue::Kind::Object || !pc->cls || pc->cls->role != ClassRole::ParallelismConfig) {
       for (Setting* s :
            {&run.cp_size, &run.sp_size, &run.dp_replicate_size, &run.dp_shard_size, &run.tp_size, &run.sp_backend})
-        *s = Setting::unknown(pc->span, "Python");
+        *s = Setting::unknown(pc->span, Origin::Python);
       return;
     }
     // Fields left out read PARALLELISM_CONFIG_* from the environment
     // (accelerate parallelism_config.py ParallelismConfig.__post_init__).
     auto field = [&](const char* kw, const char* var) {
-      if (const Member* m = pc->member(kw)) return from_value(m->value, m->set_at, "Python");
-      if (!pc->complete) return Setting::unknown(pc->span, "Python");
+      if (const Member* m = pc->member(kw)) return from_value(m->value, m->set_at, Origin::Python);
+      if (!pc->complete) return Setting::unknown(pc->span, Origin::Python);
       return env_int(var, one);
     };
     run.parallelism_config = true;
@@ -96,9 +96,9 @@ void Builder::compute_topology(TrainingRun& run, const ScriptSummary* summary, c
     run.dp_shard_size = field("dp_shard_size", "PARALLELISM_CONFIG_DP_SHARD_SIZE");
     run.tp_size = field("tp_size", "PARALLELISM_CONFIG_TP_SIZE");
     if (const Member* m = pc->member("sp_backend"))
-      run.sp_backend = from_value(m->value, m->set_at, "Python");
+      run.sp_backend = from_value(m->value, m->set_at, Origin::Python);
     else if (!pc->complete)
-      run.sp_backend = Setting::unknown(pc->span, "Python");
+      run.sp_backend = Setting::unknown(pc->span, Origin::Python);
     else
       run.sp_backend = env_str("PARALLELISM_CONFIG_SP_BACKEND", "deepspeed");
     return;
@@ -113,7 +113,7 @@ void Builder::compute_topology(TrainingRun& run, const ScriptSummary* summary, c
   if (!use->second.known()) {
     for (Setting* s :
          {&run.cp_size, &run.sp_size, &run.dp_replicate_size, &run.dp_shard_size, &run.tp_size, &run.sp_backend})
-      *s = Setting::unknown(use->second.span, use->second.origin);
+      *s = Setting::unknown(use->second.span, use->second.origin, use->second.origin_detail);
     return;
   }
   std::string flag = use->second.value.yaml();
@@ -187,7 +187,7 @@ void Builder::launcher_parallelism(TrainingRun& run, const LaunchCommand& l, Env
     src.span = second_accelerate_config->span;
     src.kind = AccelerateConfigSource::Kind::Unresolved;
     run.accelerate = read_accelerate_settings(l, src);
-    env["ACCELERATE_USE_PARALLELISM_CONFIG"] = Setting::unknown(src.span, "accelerate config");
+    env["ACCELERATE_USE_PARALLELISM_CONFIG"] = Setting::unknown(src.span, Origin::AccelerateConfig);
     return;
   }
   if (file && file->value) {
@@ -198,7 +198,7 @@ void Builder::launcher_parallelism(TrainingRun& run, const LaunchCommand& l, Env
                                   "variable, a loop or command output"});
       src.kind = AccelerateConfigSource::Kind::Unresolved;
       run.accelerate = read_accelerate_settings(l, src);
-      env["ACCELERATE_USE_PARALLELISM_CONFIG"] = Setting::unknown(file->span, "accelerate config");
+      env["ACCELERATE_USE_PARALLELISM_CONFIG"] = Setting::unknown(file->span, Origin::AccelerateConfig);
       return;
     }
     const std::string& name = file->value->text;
@@ -231,7 +231,7 @@ void Builder::launcher_parallelism(TrainingRun& run, const LaunchCommand& l, Env
   }
   run.accelerate = read_accelerate_settings(l, src);
   if (src.kind == AccelerateConfigSource::Kind::Unresolved) {
-    env["ACCELERATE_USE_PARALLELISM_CONFIG"] = Setting::unknown(src.span, "accelerate config");
+    env["ACCELERATE_USE_PARALLELISM_CONFIG"] = Setting::unknown(src.span, Origin::AccelerateConfig);
     return;
   }
   // `--use_parallelism_config` without `--use_fsdp` on the line: _validate_launch_command raises
@@ -239,8 +239,8 @@ void Builder::launcher_parallelism(TrainingRun& run, const LaunchCommand& l, Env
   // string, so only the missing --use_fsdp counts). The launch never starts: what it would have
   // used is not judged.
   if (l.launcher == Launcher::Accelerate && l.option("use_parallelism_config") && !l.option("use_fsdp")) {
-    env["ACCELERATE_USE_PARALLELISM_CONFIG"] = Setting::unknown(
-        l.option("use_parallelism_config")->span, "launch fails: --use_parallelism_config without --use_fsdp");
+    env["ACCELERATE_USE_PARALLELISM_CONFIG"] =
+        Setting::unknown(l.option("use_parallelism_config")->span, Origin::LaunchFails);
     run.explanations.push_back({l.option("use_parallelism_config")->span,
                                 "`--use_parallelism_config` without `--use_fsdp`: accelerate raises before reading "
                                 "the config, so the parallelism settings are not judged"});
@@ -275,7 +275,7 @@ void Builder::launcher_parallelism(TrainingRun& run, const LaunchCommand& l, Env
   if (!paradigm) {
     const Setting& type = run.accelerate.distributed_type;
     if (!type.known()) {
-      env["ACCELERATE_USE_PARALLELISM_CONFIG"] = Setting::unknown(type.span, "accelerate config");
+      env["ACCELERATE_USE_PARALLELISM_CONFIG"] = Setting::unknown(type.span, Origin::AccelerateConfig);
       return;
     }
     static const std::set<std::string, std::less<>> kExporting = {
@@ -289,30 +289,30 @@ void Builder::launcher_parallelism(TrainingRun& run, const LaunchCommand& l, Env
   auto size = [&](const char* key) {
     std::string name = std::string("parallelism_config_") + key;
     if (const LaunchOption* o = l.option(name)) {
-      if (!o->value) return Setting::unknown(o->span, "command line");
+      if (!o->value) return Setting::unknown(o->span, Origin::CommandLine);
       FieldInfo int_field;
       int_field.type = "int";
-      return from_word(*o->value, o->span, "command line", &int_field);
+      return from_word(*o->value, o->span, Origin::CommandLine, &int_field);
     }
     if (pc_yaml)
       if (const YamlEntry* e = pc_yaml->find(name))
-        return from_yaml_node(*e->value, e->key_span, nullptr, false, "accelerate YAML");
-    return Setting::known_value(Scalar::integer(1), {}, "default");
+        return from_yaml_node(*e->value, e->key_span, nullptr, false, Origin::AccelerateYaml);
+    return Setting::known_value(Scalar::integer(1), {}, Origin::Default);
   };
-  Setting on = Setting::known_value(Scalar::string("true"), l.span, "accelerate launch");
+  Setting on = Setting::known_value(Scalar::string("true"), l.span, Origin::AccelerateLaunch);
   env["ACCELERATE_USE_PARALLELISM_CONFIG"] = on;
   env["PARALLELISM_CONFIG_CP_SIZE"] = size("cp_size");
   env["PARALLELISM_CONFIG_SP_SIZE"] = size("sp_size");
   env["PARALLELISM_CONFIG_DP_REPLICATE_SIZE"] = size("dp_replicate_size");
   env["PARALLELISM_CONFIG_DP_SHARD_SIZE"] = size("dp_shard_size");
   env["PARALLELISM_CONFIG_TP_SIZE"] = size("tp_size");
-  Setting backend = Setting::known_value(Scalar::string("deepspeed"), {}, "default");
+  Setting backend = Setting::known_value(Scalar::string("deepspeed"), {}, Origin::Default);
   if (const LaunchOption* o = l.option("parallelism_config_sp_backend"))
-    backend =
-        o->value ? from_word(*o->value, o->span, "command line", nullptr) : Setting::unknown(o->span, "command line");
+    backend = o->value ? from_word(*o->value, o->span, Origin::CommandLine, nullptr)
+                       : Setting::unknown(o->span, Origin::CommandLine);
   else if (pc_yaml)
     if (const YamlEntry* e = pc_yaml->find("parallelism_config_sp_backend"))
-      backend = from_yaml_node(*e->value, e->key_span, nullptr, false, "accelerate YAML");
+      backend = from_yaml_node(*e->value, e->key_span, nullptr, false, Origin::AccelerateYaml);
   env["PARALLELISM_CONFIG_SP_BACKEND"] = backend;
 }
 
@@ -324,22 +324,22 @@ void Builder::world_size(TrainingRun& run, const LaunchCommand& l, const YamlNod
       run.accelerate_profile.empty() ? nullptr : k_.accelerate_profile(run.accelerate_profile);
   auto value = [&](const char* key) -> Setting {
     if (const LaunchOption* o = l.option(key)) {
-      if (!o->value) return Setting::unknown(o->span, "command line");
-      return int_setting(*o->value, o->span, "command line");
+      if (!o->value) return Setting::unknown(o->span, Origin::CommandLine);
+      return int_setting(*o->value, o->span, Origin::CommandLine);
     }
     if (root) {
       if (const YamlEntry* e = root->find(key))
-        return from_yaml_node(*e->value, e->key_span, nullptr, false, "accelerate YAML");
-      if (std::string_view(key) == "num_machines") return Setting::known_value(Scalar::integer(1), {}, "default");
-      return Setting::unknown({}, "accelerate default");
+        return from_yaml_node(*e->value, e->key_span, nullptr, false, Origin::AccelerateYaml);
+      if (std::string_view(key) == "num_machines") return Setting::known_value(Scalar::integer(1), {}, Origin::Default);
+      return Setting::unknown({}, Origin::AccelerateDefault);
     }
     if (profile) {
       auto it = profile->values.find(key);
       if (it != profile->values.end())
-        return Setting::known_value(it->second, {}, "TRL profile " + profile->name + " (" + profile->source + ")");
+        return Setting::known_value(it->second, {}, Origin::TrlProfile, profile->name + " (" + profile->source + ")");
     }
-    if (l.option("config_file") || l.option("accelerate_config")) return Setting::unknown({}, "accelerate config");
-    return Setting::unknown({}, "machine's default accelerate config");
+    if (l.option("config_file") || l.option("accelerate_config")) return Setting::unknown({}, Origin::AccelerateConfig);
+    return Setting::unknown({}, Origin::MachineAccelerateConfig);
   };
   run.num_processes = run.accelerate.single_process ? run.accelerate.num_processes : value("num_processes");
   run.num_machines = value("num_machines");
@@ -350,19 +350,20 @@ void Builder::torchrun_world(TrainingRun& run, const LaunchCommand& l) {
   const bool ds = l.launcher == Launcher::Deepspeed;
   auto value = [&](const char* key, bool has_default) -> Setting {
     if (const LaunchOption* o = l.option(key)) {
-      if (!o->value) return Setting::unknown(o->span, "command line");
-      return int_setting(*o->value, o->span, "command line");
+      if (!o->value) return Setting::unknown(o->span, Origin::CommandLine);
+      return int_setting(*o->value, o->span, Origin::CommandLine);
     }
-    return has_default ? Setting::known_value(Scalar::integer(1), {}, std::string(to_string(l.launcher)) + " default")
-                       : Setting::unknown({}, std::string(to_string(l.launcher)) + " default (all GPUs / hostfile)");
+    return has_default ? Setting::known_value(Scalar::integer(1), {}, Origin::LauncherDefault, to_string(l.launcher))
+                       : Setting::unknown({}, Origin::LauncherDefaultAllGpus, to_string(l.launcher));
   };
   run.num_processes = value(ds ? "num_gpus" : "nproc_per_node", !ds);
   run.num_machines = value(ds ? "num_nodes" : "nnodes", !ds);
   auto np = run.num_processes.as_int(), nm = run.num_machines.as_int();
   if (np && nm)
-    run.world_size = Setting::known_value(Scalar::integer(*np * *nm), run.num_processes.span, run.num_processes.origin);
+    run.world_size = Setting::known_value(Scalar::integer(*np * *nm), run.num_processes.span, run.num_processes.origin,
+                                          run.num_processes.origin_detail);
   else
-    run.world_size = Setting::unknown(run.num_processes.span, "launcher");
+    run.world_size = Setting::unknown(run.num_processes.span, Origin::Launcher);
 }
 
 }  // namespace trl::run_builder_detail

@@ -2,9 +2,11 @@
 // parallel topology, every value with where it was set.
 #pragma once
 
+#include <cstdint>
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "analyzer/diag/diagnostic.hpp"
@@ -16,21 +18,64 @@ namespace trl {
 struct ClassInfo;
 struct Patcher;
 
+// Where the effective value of a setting came from. Rules compare kinds; origin_text() gives the
+// words the output shows (`set here (trainer YAML)`). The kinds that name something (a TRL
+// profile, a launcher, the config a single-process launch follows) carry it in
+// Setting::origin_detail.
+enum class Origin : std::uint8_t {
+  None,                     // nothing set it (an unset setting)
+  TrainerYaml,              // a key of the trainer YAML (`--config`)
+  TrainerYamlEnv,           // the trainer YAML's `env:` section
+  CommandLine,              // a flag on the launch line
+  CpuFlag,                  // `--cpu` on an accelerate launch line: one process
+  Python,                   // a keyword or attribute set in Python
+  AccelerateYaml,           // a key of the accelerate YAML
+  AccelerateConfig,         // an accelerate config that is not read (unknown)
+  AccelerateDefaultConfig,  // the machine's default accelerate config, read when none is named
+  AccelerateDefault,        // accelerate's own default where the config may set it
+  MachineAccelerateConfig,  // the machine's default accelerate config (launch topology)
+  AccelerateLaunch,         // what `accelerate launch` sets by itself
+  LaunchFails,              // a launch accelerate rejects (--use_parallelism_config without --use_fsdp)
+  TrlProfile,               // a TRL bundled accelerate profile; detail: its name (and source)
+  SingleProcessConfig,      // distributed_type NO; detail: where distributed_type was set
+  SingleProcessCpuConfig,   // distributed_type MULTI_CPU without mpirun; detail: likewise
+  Environment,              // an environment variable of the launch
+  Default,                  // the library default
+  TransformersDefault,      // transformers' default (attention implementation)
+  LauncherDefault,          // a launcher's default; detail: the launcher
+  LauncherDefaultAllGpus,   // a launcher's default of every GPU; detail: the launcher
+  Launcher,                 // the launcher (a world size it cannot be known from)
+  DeepspeedLauncher,        // the deepspeed launcher without --num_gpus
+  PythonLaunch,             // `python script.py`: one process
+  PythonOneProcess,         // the same, for the process counts of a run
+  Trainer,                  // derived from the trainer's arguments (precision)
+  ModelNotVisible,          // the model the trainer gets is not visible
+  NotVisible,               // the trainer arguments come from somewhere trl-lint cannot see
+};
+// The words for an origin, as the output shows them: "trainer YAML", "TRL profile zero3",
+// "torchrun default"; "" for None.
+std::string origin_text(Origin origin, std::string_view detail = {});
+
+// Whether a setting holds a true value: True or False when every path the code can take agrees,
+// Unknown otherwise (an unknown value, an unset one, paths that differ). The one question rules
+// ask of a flag.
+enum class Truth : std::uint8_t { False, True, Unknown };
+
 // A value of the effective configuration.
 struct Setting {
   // OneOf: the value differs between paths of the code (an `if` on something unknown); each
-  // alternative is known. Rules judge OneOf through all()/min_int(), never known().
+  // alternative is known. Rules judge OneOf through truth()/all()/min_int(), never known().
   enum class State { Unset, Known, Unknown, OneOf };
   State state = State::Unset;
   Scalar value;                      // Known; for OneOf the first alternative
   std::vector<Scalar> alternatives;  // OneOf
   Span span;                         // where it was set (YAML key, Python keyword, CLI flag); invalid for defaults
   Span value_span;                   // where the value itself was written, when it flowed there from elsewhere
-  std::string origin;  // "trainer YAML", "command line", "Python", "accelerate YAML", "environment", "default"
+  Origin origin = Origin::None;
+  std::string origin_detail;           // completes origin (Origin's comments say when)
   std::vector<RelatedLocation> chain;  // the way it flowed, for notes
 
   bool known() const { return state == State::Known; }
-  bool known_true() const { return known() && value.truthy(); }
   std::optional<std::int64_t> as_int() const;
 
   // True when the value is known on every path and `pred` holds for each possibility.
@@ -42,9 +87,11 @@ struct Setting {
       if (!pred(a)) return false;
     return true;
   }
-  // True on every path (Known true, or every alternative true).
-  bool definitely_true() const {
-    return all([](const Scalar& s) { return s.truthy(); });
+  // True / False on every path (Known, or every alternative alike); else Unknown.
+  Truth truth() const {
+    if (all([](const Scalar& s) { return s.truthy(); })) return Truth::True;
+    if (all([](const Scalar& s) { return !s.truthy(); })) return Truth::False;
+    return Truth::Unknown;
   }
   // The smallest integer over every path; nullopt when some path is not a known integer.
   std::optional<std::int64_t> min_int() const;
@@ -54,8 +101,11 @@ struct Setting {
   // line or file, else where it was set.
   Span primary_span() const;
 
-  static Setting unknown(Span span, std::string origin);
-  static Setting known_value(Scalar v, Span span, std::string origin);
+  // origin_text(origin, origin_detail).
+  std::string origin_text() const;
+
+  static Setting unknown(Span span, Origin origin, std::string detail = {});
+  static Setting known_value(Scalar v, Span span, Origin origin, std::string detail = {});
 };
 
 // A file a launch names (script, module, trainer YAML, accelerate YAML), and what became of it.

@@ -29,6 +29,10 @@ struct YamlNode {
   ScalarStyle style = ScalarStyle::Plain;
   bool tagged = false;    // an explicit tag was present
   bool anchored = false;  // written with an anchor (`&name value`): aliases elsewhere share it
+  // A plain scalar written as a number in exponent form (`1e-5`, `3e4`, `1.0e-5`;
+  // yaml::matches_exponent_number). YAML 1.2 reads each as a number; PyYAML's YAML 1.1 pattern
+  // only those with a dot and a signed exponent, so the others load as strings (`scalar`).
+  bool exponent_number = false;
   Span span;
   std::vector<YamlEntry> entries;                      // Kind::Mapping, in file order
   std::vector<std::shared_ptr<const YamlNode>> items;  // Kind::Sequence

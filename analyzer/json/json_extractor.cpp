@@ -4,6 +4,8 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "rules/tool/tool_rules.hpp"
+
 namespace trl::json {
 
 namespace {
@@ -169,7 +171,7 @@ yaml::YamlFacts extract(std::string_view text, FileId file) {
   yaml::YamlFacts out;
   // nlohmann's parser recurses once per nesting level: refuse what would exhaust the stack.
   if (nesting(text) > static_cast<std::size_t>(kMaxDepth)) {
-    out.problems.push_back({"TRL903", "JSON nested more than 200 levels deep; skipped", Span{file}});
+    out.problems.push_back({tool_rules::kSyntaxError, "JSON nested more than 200 levels deep; skipped", Span{file}});
     return out;
   }
   nlohmann::json parsed;
@@ -191,8 +193,8 @@ yaml::YamlFacts extract(std::string_view text, FileId file) {
     const auto a = static_cast<std::uint32_t>(at);
     const std::uint32_t b = at < text.size() && text[at] != '\n' ? a + 1 : a;
     Span where{file, a, b, Point{line, a - line_start}, Point{line, b - line_start}};
-    out.problems.push_back(
-        {"TRL903", "not valid JSON: " + (colon == std::string::npos ? what : what.substr(colon + 2)), where});
+    out.problems.push_back({tool_rules::kSyntaxError,
+                            "not valid JSON: " + (colon == std::string::npos ? what : what.substr(colon + 2)), where});
     return out;
   } catch (const nlohmann::json::exception&) {
     // A number out of the double range: Python reads 1e999 as inf. The positioned reading

@@ -47,8 +47,7 @@ struct RpcError {
 };
 
 const RuleInfo* rule_info(std::string_view code) {
-  if (const Rule* r = find_rule(code)) return &r->info();
-  return file_problem_info(code);
+  return find_rule_info(code);
 }
 
 std::string rule_markdown(const RuleInfo& i) {

@@ -16,6 +16,7 @@
 #include "analyzer/report/formatters.hpp"
 #include "analyzer/util/parallel.hpp"
 #include "rules/registry.hpp"
+#include "rules/tool/tool_rules.hpp"
 
 namespace trl {
 
@@ -58,8 +59,8 @@ void file_problem_diagnostics(const Project& project, const std::set<FileId>& re
     const FileKind kind = id < project.sources.size() ? project.sources.get(id).kind : FileKind::Other;
     const bool data = kind == FileKind::Yaml || kind == FileKind::Json;
     for (const auto& p : project.facts[id].problems) {
-      if (data && p.code == "TRL903" && !data_file_matters(project, id, read)) continue;
-      const RuleInfo* info = file_problem_info(p.code);
+      if (data && p.code == tool_rules::kSyntaxError && !data_file_matters(project, id, read)) continue;
+      const RuleInfo* info = find_rule_info(p.code);
       Diagnostic d;
       d.code = p.code;
       d.name = info ? info->name : "";
@@ -78,9 +79,9 @@ namespace {
 // finding reached through several runs is merged by sort_diagnostics).
 void evaluation_problem(const Project& project, const TrainingRun& run, std::vector<Diagnostic>& out) {
   if (!run.evaluation_cut.valid() || run.evaluation_cut.file >= project.sources.size()) return;
-  const RuleInfo* info = file_problem_info("TRL906");
+  const RuleInfo* info = find_rule_info(tool_rules::kEvaluationTooLong);
   Diagnostic d;
-  d.code = "TRL906";
+  d.code = tool_rules::kEvaluationTooLong;
   d.name = info ? info->name : "";
   d.severity = info ? info->severity : Severity::Warning;
   const std::string script = run.script != kNoFile ? project.sources.get(run.script).path : run.script_display;

@@ -7,6 +7,7 @@
 #include "analyzer/pipeline/judge.hpp"
 #include "analyzer/report/location.hpp"
 #include "rules/registry.hpp"
+#include "rules/tool/tool_rules.hpp"
 
 namespace trl {
 
@@ -117,7 +118,7 @@ struct Entry {
 };
 
 bool is_known_code(const std::string& code) {
-  return find_rule(code) != nullptr || file_problem_info(code) != nullptr;
+  return find_rule(code) != nullptr;
 }
 
 class Suppressor {
@@ -294,7 +295,7 @@ std::size_t apply_suppressions(const Project& project, std::vector<Diagnostic>& 
   std::erase_if(diags, [&](Diagnostic& d) { return sup.suppresses(d, true); });
   const std::size_t suppressed = before - diags.size();
 
-  const RuleInfo* info = file_problem_info("TRL910");
+  const RuleInfo* info = find_rule_info(tool_rules::kUnusedNoqa);
   if (!info || !selection.enabled(info->code)) return suppressed;
   std::vector<Diagnostic> unused;
   for (const Entry& e : sup.entries) {

@@ -14,6 +14,7 @@
 #include "analyzer/project/prefilter.hpp"
 #include "analyzer/project/project.hpp"
 #include "analyzer/project/project_internal.hpp"
+#include "rules/tool/tool_rules.hpp"
 
 namespace trl {
 
@@ -251,7 +252,7 @@ void extract_referenced(Project& project, const std::vector<std::string>& names,
         project.facts[id] = FileFacts{};
         project.facts[id].loaded = true;
         project.facts[id].problems.push_back(
-            {"TRL901", std::string("internal error while reading: ") + e.what(), Span{id}});
+            {tool_rules::kUnreadableFile, std::string("internal error while reading: ") + e.what(), Span{id}});
       }
     }
   }

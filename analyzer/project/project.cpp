@@ -20,6 +20,7 @@
 #include "analyzer/util/binary_io.hpp"
 #include "analyzer/util/clean_path.hpp"
 #include "analyzer/util/parallel.hpp"
+#include "rules/tool/tool_rules.hpp"
 
 namespace fs = std::filesystem;
 
@@ -145,15 +146,15 @@ FileId Project::resolve(const std::string& path, const std::vector<std::string>&
 // Checks text the way reading from disk does (size, NUL bytes, UTF-8, byte order mark) and keeps it.
 void accept_text(SourceFile& file, FileFacts& facts, std::string text) {
   if (text.size() >= kNoFile) {  // spans are 32-bit byte offsets
-    facts.problems.push_back({"TRL905", "file is 4 GB or more; skipped", Span{file.id}});
+    facts.problems.push_back({tool_rules::kFileTooLarge, "file is 4 GB or more; skipped", Span{file.id}});
     return;
   }
   if (text.find('\0') != std::string::npos) {
-    facts.problems.push_back({"TRL902", "file contains NUL bytes (binary?); skipped", Span{file.id}});
+    facts.problems.push_back({tool_rules::kNotUtf8Text, "file contains NUL bytes (binary?); skipped", Span{file.id}});
     return;
   }
   if (!is_valid_utf8(text)) {
-    facts.problems.push_back({"TRL902", "file is not valid UTF-8; skipped", Span{file.id}});
+    facts.problems.push_back({tool_rules::kNotUtf8Text, "file is not valid UTF-8; skipped", Span{file.id}});
     return;
   }
   // A UTF-8 byte order mark is not part of the content (Python and PyYAML skip it).
@@ -183,7 +184,7 @@ namespace project_detail {
 
 void read_file(SourceFile& file, FileFacts& facts, std::uint64_t max_size) {
   auto too_big = [&](std::uint64_t size) {
-    facts.problems.push_back({"TRL905",
+    facts.problems.push_back({tool_rules::kFileTooLarge,
                               "file is " + std::to_string(size >> 20) + " MB, over the " +
                                   std::to_string(max_size >> 20) + " MB limit (--max-file-size); skipped",
                               Span{file.id}});
@@ -193,12 +194,14 @@ void read_file(SourceFile& file, FileFacts& facts, std::uint64_t max_size) {
   if (fd < 0) {
     struct stat st {};
     if (::stat(file.abs_path.c_str(), &st) != 0) {
-      facts.problems.push_back(
-          {"TRL901", "cannot read file: " + std::error_code(errno, std::system_category()).message(), Span{file.id}});
+      facts.problems.push_back({tool_rules::kUnreadableFile,
+                                "cannot read file: " + std::error_code(errno, std::system_category()).message(),
+                                Span{file.id}});
     } else if (static_cast<std::uint64_t>(st.st_size) > max_size) {
       too_big(static_cast<std::uint64_t>(st.st_size));
     } else {
-      facts.problems.push_back({"TRL901", "cannot read file: permission denied or vanished", Span{file.id}});
+      facts.problems.push_back(
+          {tool_rules::kUnreadableFile, "cannot read file: permission denied or vanished", Span{file.id}});
     }
     return;
   }
@@ -208,12 +211,14 @@ void read_file(SourceFile& file, FileFacts& facts, std::uint64_t max_size) {
   } closer{fd};
   struct stat st {};
   if (::fstat(fd, &st) != 0) {
-    facts.problems.push_back(
-        {"TRL901", "cannot read file: " + std::error_code(errno, std::system_category()).message(), Span{file.id}});
+    facts.problems.push_back({tool_rules::kUnreadableFile,
+                              "cannot read file: " + std::error_code(errno, std::system_category()).message(),
+                              Span{file.id}});
     return;
   }
   if (!S_ISREG(st.st_mode)) {
-    facts.problems.push_back({"TRL901", "not a regular file (FIFO, socket or device); skipped", Span{file.id}});
+    facts.problems.push_back(
+        {tool_rules::kUnreadableFile, "not a regular file (FIFO, socket or device); skipped", Span{file.id}});
     return;
   }
   facts.stamp = stamp_of(st);
@@ -237,7 +242,7 @@ void read_file(SourceFile& file, FileFacts& facts, std::uint64_t max_size) {
     const ssize_t n = ::read(fd, text.data() + done, text.size() - done);
     if (n < 0 && errno == EINTR) continue;
     if (n < 0) {
-      facts.problems.push_back({"TRL901", "cannot read file: read error", Span{file.id}});
+      facts.problems.push_back({tool_rules::kUnreadableFile, "cannot read file: read error", Span{file.id}});
       return;
     }
     if (n == 0) break;
@@ -250,8 +255,9 @@ void read_file(SourceFile& file, FileFacts& facts, std::uint64_t max_size) {
 void record_internal_error(Project& project, std::size_t i, const std::exception& e) {
   // A defect of ours on one file must not stop the others.
   project.facts[i] = FileFacts{};
-  project.facts[i].problems.push_back(
-      {"TRL901", std::string("internal error while reading: ") + e.what(), Span{static_cast<FileId>(i)}});
+  project.facts[i].problems.push_back({tool_rules::kUnreadableFile,
+                                       std::string("internal error while reading: ") + e.what(),
+                                       Span{static_cast<FileId>(i)}});
 }
 
 }  // namespace project_detail
@@ -355,7 +361,7 @@ Project read_project(const LoadOptions& options) {
     sf->index_lines();
     FileId id = project.sources.add(std::move(sf));
     project.facts.emplace_back();
-    project.facts[id].problems.push_back({"TRL901", message, Span{id}});
+    project.facts[id].problems.push_back({tool_rules::kUnreadableFile, message, Span{id}});
   }
   // 0 (nothing is older than a second before it): no record is taken.
   const std::int64_t known_since_ns = options.known_since_ns ? options.known_since_ns() : 0;
@@ -487,7 +493,7 @@ void extract_guarded(Project& project, FileId id) {
   } catch (const std::exception& e) {
     project.facts[id] = FileFacts{};
     project.facts[id].problems.push_back(
-        {"TRL901", std::string("internal error while reading: ") + e.what(), Span{id}});
+        {tool_rules::kUnreadableFile, std::string("internal error while reading: ") + e.what(), Span{id}});
   }
 }
 }  // namespace

@@ -23,6 +23,7 @@
 #include "analyzer/util/parallel.hpp"
 #include "analyzer/yaml/workflow.hpp"
 #include "analyzer/yaml/yaml_extractor.hpp"
+#include "rules/tool/tool_rules.hpp"
 
 namespace trl {
 
@@ -112,7 +113,7 @@ void extract_file(Project& project, FileId id) {
       if (!nb.valid) {
         const auto at = static_cast<std::uint32_t>(nb.error_offset);
         const Point p = file.point_at(at);
-        facts.problems.push_back({"TRL903", nb.error, Span{id, at, at, p, p}});
+        facts.problems.push_back({tool_rules::kSyntaxError, nb.error, Span{id, at, at, p, p}});
         break;
       }
       std::vector<shell::SessionPiece> pieces;

@@ -3,6 +3,7 @@
 #include <cstdlib>
 
 #include "analyzer/parse/tree_sitter.hpp"
+#include "rules/tool/tool_rules.hpp"
 
 namespace trl::python {
 
@@ -47,8 +48,8 @@ class Converter {
   bool too_deep(TSNode n, int depth) {
     if (depth <= kMaxDepth) return false;
     if (!deep_reported_) {
-      facts_.problems.push_back(
-          {"TRL904", "Python nested more than 150 levels deep; the deeper part is not analysed", span(n)});
+      facts_.problems.push_back({tool_rules::kNestingTooDeep,
+                                 "Python nested more than 150 levels deep; the deeper part is not analysed", span(n)});
       deep_reported_ = true;
     }
     return true;
@@ -474,7 +475,7 @@ class Converter {
       std::size_t count = 0;
       for (TSNode c : cases) {
         if (++count > kMaxElifChain) {
-          facts_.problems.push_back({"TRL904",
+          facts_.problems.push_back({tool_rules::kNestingTooDeep,
                                      "match statement with more than " + std::to_string(kMaxElifChain) +
                                          " cases; the rest of it is not analysed",
                                      span(c)});
@@ -631,7 +632,7 @@ class Converter {
     for (TSNode alt : alternatives) {
       if (++count > kMaxElifChain) {
         facts_.problems.push_back(
-            {"TRL904",
+            {tool_rules::kNestingTooDeep,
              "if/elif chain longer than " + std::to_string(kMaxElifChain) + " branches; the rest of it is not analysed",
              span(alt)});
         break;
@@ -775,7 +776,7 @@ PythonFacts extract(std::string_view text, FileId file) {
   PythonFacts facts;
   ts::Tree tree = ts::parse(tree_sitter_python(), text);
   if (!tree) {
-    facts.problems.push_back({"TRL903", ts::parse_failure_message("Python"), Span{file}});
+    facts.problems.push_back({tool_rules::kSyntaxError, ts::parse_failure_message("Python"), Span{file}});
     return facts;
   }
   TSNode root = ts_tree_root_node(tree.get());

@@ -105,7 +105,7 @@ Json rule_descriptor(const RuleInfo& info) {
   r["defaultConfiguration"] = {{"level", level(info.severity)}};
   Json tags = Json::array();
   tags.push_back(rule_family(info.code));
-  if (info.code.rfind("TRL9", 0) != 0) tags.push_back("correctness");
+  if (const RuleFamily* f = family_of_code(info.code); !f || !f->tool) tags.push_back("correctness");
   r["properties"] = {{"precision", "very-high"}, {"problem.severity", problem_severity(info.severity)}, {"tags", tags}};
   return r;
 }

@@ -13,12 +13,12 @@ namespace trl {
 namespace {
 
 std::string where(const Setting& s, const Project& project) {
-  std::string out = s.origin.empty() ? "unset" : s.origin;
+  std::string out = s.origin == Origin::None ? "unset" : s.origin_text();
   if (s.span.valid()) {
     const SourceFile& f = project.sources.get(s.span.file);
     // A value Python code loaded from a data file (`SFTConfig(**yaml.safe_load(f))`) is written
     // in that file, in its syntax.
-    if (s.origin == "Python" && (f.kind == FileKind::Yaml || f.kind == FileKind::Json))
+    if (s.origin == Origin::Python && (f.kind == FileKind::Yaml || f.kind == FileKind::Json))
       out = std::string(f.kind == FileKind::Yaml ? "YAML" : "JSON") + " loaded by Python";
     out += " at " + f.path + ":" + std::to_string(s.span.start.line + 1) + ":" +
            std::to_string(f.display_column(s.span.start));
@@ -198,7 +198,7 @@ void print_run(std::ostream& out, const TrainingRun& r, const Project& project) 
   for (const char* field : {"packing", "eval_packing"}) {
     if (r.args.count(field) || !defaults) continue;
     Setting d = r.arg(field);
-    if (d.known() && d.origin == "default")
+    if (d.known() && d.origin == Origin::Default)
       out << "  (" << field << " = " << d.value.yaml() << "  # default of " << defaults->name << ", "
           << defaults->source << ")\n";
   }

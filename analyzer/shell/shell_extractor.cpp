@@ -15,6 +15,7 @@
 #include "analyzer/parse/tree_sitter.hpp"
 #include "analyzer/shell/shell_internal.hpp"
 #include "analyzer/shell/shell_words.hpp"
+#include "rules/tool/tool_rules.hpp"
 
 namespace trl::shell {
 
@@ -620,7 +621,7 @@ ShellFacts extract(std::string_view text, FileId file, const ExtractOptions& opt
   ShellFacts facts;
   ts::Tree tree = ts::parse(tree_sitter_bash(), text);
   if (!tree) {
-    facts.problems.push_back({"TRL903", ts::parse_failure_message("shell script"), Span{file}});
+    facts.problems.push_back({tool_rules::kSyntaxError, ts::parse_failure_message("shell script"), Span{file}});
     return facts;
   }
   const bool mapped = !options.offsets.empty() && options.offsets.size() == text.size() + 1;

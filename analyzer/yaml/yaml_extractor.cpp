@@ -10,6 +10,7 @@
 #include "analyzer/parse/tree_sitter.hpp"
 #include "analyzer/source/source_file.hpp"
 #include "analyzer/yaml/pyyaml_resolver.hpp"
+#include "rules/tool/tool_rules.hpp"
 
 namespace trl::yaml {
 
@@ -187,8 +188,9 @@ class Builder {
   NodePtr node(TSNode n, int depth) {
     if (depth > kMaxDepth) {
       if (!deep_reported_) {
-        problems_.push_back(
-            {"TRL904", "YAML nested more than 200 levels deep; the deeper part is not analysed", ts::span(n, file_)});
+        problems_.push_back({tool_rules::kNestingTooDeep,
+                             "YAML nested more than 200 levels deep; the deeper part is not analysed",
+                             ts::span(n, file_)});
         deep_reported_ = true;
       }
       return invalid(n);
@@ -270,6 +272,7 @@ class Builder {
       out->scalar = resolve_tagged(tag, out->raw, plain);
     else
       out->scalar = plain ? resolve_plain(out->raw) : Scalar::string(out->raw);
+    out->exponent_number = plain && matches_exponent_number(out->raw);
     return out;
   }
 
@@ -639,6 +642,7 @@ class Loader {
           out->scalar = resolve_plain(out->raw);
         else
           out->scalar = resolve_tagged(tag, out->raw, plain);
+        out->exponent_number = plain && matches_exponent_number(out->raw);
         remember(str(e.data.scalar.anchor), out, e.start_mark);
         return out;
       }
@@ -652,7 +656,8 @@ class Loader {
         const yaml_mark_t start = e.start_mark;
         if (depth > kMaxDepth) {
           if (!deep_reported_) {
-            problems_.push_back({"TRL904", "YAML nested more than 200 levels deep; the deeper part is not analysed",
+            problems_.push_back({tool_rules::kNestingTooDeep,
+                                 "YAML nested more than 200 levels deep; the deeper part is not analysed",
                                  pos_.span(start, start)});
             deep_reported_ = true;
           }
@@ -789,7 +794,7 @@ YamlFacts tree_sitter_reading(std::string_view text, FileId file) {
   YamlFacts facts;
   ts::Tree tree = ts::parse(tree_sitter_yaml(), text);
   if (!tree) {
-    facts.problems.push_back({"TRL903", ts::parse_failure_message("YAML"), Span{file}});
+    facts.problems.push_back({tool_rules::kSyntaxError, ts::parse_failure_message("YAML"), Span{file}});
     return facts;
   }
   TSNode root = ts_tree_root_node(tree.get());
@@ -857,7 +862,7 @@ YamlFacts extract(std::string_view text, FileId file) {
   // wrong (every key becomes an error). Say so instead of reporting false syntax errors.
   const std::size_t lines = static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n')) + 1;
   if (lines > kMaxYamlLines) {
-    facts.problems.push_back({"TRL905",
+    facts.problems.push_back({tool_rules::kFileTooLarge,
                               "YAML file has " + std::to_string(lines) + " lines, more than the " +
                                   std::to_string(kMaxYamlLines) + " the YAML parser supports; skipped",
                               Span{file}});
@@ -868,7 +873,7 @@ YamlFacts extract(std::string_view text, FileId file) {
   // TRL904 stops at 200 anyway) the values come from tree-sitter's tree.
   if (flow_nesting(text) > kMaxFlowNesting) {
     facts = tree_sitter_reading(text, file);
-    std::erase_if(facts.problems, [](const FileProblem& p) { return p.code == "TRL903"; });
+    std::erase_if(facts.problems, [](const FileProblem& p) { return p.code == tool_rules::kSyntaxError; });
     return facts;
   }
   // Values come from the loader (what PyYAML reads); comments from the text it read (or, when it
@@ -918,7 +923,8 @@ YamlFacts extract(std::string_view text, FileId file) {
       while (stop < text.size() && (static_cast<unsigned char>(text[stop]) & 0xC0) == 0x80) ++stop;
     }
     Span at = pos.span(error->offset, stop);
-    facts.problems.push_back({"TRL903", "invalid YAML: " + error->message + "; PyYAML refuses this file", at});
+    facts.problems.push_back(
+        {tool_rules::kSyntaxError, "invalid YAML: " + error->message + "; PyYAML refuses this file", at});
     facts.documents.clear();
     if (tree) {
       Builder builder(text, file, facts.problems);

@@ -6,7 +6,6 @@
 #include <utility>
 #include <vector>
 
-#include "analyzer/eval/run_builder.hpp"
 #include "rules/support/rule_support.hpp"
 
 namespace trl::rules {
@@ -111,7 +110,7 @@ void find_renamed_in_run(const Rule& rule, bool removed, const Project& project,
   for (const ClassInfo* c : run.parser_classes)
     for (const Rename* r : cx.renames_of(*c)) renames.push_back(r);
   for (const auto& [key, setting] : run.args) {
-    if (setting.origin != "trainer YAML" && setting.origin != "command line") continue;
+    if (setting.origin != Origin::TrainerYaml && setting.origin != Origin::CommandLine) continue;
     // A name that is still a field may be a deprecated one (transformers 5.x `warmup_ratio`).
     const bool still_field = is_field_of_any(cx.k, run.parser_classes, key);
     bool patched = false;
@@ -127,7 +126,7 @@ void find_renamed_in_run(const Rule& rule, bool removed, const Project& project,
       const bool also_new =
           !r->new_name.empty() && run.args.count(r->new_name) && run.args.at(r->new_name).origin == setting.origin;
       report(cx, *r, setting.span, targets, also_new,
-             setting.origin == "trainer YAML" ? "trainer YAML key" : "command-line flag", out, false, still_field);
+             setting.origin == Origin::TrainerYaml ? "trainer YAML key" : "command-line flag", out, false, still_field);
       break;
     }
   }

@@ -91,7 +91,7 @@ class RenamedValue final : public Rule {
               (r->removed.empty() ? "deprecated in " + L + " " + r->deprecated : "renamed in " + L + " " + r->removed) +
               "); judged against " + target.describe());
       d.severity = state == rules::RenameState::Removed ? Severity::Error : Severity::Warning;
-      d.label = "set here (" + s.origin + ")";
+      d.label = "set here (" + s.origin_text() + ")";
       if (target.pin.valid()) d.related.push_back({target.pin, "version pinned here"});
       if (!r->note.empty()) d.notes.push_back(r->note);
       d.notes.push_back("source: " + r->source);

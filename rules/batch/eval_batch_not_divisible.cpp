@@ -95,7 +95,7 @@ class EvalBatchNotDivisible final : public Rule {
                         "global eval batch (per_device_eval_batch_size=" + std::to_string(*bs) +
                             " * processes=" + std::to_string(*world) + " = " + std::to_string(global) +
                             ") is not divisible by `" + name + ": " + std::to_string(*g) + "`");
-    d.label = "per_device_eval_batch_size=" + std::to_string(*bs) + " (" + bs_s.origin + ")";
+    d.label = "per_device_eval_batch_size=" + std::to_string(*bs) + " (" + bs_s.origin_text() + ")";
     support::relate(d, used, name + "=" + std::to_string(*g));
     support::relate(d, run.world_size, "processes: " + std::to_string(*world));
     support::relate(d, strategy, "evaluation enabled here");

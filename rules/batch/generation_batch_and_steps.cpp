@@ -54,7 +54,7 @@ class GenerationBatchAndSteps final : public Rule {
     if (!n.gen_batch.known() || !n.steps.known() || batch::is_null(n.gen_batch) || batch::is_null(n.steps)) return;
     Diagnostic d = make(support::primary_span(run, {&n.gen_batch, &n.steps}),
                         "`generation_batch_size` and `steps_per_generation` are mutually exclusive");
-    d.label = "generation_batch_size set here (" + n.gen_batch.origin + ")";
+    d.label = "generation_batch_size set here (" + n.gen_batch.origin_text() + ")";
     support::relate(d, n.steps, "steps_per_generation set here");
     support::relate_launch(d, run);
     d.notes.push_back(support::trainer_name(run) + ".__post_init__ raises ValueError at start-up");

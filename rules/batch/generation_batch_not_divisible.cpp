@@ -125,7 +125,7 @@ class GenerationBatchNotDivisible final : public Rule {
     Diagnostic d =
         make(support::primary_span(run, {&n.num_generations, parts[0]}),
              "generation batch (" + formula + ") is not divisible by `num_generations: " + std::to_string(*g) + "`");
-    d.label = "num_generations=" + std::to_string(*g) + " (" + n.num_generations.origin + ")";
+    d.label = "num_generations=" + std::to_string(*g) + " (" + n.num_generations.origin_text() + ")";
     for (const Setting* p : parts) support::relate(d, *p, "part of the generation batch: " + p->value.yaml());
     support::relate_launch(d, run);
     if (per_step)

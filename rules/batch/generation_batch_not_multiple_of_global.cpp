@@ -70,7 +70,7 @@ class GenerationBatchNotMultipleOfGlobal final : public Rule {
              "`generation_batch_size: " + std::to_string(*gen) +
                  "` is not a multiple of the global batch (per_device_train_batch_size=" + std::to_string(*bs) +
                  " * processes=" + std::to_string(*world) + " = " + std::to_string(global) + ")");
-    d.label = "generation_batch_size set here (" + n.gen_batch.origin + ")";
+    d.label = "generation_batch_size set here (" + n.gen_batch.origin_text() + ")";
     support::relate(d, n.per_device, "per_device_train_batch_size=" + std::to_string(*bs));
     support::relate(d, run.world_size, "processes: " + std::to_string(*world));
     support::relate_launch(d, run);

@@ -60,7 +60,7 @@ class SyncRefModelWithoutBeta final : public Rule {
     if (!support::is_rl_generation_trainer(run)) return;
     const Setting sync = run.arg("sync_ref_model");
     const Setting beta = run.arg("beta");
-    if (!sync.known_true() || !beta.known()) return;
+    if (sync.truth() != Truth::True || !beta.known()) return;
     double b = 0;
     if (beta.value.kind == Scalar::Kind::Float)
       b = beta.value.f;
@@ -79,7 +79,7 @@ class SyncRefModelWithoutBeta final : public Rule {
                         std::string("`sync_ref_model: true` with `beta: 0.0`") +
                             (by_default ? " (the " + support::trainer_name(run) + " default)" : "") +
                             ": there is no reference model to sync");
-    d.label = "sync_ref_model set here (" + sync.origin + ")";
+    d.label = "sync_ref_model set here (" + sync.origin_text() + ")";
     support::relate(d, beta, "beta=0.0");
     support::relate_launch(d, run);
     d.notes.push_back("the trainer raises ValueError at init, after the model has loaded");

@@ -52,7 +52,7 @@ class TooFewGenerations final : public Rule {
     if (!v || *v >= 2 || !g.span.valid() || g.value.kind == Scalar::Kind::Bool) return;
     Diagnostic d = make(g.span, "`num_generations: " + std::to_string(*v) + "` is below 2; " +
                                     support::trainer_name(run) + " needs at least 2 completions per prompt");
-    d.label = "set here (" + g.origin + ")";
+    d.label = "set here (" + g.origin_text() + ")";
     support::relate_launch(d, run);
     d.notes.push_back(support::trainer_name(run) + ".__post_init__ raises ValueError at start-up");
     d.help = "set `num_generations` to 2 or more (e.g. 8)";

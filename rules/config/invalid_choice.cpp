@@ -107,7 +107,7 @@ class InvalidChoice final : public Rule {
       if (!at.valid()) at = s.span;
       Diagnostic d = make_merged(
           at, "`" + key + ": " + s.value.s + "` is not one of the accepted values (" + join(f->choices) + ")");
-      d.label = "set here (" + s.origin + ")";
+      d.label = "set here (" + s.origin_text() + ")";
       suggest(d, at, project, s.value.s, f->choices);
       if (!f->source.empty()) d.notes.push_back("source: " + f->source);
       if (rules::judged_by_history(k, *given.front(), t))
@@ -181,11 +181,12 @@ class InvalidChoice final : public Rule {
 
   // Fields validated only when the feature that reads them is on.
   static bool used(const TrainingRun& run, const std::string& field) {
-    if (field == "packing_strategy") return run.arg("packing").known_true() || run.arg("eval_packing").known_true();
-    if (field == "vllm_mode") return run.arg("use_vllm").known_true();
+    if (field == "packing_strategy")
+      return run.arg("packing").truth() == Truth::True || run.arg("eval_packing").truth() == Truth::True;
+    if (field == "vllm_mode") return run.arg("use_vllm").truth() == Truth::True;
     if (field == "loss_type" && run.is_sft_family()) {
       const Setting liger = run.arg("use_liger_kernel");
-      return liger.known() && !liger.value.truthy();
+      return liger.truth() == Truth::False;
     }
     if (field == "truncation_mode") {
       const Setting max_length = run.arg("max_length");

@@ -180,7 +180,7 @@ class UnknownConfigKey final : public Rule {
       return names;
     };
     for (const auto& [key, s] : run.args) {
-      if (s.origin != "trainer YAML" && s.origin != "command line") continue;
+      if (s.origin != Origin::TrainerYaml && s.origin != Origin::CommandLine) continue;
       bool known = false;
       for (const ClassInfo* c : classes)
         known = known || k.field(*c, key) || k.patched_accepts(run.patched_by, *c, key);
@@ -188,10 +188,10 @@ class UnknownConfigKey final : public Rule {
       known = known || std::find(run.user_fields.begin(), run.user_fields.end(), key) != run.user_fields.end();
       if (known || is_old_name(k, key) || key == "env") continue;
       if (trl_cli && (k.launch_flag(key) || key == "accelerate_config")) continue;
-      if (!trl_cli && s.origin == "command line" && key.rfind("no_", 0) == 0) continue;
+      if (!trl_cli && s.origin == Origin::CommandLine && key.rfind("no_", 0) == 0) continue;
       Span at = rules::find_word(project, s.span, key);
       if (!at.valid()) at = s.span;
-      const bool yaml = s.origin == "trainer YAML";
+      const bool yaml = s.origin == Origin::TrainerYaml;
       const std::string change = release_note(k, run.parser_classes, key, t);
       Diagnostic d =
           make_merged(at, std::string(yaml ? "trainer YAML key" : "flag") + " `" + key + "` is not an argument of " +

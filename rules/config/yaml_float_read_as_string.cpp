@@ -1,7 +1,6 @@
 // TRL002 yaml-float-read-as-string: `1e-5` in a YAML that PyYAML loads without argparse
 // conversion, for a float or int field.
 
-#include "analyzer/yaml/pyyaml_resolver.hpp"
 #include "rules/rule.hpp"
 #include "rules/support/rule_support.hpp"
 #include "rules/support/yaml_scopes.hpp"
@@ -102,7 +101,7 @@ class YamlFloatReadAsString final : public Rule {
     if (u.reader == rules::YamlReader::TrlParser) return;  // argparse converts string defaults
     const YamlNode& v = *u.entry->value;
     if (v.kind != YamlNode::Kind::Scalar || v.style != ScalarStyle::Plain || v.tagged ||
-        v.scalar.kind != Scalar::Kind::Str || !yaml::matches_exponent_number(v.raw))
+        v.scalar.kind != Scalar::Kind::Str || !v.exponent_number)
       return;
     const std::string& type = u.field->type;
     if (u.reader == rules::YamlReader::Accelerate ? type != "int" : (type != "float" && type != "int")) return;

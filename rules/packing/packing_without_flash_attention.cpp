@@ -79,7 +79,7 @@ class PackingWithoutFlashAttention final : public Rule {
   void check_run(const TrainingRun& run, const Project& project, std::vector<Diagnostic>& out) const override {
     if (!run.is_sft_family()) return;
     const Setting packing = run.arg("packing");
-    if (!packing.known_true()) return;
+    if (packing.truth() != Truth::True) return;
     const rules::PackingStrategy strategy = rules::packing_strategy(project, run);
     const std::string& st = strategy.name;
     // ffd: TRL 0.19.x only (packing_strategy() gives it for that target alone, and as a value
@@ -93,11 +93,11 @@ class PackingWithoutFlashAttention final : public Rule {
     Diagnostic d = make(support::primary_span(run, {&packing, &attn}),
                         "packing (`" + st + "`) without FlashAttention: the model uses `" + attn.value.s +
                             "`, which ignores the sample boundaries packing relies on");
-    d.label = "packing enabled here (" + packing.origin + ")";
+    d.label = "packing enabled here (" + packing.origin_text() + ")";
     support::relate(d, attn, "attention implementation `" + attn.value.s + "`");
     support::relate_launch(d, run);
     d.notes.push_back("TRL only logs a warning; training proceeds with packed samples attending to each other");
-    if (ffd && strategy.target && strategy.setting.origin == "default")
+    if (ffd && strategy.target && strategy.setting.origin == Origin::Default)
       d.notes.push_back("`" + st + "` is the default packing_strategy of " + strategy.target->describe());
     d.help = ffd ? "set `attn_implementation: flash_attention_2`, or `packing: false`"
                  : "set `attn_implementation: flash_attention_2` (or a flash-attn kernel), or `packing: false`";

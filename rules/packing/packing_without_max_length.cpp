@@ -78,11 +78,11 @@ class PackingWithoutMaxLength final : public Rule {
     if (!dataset_kwargs.known() || dataset_kwargs.value.kind != Scalar::Kind::Null) return;
     for (const char* field : {"packing", "eval_packing"}) {
       const Setting on = run.arg(field);
-      if (!on.known_true()) continue;
+      if (on.truth() != Truth::True) continue;
       if (std::string_view(field) == "eval_packing" && !passes_eval_dataset(project, run)) continue;
       Diagnostic d = make(support::primary_span(run, {&on, &max_length}),
                           "`" + std::string(field) + "` requires a `max_length`, but it is null");
-      d.label = std::string(field) + " enabled here (" + on.origin + ")";
+      d.label = std::string(field) + " enabled here (" + on.origin_text() + ")";
       support::relate(d, max_length, "max_length: null");
       support::relate_launch(d, run);
       d.notes.push_back(std::string("SFTTrainer raises ValueError while preparing the ") +

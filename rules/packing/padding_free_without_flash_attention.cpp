@@ -70,14 +70,14 @@ class PaddingFreeWithoutFlashAttention final : public Rule {
     if (!run.is_sft_family()) return;
     const Setting pf = run.arg("padding_free");
     const Setting packing = run.arg("packing");
-    if (!pf.known_true() || !packing.known() || packing.value.truthy()) return;
+    if (pf.truth() != Truth::True || packing.truth() != Truth::False) return;
     const Setting& attn = run.attn_implementation;
     if (!attn.known() || attn.value.kind != Scalar::Kind::Str || support::is_flash_attention(attn.value.s)) return;
     if (rules::attention_may_separate_packed(project, run)) return;
     Diagnostic d = make(support::primary_span(run, {&pf, &attn}),
                         "`padding_free` without FlashAttention: the model uses `" + attn.value.s +
                             "`, which ignores the sample boundaries of the flattened batch");
-    d.label = "padding_free enabled here (" + pf.origin + ")";
+    d.label = "padding_free enabled here (" + pf.origin_text() + ")";
     support::relate(d, attn, "attention implementation `" + attn.value.s + "`");
     support::relate_launch(d, run);
     d.notes.push_back("TRL only logs a warning; training proceeds with samples attending to each other");

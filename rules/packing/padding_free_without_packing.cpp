@@ -55,7 +55,7 @@ class PaddingFreeWithoutPacking final : public Rule {
     const Setting pf = run.arg("padding_free");
     const Setting packing = run.arg("packing");
     const Setting max_length = run.arg("max_length");
-    if (!pf.known_true() || !packing.known() || packing.value.truthy()) return;
+    if (pf.truth() != Truth::True || packing.truth() != Truth::False) return;
     if (!max_length.known() || max_length.value.kind == Scalar::Kind::Null) return;
     // The check is TRL 1.0.0's (PR #5359); older releases train without it.
     const auto trl = rules::trl_target_at_least(project, run, "1.0.0");
@@ -63,7 +63,7 @@ class PaddingFreeWithoutPacking final : public Rule {
     Diagnostic d = make(support::primary_span(run, {&pf}),
                         "`padding_free: true` without packing requires `max_length: null` (max_length is " +
                             max_length.value.yaml() + (max_length.span.valid() ? "" : ", the default") + ")");
-    d.label = "padding_free enabled here (" + pf.origin + ")";
+    d.label = "padding_free enabled here (" + pf.origin_text() + ")";
     support::relate(d, max_length, "max_length=" + max_length.value.yaml());
     support::relate(d, packing, "packing off");
     support::relate_launch(d, run);

@@ -58,13 +58,13 @@ class WrappedPackingCrossesDocuments final : public Rule {
   void check_run(const TrainingRun& run, const Project& project, std::vector<Diagnostic>& out) const override {
     if (!run.is_sft_family()) return;
     const Setting packing = run.arg("packing");
-    if (!packing.known_true()) return;
+    if (packing.truth() != Truth::True) return;
     const rules::PackingStrategy ps = rules::packing_strategy(project, run);
     if (ps.name == "concatenated") {
       Diagnostic d = make(support::primary_span(run, {&packing}),
                           "packing in " + ps.target->describe() +
                               " concatenates the dataset: documents are split across rows and attend to each other");
-      d.label = "packing enabled here (" + packing.origin + ")";
+      d.label = "packing enabled here (" + packing.origin_text() + ")";
       support::relate_launch(d, run);
       d.notes.push_back(
           "TRL before 0.19.0 has no `packing_strategy`: pack_dataset cuts the concatenated dataset every "
@@ -77,7 +77,7 @@ class WrappedPackingCrossesDocuments final : public Rule {
     if (!support::is_str(strategy, "wrapped")) return;
     Diagnostic d = make(support::primary_span(run, {&strategy, &packing}),
                         "`packing_strategy: wrapped` splits documents across rows and lets them attend to each other");
-    d.label = "wrapped packing selected here (" + strategy.origin + ")";
+    d.label = "wrapped packing selected here (" + strategy.origin_text() + ")";
     support::relate_launch(d, run);
     d.help = "use `packing_strategy: bfd` with FlashAttention to keep documents apart";
     out.push_back(std::move(d));

@@ -67,7 +67,7 @@ class ContextAndSequenceParallelism final : public Rule {
     Diagnostic d = make(support::primary_span(run, {&run.cp_size, &run.sp_size}),
                         "context parallelism (cp_size=" + std::to_string(*cp) +
                             ") and sequence parallelism (sp_size=" + std::to_string(*sp) + ") cannot be combined");
-    d.label = "cp_size set here (" + run.cp_size.origin + ")";
+    d.label = "cp_size set here (" + run.cp_size.origin_text() + ")";
     support::relate(d, run.sp_size, "sp_size=" + std::to_string(*sp));
     support::relate_launch(d, run);
     d.notes.push_back(

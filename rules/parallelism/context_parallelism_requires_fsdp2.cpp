@@ -87,7 +87,7 @@ class ContextParallelismRequiresFsdp2 final : public Rule {
     } else if (type.value.s == "DEEPSPEED") {
       d = make(support::primary_span(run, {&type}),
                "context parallelism (" + cps + ") with DeepSpeed: accelerate supports it only with FSDP2");
-      d.label = "DeepSpeed selected here (" + type.origin + ")";
+      d.label = "DeepSpeed selected here (" + type.origin_text() + ")";
       d.notes.push_back(
           "nothing raises: prepare() still attaches the context-parallel hooks to a DeepSpeed model, a "
           "combination accelerate does not support; use Ulysses (parallelism_config_sp_size) with "
@@ -99,7 +99,7 @@ class ContextParallelismRequiresFsdp2 final : public Rule {
       d = make(support::primary_span(run, {&type}),
                "context parallelism (" + cps +
                    ") requires FSDP2, but this launch uses `distributed_type: " + type.value.s + "`");
-      d.label = "distributed type set here (" + type.origin + ")";
+      d.label = "distributed type set here (" + type.origin_text() + ")";
       d.notes.push_back("accelerate raises ValueError at start-up: `cp_size > 1` without an FSDP plugin");
       d.help = "use `distributed_type: FSDP` with `fsdp_config: {fsdp_version: 2}`";
     } else {

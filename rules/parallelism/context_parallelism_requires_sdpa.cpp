@@ -73,7 +73,7 @@ class ContextParallelismRequiresSdpa final : public Rule {
                                                                     ") requires `attn_implementation: sdpa`, "
                                                                     "but the model uses `" +
                                                                     attn.value.s + "`");
-    d.label = "attn_implementation set here (" + attn.origin + ")";
+    d.label = "attn_implementation set here (" + attn.origin_text() + ")";
     support::relate(d, run.cp_size, "context parallelism enabled here (cp_size=" + std::to_string(*cp) + ")");
     support::relate_launch(d, run);
     d.notes.push_back(

@@ -125,7 +125,7 @@ class CpSequenceNotDivisible final : public Rule {
     Diagnostic d = make(support::primary_span(run, {&pad, &run.cp_size}),
                         "`" + rules::assignment(run, pad, "pad_to_multiple_of", Scalar::integer(*p)) +
                             "` is not a multiple of 2 * cp_size (" + std::to_string(need) + ")");
-    d.label = "pad_to_multiple_of set here (" + pad.origin + ")";
+    d.label = "pad_to_multiple_of set here (" + pad.origin_text() + ")";
     support::relate(d, run.cp_size, "context parallelism enabled here (" + cps + ")");
     support::relate_launch(d, run);
     d.notes.push_back(

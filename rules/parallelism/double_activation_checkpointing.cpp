@@ -72,7 +72,7 @@ bool trainer_keeps_plugin_value(const TrainingRun& run, const Project& project) 
   auto set = run.args.find("fsdp_config");  // explicitly set (arg() would give the default)
   if (set == run.args.end()) return true;
   const Setting& fc = set->second;
-  if (fc.origin != "trainer YAML" || run.trainer_yaml == kNoFile || run.trainer_yaml >= project.facts.size() ||
+  if (fc.origin != Origin::TrainerYaml || run.trainer_yaml == kNoFile || run.trainer_yaml >= project.facts.size() ||
       run.trainer_yaml_doc >= project.facts[run.trainer_yaml].yaml.size())
     return false;
   const YamlNode* root = project.facts[run.trainer_yaml].yaml[run.trainer_yaml_doc].root.get();
@@ -91,10 +91,11 @@ class DoubleActivationCheckpointing final : public Rule {
 
   void check_run(const TrainingRun& run, const Project& project, std::vector<Diagnostic>& out) const override {
     const AccelerateSettings& a = run.accelerate;
-    if (!a.launched || !support::is_str(a.distributed_type, "FSDP") || !a.fsdp_activation_checkpointing.known_true())
+    if (!a.launched || !support::is_str(a.distributed_type, "FSDP") ||
+        a.fsdp_activation_checkpointing.truth() != Truth::True)
       return;
     const Setting gc = run.arg("gradient_checkpointing");
-    if (!gc.known_true()) return;
+    if (gc.truth() != Truth::True) return;
     if (!trainer_keeps_plugin_value(run, project)) return;
     const bool by_default = !gc.span.valid();
     std::string judged;

@@ -97,11 +97,6 @@ std::string consequence(const VersionTarget& trl) {
          ", which trains silently on the contaminated sequences (TRL raises only after v1.9.0)";
 }
 
-std::string where(const Setting& s) {
-  if (s.origin == "default") return "default";
-  return s.origin;
-}
-
 class PackingWithContextParallelism final : public Rule {
  public:
   const RuleInfo& info() const override { return kInfo; }
@@ -114,24 +109,24 @@ class PackingWithContextParallelism final : public Rule {
     const std::string cp_text = run.cp_size.describe();
     for (const char* field : {"packing", "eval_packing"}) {
       const Setting on = run.arg(field);
-      if (!on.definitely_true() || !on.primary_span().valid()) continue;
+      if (on.truth() != Truth::True || !on.primary_span().valid()) continue;
       Diagnostic d =
           make(on.primary_span(), "`" + std::string(field) + "` with context parallelism (cp_size=" + cp_text +
                                       ") breaks document isolation");
-      d.label = std::string(field) + " enabled here (" + where(on) + ")";
+      d.label = std::string(field) + " enabled here (" + on.origin_text() + ")";
       if (on.primary_span() != on.span && on.span.valid())
         d.related.push_back({on.span, "passed as `" + std::string(field) + "` here"});
       for (const auto& step : on.chain) d.related.push_back({step.span, "flows through: " + step.message});
       if (run.cp_size.primary_span().valid())
-        d.related.push_back({run.cp_size.primary_span(),
-                             "context parallelism enabled here (cp_size=" + cp_text + ", " + where(run.cp_size) + ")"});
+        d.related.push_back({run.cp_size.primary_span(), "context parallelism enabled here (cp_size=" + cp_text + ", " +
+                                                             run.cp_size.origin_text() + ")"});
       if (run.launch) d.related.push_back({run.launch->span, "both meet in this launch", true});
       d.notes.push_back(consequence(version_targets(project, rules::run_anchor(run), Knowledge::get()).trl));
       const std::string f(field);
-      if (on.origin == "Python")
+      if (on.origin == Origin::Python)
         d.help = "pass `" + f + "=False`" + (f == "packing" ? " (and `eval_packing=False`)" : "") +
                  ", or turn context parallelism off (`cp_size=1`)";
-      else if (on.origin == "command line")
+      else if (on.origin == Origin::CommandLine)
         d.help = "drop `--" + f + "` (or pass `--" + f + " false`), or turn context parallelism off (cp_size 1)";
       else
         d.help = "set `" + f + ": false`" + (f == "packing" ? " (and `eval_packing: false`)" : "") +

@@ -73,17 +73,18 @@ class RlTrainerWithSequenceParallelism final : public Rule {
     for (auto [s, name] : {std::pair{&run.cp_size, "cp_size"}, std::pair{&run.sp_size, "sp_size"}}) {
       const auto v = s->as_int();
       if (!v || *v <= 1) continue;
-      const bool python = s->origin == "Python";
+      const bool python = s->origin == Origin::Python;
       Diagnostic d =
           make(support::primary_span(run, {s}), support::trainer_name(run) + " does not support " +
                                                     (std::string(name) == "cp_size" ? "context" : "sequence") +
                                                     " parallelism (`" + name + "=" + std::to_string(*v) + "`)");
-      d.label = std::string(name) + " set here (" + s->origin + ")";
+      d.label = std::string(name) + " set here (" + s->origin_text() + ")";
       support::relate_launch(d, run);
       d.notes.push_back(python ? "TRL v1.4.0+ raises in the config's __post_init__ when the ParallelismConfig is "
                                  "passed as `parallelism_config=`; older TRL starts and shards inputs it builds after "
                                  "generation"
-                               : "TRL checks only `TrainingArguments.parallelism_config`; set from the " + s->origin +
+                               : "TRL checks only `TrainingArguments.parallelism_config`; set from the " +
+                                     s->origin_text() +
                                      " it is not checked, and the run starts with a topology the trainer does not "
                                      "support");
       d.help = "set `parallelism_config_" + std::string(name) + ": 1` for this " + run.trainer + " run";

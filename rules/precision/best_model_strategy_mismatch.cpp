@@ -53,13 +53,13 @@ class BestModelStrategyMismatch final : public Rule {
     const Setting best = run.arg("load_best_model_at_end");
     const Setting save = run.arg("save_strategy");
     const Setting eval = run.arg("eval_strategy");
-    if (!best.known_true() || !save.known() || !eval.known()) return;
+    if (best.truth() != Truth::True || !save.known() || !eval.known()) return;
     if (save.value.kind != Scalar::Kind::Str || eval.value.kind != Scalar::Kind::Str) return;
     if (save.value.s == "best" || save.value.s == eval.value.s) return;
     Diagnostic d = make(support::primary_span(run, {&best, &save, &eval}),
                         "`load_best_model_at_end` requires matching strategies, but save_strategy is `" + save.value.s +
                             "` and eval_strategy is `" + eval.value.s + "`");
-    d.label = "load_best_model_at_end set here (" + best.origin + ")";
+    d.label = "load_best_model_at_end set here (" + best.origin_text() + ")";
     support::relate(d, save, "save_strategy=" + save.value.s);
     support::relate(d, eval, "eval_strategy=" + eval.value.s);
     support::relate_launch(d, run);

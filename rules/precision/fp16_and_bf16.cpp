@@ -48,9 +48,9 @@ class Fp16AndBf16 final : public Rule {
   void check_run(const TrainingRun& run, const Project&, std::vector<Diagnostic>& out) const override {
     const Setting fp16 = run.arg("fp16");
     const Setting bf16 = run.arg("bf16");
-    if (!fp16.known_true() || !bf16.known_true()) return;
+    if (fp16.truth() != Truth::True || bf16.truth() != Truth::True) return;
     Diagnostic d = make(support::primary_span(run, {&bf16, &fp16}), "`fp16` and `bf16` are both true");
-    d.label = "bf16 set here (" + bf16.origin + ")";
+    d.label = "bf16 set here (" + bf16.origin_text() + ")";
     support::relate(d, fp16, "fp16 set here");
     support::relate_launch(d, run);
     d.notes.push_back("TrainingArguments raises ValueError at start-up");

@@ -80,7 +80,7 @@ class MixedPrecisionConflict final : public Rule {
     Diagnostic d = make(mp.span.valid() ? mp.span : support::primary_span(run, {&trainer}),
                         "accelerate `mixed_precision: " + acc + "` disagrees with the trainer's `" + trainer.value.s +
                             ": true`" + (by_default ? " (the " + support::trainer_name(run) + " default)" : ""));
-    d.label = "accelerate mixed precision set here (" + mp.origin + ")";
+    d.label = "accelerate mixed precision set here (" + mp.origin_text() + ")";
     support::relate(d, trainer, trainer.value.s + " set here");
     support::relate_launch(d, run);
     d.notes.push_back("TrainingArguments overrides the launcher's precision: the run trains in " + trainer.value.s +

@@ -64,7 +64,7 @@ class SaveStepsNotMultipleOfEval final : public Rule {
 
   void check_run(const TrainingRun& run, const Project&, std::vector<Diagnostic>& out) const override {
     const Setting best = run.arg("load_best_model_at_end");
-    if (!best.known_true()) return;
+    if (best.truth() != Truth::True) return;
     if (!support::is_str(run.arg("save_strategy"), "steps") || !support::is_str(run.arg("eval_strategy"), "steps"))
       return;
     Setting eval = run.arg("eval_steps");
@@ -76,7 +76,7 @@ class SaveStepsNotMultipleOfEval final : public Rule {
     Diagnostic d = make(support::primary_span(run, {&save, &eval, &best}),
                         "`save_steps: " + std::to_string(*s) + "` is not a multiple of the evaluation steps (" +
                             std::to_string(*e) + ") while `load_best_model_at_end` is on");
-    d.label = "save_steps set here (" + save.origin + ")";
+    d.label = "save_steps set here (" + save.origin_text() + ")";
     support::relate(d, eval, "evaluation every " + std::to_string(*e) + " steps");
     support::relate(d, best, "load_best_model_at_end set here");
     support::relate_launch(d, run);

@@ -74,9 +74,9 @@ namespace {
 enum class Syntax { Python, CommandLine, Yaml };
 
 std::optional<Syntax> syntax_of(const Setting& s) {
-  if (s.origin == "Python") return Syntax::Python;
-  if (s.origin == "command line") return Syntax::CommandLine;
-  if (s.origin == "trainer YAML" || s.origin == "accelerate YAML") return Syntax::Yaml;
+  if (s.origin == Origin::Python) return Syntax::Python;
+  if (s.origin == Origin::CommandLine) return Syntax::CommandLine;
+  if (s.origin == Origin::TrainerYaml || s.origin == Origin::AccelerateYaml) return Syntax::Yaml;
   return std::nullopt;
 }
 
@@ -97,7 +97,7 @@ std::string assignment(const TrainingRun& run, const Setting& near, std::string_
   if (!syntax && run.trainer_yaml != kNoFile) syntax = Syntax::Yaml;
   if (!syntax)
     for (const auto& [name, s] : run.args)
-      if (s.origin == "Python") {
+      if (s.origin == Origin::Python) {
         syntax = Syntax::Python;
         break;
       }
@@ -149,7 +149,7 @@ bool attention_may_separate_packed(const Project& project, const TrainingRun& ru
     // gradient_checkpointing defaults to False before TRL 0.22.0 (its default became True there,
     // PR #3510; the knowledge holds v1.9.0's): the model's own cache is then on.
     const Setting gc = run.arg("gradient_checkpointing");
-    if (gc.origin == "default" || (gc.known() && !gc.value.truthy())) return false;
+    if (gc.origin == Origin::Default || gc.truth() == Truth::False) return false;
   }
   return true;
 }
@@ -166,7 +166,7 @@ PackingStrategy packing_strategy(const Project& project, const TrainingRun& run)
   out.setting = run.arg("packing_strategy");
   const VersionTarget trl = trl_target(project, run);
   const bool is_str = out.setting.known() && out.setting.value.kind == Scalar::Kind::Str;
-  const bool by_default = out.setting.origin == "default";
+  const bool by_default = out.setting.origin == Origin::Default;
   if (!trl.known()) {
     // Only a value written by the user says what the (unknown) release does with it.
     if (is_str && !by_default) out.name = out.setting.value.s;

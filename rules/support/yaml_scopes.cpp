@@ -38,7 +38,7 @@ void for_each_run_yaml_key(const Project& project, const TrainingRun& run,
           once({&e, f, YamlReader::TrlParser, "", &run, run.trainer_yaml});
   // Settings that came from a YAML file loaded in Python (yaml.safe_load -> Config(**d)).
   for (const auto& [key, s] : run.args) {
-    if (s.origin != "Python" || !s.span.valid() || s.span.file >= project.sources.size() ||
+    if (s.origin != Origin::Python || !s.span.valid() || s.span.file >= project.sources.size() ||
         project.sources.get(s.span.file).kind != FileKind::Yaml)
       continue;
     const YamlNode* root = yaml_root(project, s.span.file);

@@ -229,7 +229,7 @@ TEST_CASE("cache: file facts survive the facts pack's encoding, spans moved to t
         "def g():\n    global G\n    del G, kw['k']\n    if (y := 1):\n        pass\n"
         "match a:\n    case 1:\n        pass\n    case _:\n        pass\n"},
        {"cfg.yaml",
-        "base: &b {lr: 1.0e-5, packing: yes}\nrun:\n  <<: *b\n  name: \"q\\u0073\"\nlist: [*b, *b, 'x']\n"
+        "base: &b {lr: 1.0e-5, packing: yes}\nrun:\n  <<: *b\n  name: \"q\\u0073\"\nlist: [*b, *b, 'x']\nsmall: 1e-5\n"
         "text: |\n  line\n---\nsecond: 2019-01-01\n"},
        {"launch.sh",
         "#!/bin/bash\nexport A=1\ncd sub\nB=2 accelerate launch --config_file c.yaml train.py --x \"$UNSET\"\n"
@@ -269,6 +269,15 @@ TEST_CASE("cache: file facts survive the facts pack's encoding, spans moved to t
   CHECK(std::any_of(p.facts[0].python.exprs.begin(), p.facts[0].python.exprs.end(),
                     [](const py::Expr& e) { return e.kind == py::ExprKind::NamedExpr; }));
   CHECK(!p.facts[0].comments.empty());
+  {  // a node flag written after the first two (YamlNode::exponent_number) survives the codec
+    FileFacts decoded;
+    REQUIRE(cache::decode_facts(cache::encode_facts(p.facts[1]), 1, decoded));
+    REQUIRE(!decoded.yaml.empty());
+    REQUIRE(decoded.yaml[0].root);
+    const YamlEntry* small = decoded.yaml[0].root->find("small");
+    REQUIRE(small);
+    CHECK(small->value->exponent_number);
+  }
   CHECK(!p.facts[2].commands.empty());
   CHECK(!p.facts[2].created.empty());
   CHECK(!p.facts[3].blocks.empty());

@@ -601,16 +601,48 @@ TEST_CASE("script flags: bare booleans, explicit values, --flag=value and --no_ 
   apply_cli_args(words({"--config", "x.yaml", "--packing", "--max_length", "4096", "--eval-packing=false",
                         "--no_gradient_checkpointing"}),
                  classes, k, out);
-  CHECK(out.at("packing").known_true());
+  CHECK(out.at("packing").truth() == Truth::True);
   CHECK(out.at("max_length").value.i == 4096);
-  CHECK_FALSE(out.at("eval_packing").known_true());
+  CHECK(out.at("eval_packing").truth() == Truth::False);
   CHECK(out.at("eval_packing").known());
-  CHECK_FALSE(out.at("gradient_checkpointing").known_true());
+  CHECK(out.at("gradient_checkpointing").truth() == Truth::False);
   CHECK_FALSE(out.count("config"));
   out.clear();
   apply_cli_args(words({"--packing", "false", "--learning_rate", "2e-5"}), classes, k, out);
-  CHECK_FALSE(out.at("packing").known_true());
+  CHECK(out.at("packing").truth() == Truth::False);
   CHECK(out.at("learning_rate").value.kind == Scalar::Kind::Float);
+}
+
+TEST_CASE("a setting's truth: one answer on every path, else unknown", "[eval]") {
+  const Span at{};
+  CHECK(Setting::known_value(Scalar::boolean(true), at, Origin::Python).truth() == Truth::True);
+  CHECK(Setting::known_value(Scalar::integer(0), at, Origin::Python).truth() == Truth::False);
+  CHECK(Setting::known_value(Scalar::null(), at, Origin::Default).truth() == Truth::False);
+  CHECK(Setting::unknown(at, Origin::CommandLine).truth() == Truth::Unknown);
+  CHECK(Setting{}.truth() == Truth::Unknown);  // unset: neither
+  Setting paths;                               // `packing = True if a else 1`: true on both paths
+  paths.state = Setting::State::OneOf;
+  paths.alternatives = {Scalar::boolean(true), Scalar::integer(1)};
+  paths.value = paths.alternatives.front();
+  CHECK(paths.truth() == Truth::True);
+  paths.alternatives = {Scalar::boolean(false), Scalar::null()};  // false on both
+  CHECK(paths.truth() == Truth::False);
+  paths.alternatives = {Scalar::boolean(true), Scalar::boolean(false)};  // they differ
+  CHECK(paths.truth() == Truth::Unknown);
+}
+
+TEST_CASE("origins: the words the output shows for each", "[eval]") {
+  CHECK(origin_text(Origin::None).empty());
+  CHECK(origin_text(Origin::TrainerYaml) == "trainer YAML");
+  CHECK(origin_text(Origin::CommandLine) == "command line");
+  CHECK(origin_text(Origin::Default) == "default");
+  CHECK(origin_text(Origin::TrlProfile, "zero3") == "TRL profile zero3");
+  CHECK(origin_text(Origin::LauncherDefault, "torchrun") == "torchrun default");
+  CHECK(origin_text(Origin::SingleProcessConfig, "accelerate YAML") ==
+        "accelerate YAML (distributed_type NO: one process)");
+  // A setting derived from another keeps its origin and the words that complete it.
+  const Setting profile = Setting::known_value(Scalar::integer(8), Span{}, Origin::TrlProfile, "multi_gpu");
+  CHECK(Setting::unknown(profile.span, profile.origin, profile.origin_detail).origin_text() == "TRL profile multi_gpu");
 }
 
 TEST_CASE("unreadable, binary and non-UTF-8 files are reported and the run goes on", "[robustness]") {

@@ -1,5 +1,6 @@
 // The report layer: comments as suppressions see them, noqa parsing and matching, the
 // fingerprints and escapes of the machine formats, baselines, and the formats end to end.
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <filesystem>
 #include <fstream>
@@ -162,6 +163,24 @@ TEST_CASE("noqa: forms", "[report][noqa]") {
   CHECK(f[0].file_level);
   CHECK(codes(f[0]) == std::vector<std::string>{"TRL101"});
   CHECK(noqa("# trl-lint: enable").empty());
+}
+
+TEST_CASE("suppression: a rule name after `noqa:` gets the hint to write its code, TRL9xx names too",
+          "[report][noqa]") {
+  auto files = kCrossFile;
+  for (const auto& [name, code] : {std::pair<std::string, std::string>{"packing-with-context-parallelism", "TRL101"},
+                                   {"syntax-error", "TRL903"},
+                                   {"unused-noqa", "TRL910"}}) {
+    INFO(name);
+    files["sft.yaml"] = "model_name_or_path: Qwen/Qwen2.5-0.5B\npacking: true  # noqa: " + name + "\n";
+    TempProject p(files);
+    const Analysis a = analyse();
+    const auto invalid = std::find_if(a.diags.begin(), a.diags.end(), [](const Diagnostic& d) {
+      return d.code == "TRL910" && d.message.find("is not a rule code") != std::string::npos;
+    });
+    REQUIRE(invalid != a.diags.end());
+    CHECK(invalid->help == "write the rule's code: `# noqa: " + code + "`");
+  }
 }
 
 TEST_CASE("suppression: primary location, related location, file level", "[report][noqa]") {

@@ -31,6 +31,23 @@ TEST_CASE("mapping keys keep their spans; plain and quoted scalars resolve diffe
   CHECK(f.problems.empty());
 }
 
+TEST_CASE("plain scalars in exponent form are marked, whether PyYAML reads them as numbers or not", "[yaml]") {
+  auto f = yaml::extract("a: 1e-5\nb: 3e4\nc: 1.0e-5\nd: \"1e-5\"\ne: 1.0e+5\nf: word\ng: !!float 1e-5\n", 0);
+  const auto& r = root_of(f);
+  REQUIRE(r.kind == YamlNode::Kind::Mapping);
+  CHECK(r.find("a")->value->exponent_number);
+  CHECK(r.find("a")->value->scalar.kind == Scalar::Kind::Str);  // no dot: a string for PyYAML
+  CHECK(r.find("b")->value->exponent_number);
+  CHECK(r.find("b")->value->scalar.kind == Scalar::Kind::Str);
+  CHECK(r.find("c")->value->exponent_number);
+  CHECK(r.find("c")->value->scalar.kind == Scalar::Kind::Float);  // a YAML 1.1 float
+  CHECK_FALSE(r.find("d")->value->exponent_number);               // quoted: a string written as one
+  CHECK(r.find("e")->value->scalar.kind == Scalar::Kind::Float);
+  CHECK_FALSE(r.find("f")->value->exponent_number);
+  CHECK(r.find("g")->value->exponent_number);  // the text is; the tag decides (the node is tagged)
+  CHECK(r.find("g")->value->tagged);
+}
+
 TEST_CASE("anchors, aliases and merge keys resolve as PyYAML does", "[yaml]") {
   auto f =
       yaml::extract("base: &b\n  packing: true\n  max_length: 2048\nrun:\n  <<: *b\n  max_length: 4096\ncopy: *b\n", 0);
