@@ -77,7 +77,7 @@ Span get_span(bin::Reader& r, const Project& project) {
   // file left unread (its stamp vouched for it) has only the columns of the points recorded
   // with the entry: each point must be one of those.
   const SourceFile& f = project.sources.get(s.file);
-  if (f.line_starts.empty()) {
+  if (f.line_starts.empty() && !f.known_columns.empty()) {
     auto known = [&](Point p) {
       return std::binary_search(f.known_columns.begin(), f.known_columns.end(), p,
                                 [](const auto& a, const auto& b) { return point_of(a) < point_of(b); });
@@ -490,6 +490,16 @@ std::optional<std::vector<Diagnostic>> ResultCache::lookup(Project& project, con
     // ones the key was computed with. Printed without source lines (texts_needed false), a file
     // whose stamp vouched for it stays unread: its recorded columns are all the output needs.
     std::vector<FileId> shown;
+    // The columns given to unread files stand only if the findings are served: any miss below
+    // takes them back (an analysis follows, which must not see them).
+    struct GivenColumns {
+      std::vector<SourceFile*> files;
+      bool served = false;
+      ~GivenColumns() {
+        if (!served)
+          for (SourceFile* f : files) f->known_columns.clear();
+      }
+    } given_columns;
     for (std::uint32_t k = p.count(); k > 0; --k) {
       const std::uint32_t id = p.u32();
       if (id >= project.sources.size()) return std::nullopt;
@@ -505,6 +515,7 @@ std::optional<std::vector<Diagnostic>> ResultCache::lookup(Project& project, con
       SourceFile& file = project.sources.get_mut(static_cast<FileId>(id));
       if (!texts_needed && has_columns && project.facts[id].unread && file.line_starts.empty()) {
         file.known_columns = std::move(columns);
+        given_columns.files.push_back(&file);
         continue;
       }
       shown.push_back(static_cast<FileId>(id));
@@ -521,6 +532,7 @@ std::optional<std::vector<Diagnostic>> ResultCache::lookup(Project& project, con
     const std::uint32_t judged = p.u32();
     auto decoded = decode_diagnostics(diags, project);
     if (decoded && runs) *runs = judged;
+    given_columns.served = decoded.has_value();
     return decoded;
   } catch (const bin::BinaryFormatError&) {
     return std::nullopt;

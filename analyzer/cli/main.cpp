@@ -153,7 +153,7 @@ struct CacheChoice {
   std::string dir;         // --cache-dir or TRL_LINT_CACHE_DIR (absolute); empty: config or default
   std::string invocation;  // every option that changes findings
   // What is printed needs the texts of the files findings point into (source lines, SARIF
-  // fingerprints, baselines, --add-noqa); false when columns are enough (SourceFile::known_columns).
+  // fingerprints, baselines); false when columns are enough (SourceFile::known_columns).
   bool texts_needed = true;
   bool trace = false;  // TRL_LINT_CACHE_TRACE=1: say on stderr whether the cache served the findings
 };

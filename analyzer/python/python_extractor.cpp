@@ -1,5 +1,6 @@
 #include "analyzer/python/python_extractor.hpp"
 
+#include <algorithm>
 #include <cstdlib>
 
 #include "analyzer/parse/tree_sitter.hpp"
@@ -783,14 +784,14 @@ PythonFacts extract(std::string_view text, FileId file) {
   facts.module.has_syntax_error = ts_node_has_error(root);
   // The arrays are sized once from the text (real code averages one expression per 35 bytes and
   // one statement per 190; the densest file of huggingface/trl one expression per 10 bytes):
-  // growing them by doubling moved every expression and touched fresh memory at each step.
-  facts.module.exprs.reserve(text.size() / 24 + 16);
-  facts.module.stmts.reserve(text.size() / 128 + 8);
+  // growing them by doubling moved every expression and touched fresh memory at each step. The
+  // reserve is capped (a 10 MB file of one string literal holds a handful of expressions):
+  // larger modules grow from there.
+  facts.module.exprs.reserve(std::min<std::size_t>(text.size() / 24 + 16, std::size_t{1} << 16));
+  facts.module.stmts.reserve(std::min<std::size_t>(text.size() / 128 + 8, std::size_t{1} << 14));
   Converter conv(text, file, facts);
   facts.module.body = conv.block(root, 0);
   facts.comments = ts::comments(root, text, file);
-  if (getenv("XDBG"))
-    fprintf(stderr, "XDBG %zu %zu %zu\n", text.size(), facts.module.exprs.size(), facts.module.stmts.size());
   return facts;
 }
 

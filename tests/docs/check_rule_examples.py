@@ -31,7 +31,7 @@ import tempfile
 NO_EXAMPLE = {
     "TRL901": "needs a file the operating system refuses to read (permissions, a file that vanishes)",
     "TRL902": "needs bytes that are not UTF-8 text, which a Markdown code block cannot hold",
-    "TRL904": "needs YAML or Python nested more than 200 levels deep: a line of 400 brackets teaches a reader nothing",
+    "TRL904": "needs YAML or Python nested past the extractors' depth limits (200 levels of YAML, 150 of Python): a line of hundreds of brackets teaches a reader nothing",
     "TRL905": "needs a file over the 10 MB size limit",
 }
 

@@ -542,6 +542,10 @@ cp -r "$fixtures/TRL001/yaml_typo_with_suggestion" "$wide"
 rm -f "$wide/expected.txt"
 rm -rf "$wide/.trl-lint_cache"
 sed -i 's/ --lerning_rate/ --run_name "résumé-ünïcode" --lerning_rate/' "$wide/launch.sh"
+grep -q 'résumé-ünïcode" --lerning_rate' "$wide/launch.sh" || fail "wide: the non-ASCII text was not put before the flag"
+# A file trl-lint cannot read as text (NUL bytes: TRL902 at 1:1, no columns recorded) is read
+# again on a hit; the hit still serves.
+printf 'a: 1\0\n' > "$wide/binary.yaml"
 find "$wide" -exec touch -d '2020-01-01 00:00:00' {} +
 sleep 1.2  # their change times are now: a record taken within a second of them would read them
 wcache=$work/wcache
@@ -549,11 +553,13 @@ cd "$wide" || exit 2
 run wide1 --cache-dir "$wcache" .
 expect wide1 miss
 grep -q '^launch.sh:2:[0-9]*: TRL001' "$work/wide1.out" || fail "wide: the typo flag after non-ASCII text is not reported"
+grep -q '^binary.yaml:1:1: TRL902' "$work/wide1.out" || fail "wide: the file with NUL bytes is not reported"
 for fmt in concise json github json-lines; do
   a=$("$bin" --cache-dir "$wcache" --output-format $fmt . 2> "$work/wide_$fmt.err")
   expect "wide_$fmt" hit
   read -r not_read total <<< "$(read_counts "$work/wide_$fmt.err")"
-  [ "$not_read" = "$total" ] || fail "wide: a $fmt hit read $((total - not_read)) files"
+  [ -n "$total" ] || fail "wide: no trace of what a $fmt hit read"
+  [ "$not_read" = $((total - 1)) ] || fail "wide: a $fmt hit read $((total - not_read)) files (expected binary.yaml alone)"
   b=$(TRL_LINT_CACHE_TRACE=0 "$bin" --no-cache --output-format $fmt . 2>/dev/null)
   [ "$a" = "$b" ] || fail "wide: --output-format $fmt differs when served from the cache without the texts"
 done

@@ -424,7 +424,7 @@ TEST_CASE("an evaluation that runs out of steps is cut short and keeps no settin
   }
 }
 
-TEST_CASE("TYPE_CHECKING is False when the script runs: its imports and code never happen", "[python][eval]") {
+TEST_CASE("TYPE_CHECKING is False when the script runs: the code under it never runs", "[python][eval]") {
   auto packing = [](const std::string& code) {
     auto s = eval(code);
     const Member* m = field(s, "packing");
