@@ -205,6 +205,9 @@ void Exec::import_from(const py::Stmt& s, Scope& scope) {
       scope.vars[bind] = symbol(dotted + "." + a.name, a.span);
       continue;
     }
+    // (Not in a library's own repository: its lazy names the knowledge does not describe stay
+    // unknown there, as they did when its whole package was evaluated for each script.)
+    if (!v && mod && !(s.level == 0 && library_package(dotted))) v = lazy_export(*mod, a.name);
     if (!v) {
       // `from pkg import submodule`
       auto [sub, sub_found] =
@@ -214,6 +217,37 @@ void Exec::import_from(const py::Stmt& s, Scope& scope) {
     scope.vars[bind] =
         v ? with_step(v, a.span, "imported from " + (dotted.empty() ? "." : dotted)) : make_unknown(a.span);
   }
+}
+
+bool Exec::library_package(std::string_view dotted) const {
+  const std::string_view root = dotted.substr(0, dotted.find('.'));
+  for (const auto& [name, cls] : ev_.k.classes())
+    if (cls.package == root) return true;
+  return false;
+}
+
+ValueRef Exec::lazy_export(ModuleEnv& mod, const std::string& name) {
+  if (!mod.m) return nullptr;
+  const py::Module& m = *mod.m;
+  auto is_type_checking = [&](py::ExprId id) {
+    if (id == py::kNoExpr) return false;
+    const py::Expr& e = m.expr(id);
+    return (e.kind == py::ExprKind::Name || e.kind == py::ExprKind::Attribute) && e.name == "TYPE_CHECKING";
+  };
+  for (py::StmtId id : m.body) {
+    const py::Stmt& branch = m.stmt(id);
+    if (branch.kind != py::StmtKind::If || !is_type_checking(branch.value)) continue;
+    for (py::StmtId inner : branch.body) {
+      const py::Stmt& imp = m.stmt(inner);
+      if (imp.kind != py::StmtKind::ImportFrom || imp.star) continue;
+      for (const auto& a : imp.names)
+        if ((a.asname.empty() ? a.name : a.asname) == name) {
+          Exec(ev_, mod, false).import_from(imp, mod.globals);
+          return mod.globals.lookup(name);
+        }
+    }
+  }
+  return nullptr;
 }
 
 // The project is the library itself (huggingface/trl's own repository: `from trl import

@@ -194,6 +194,13 @@ class Exec {
   // ---- imports (python_eval_imports.cpp) ----
   void note_patcher(std::string_view dotted);
   void import_from(const py::Stmt& s, Scope& scope);
+  // A name a lazy package hands out: bound nowhere when its `__init__.py` runs, imported there
+  // under `if TYPE_CHECKING:` for type checkers alone. Runs that one import in the package's
+  // module; null when there is none.
+  ValueRef lazy_export(ModuleEnv& mod, const std::string& name);
+  // True when `dotted`'s top package is a library the knowledge describes (trl, transformers,
+  // accelerate): a project importing it by absolute name from its own folder is that library.
+  bool library_package(std::string_view dotted) const;
   bool library_itself(const std::string& qualified, const ValueRef& v, const std::string& name) const;
   ValueRef module_ref(const std::string& dotted, FileId file, Span span);
   ValueRef module_value(const std::string& dotted, int level, Span span);
