@@ -144,6 +144,7 @@ struct Analysis {
   // judging them (zero for a stage the cache spared).
   struct Stages {
     std::chrono::steady_clock::duration read{}, extract{}, build{}, judge{};
+    bool rejudged = false;  // the cache kept parts: `build` is building and judging what changed
   } stages;
 };
 
@@ -271,6 +272,7 @@ Analysis analyse(trl::LoadOptions options, trl::Configuration& config, const Foc
     if (kept) {
       trl::Rejudged again = trl::rejudge(a.project, declared, config, selection, std::move(kept->parts), kept->changed);
       lap(a.stages.build);  // the runs built again and judged
+      a.stages.rejudged = true;
       if (cache_choice.trace)
         std::cerr << "trl-lint: cache kept " << again.runs_kept << " of " << again.parts.runs.size() << " runs and "
                   << again.scripts_kept << " of " << again.parts.scripts.size() << " scripts\n";
@@ -907,7 +909,10 @@ int main(int argc, char** argv) {
       };
       if (a.stages.extract.count() > 0)
         std::cerr << "trl-lint: stages: walk and read " << ms(a.stages.read) << " ms, extract " << ms(a.stages.extract)
-                  << " ms, build runs " << ms(a.stages.build) << " ms, rules " << ms(a.stages.judge) << " ms\n";
+                  << (a.stages.rejudged ? " ms, build and judge what changed " : " ms, build runs ")
+                  << ms(a.stages.build) << " ms"
+                  << (a.stages.rejudged ? std::string() : ", rules " + std::to_string(ms(a.stages.judge)) + " ms")
+                  << "\n";
     }
     if (!project.missing_paths.empty()) {
       for (const auto& p : project.missing_paths) std::cerr << "trl-lint: " << p << ": no such file or directory\n";

@@ -165,6 +165,17 @@ grep -q '^trl-lint: stages: walk and read [0-9]* ms, extract [0-9]* ms, build ru
 (cd "$p" && "$bin" -v --output-format concise --cache-dir "$tmp/vcache" . > "$tmp/out" 2> "$tmp/err")
 grep -q '^trl-lint: cache hit ' "$tmp/err" || { cat "$tmp/err" >> "$tmp/out"; fail "-v: the second run is a hit"; }
 grep -q '^trl-lint: stages:' "$tmp/err" && { cat "$tmp/err" >> "$tmp/out"; fail "-v: a stages line on a cache hit"; }
+# After one file changed, the cache keeps the parts it can: the stage that builds and judges what
+# changed is named as such, and no separate rules stage is given.
+yaml_file=$(cd "$p" && find . -name '*.yaml' -path '*recipes*' | head -1)
+[ -n "$yaml_file" ] || fail "-v: the fixture has no recipe YAML to change"
+cp "$p/$yaml_file" "$tmp/yaml.orig"
+printf '# changed\n' >> "$p/$yaml_file"
+(cd "$p" && "$bin" -v --output-format concise --cache-dir "$tmp/vcache" . > "$tmp/out" 2> "$tmp/err")
+cp "$tmp/yaml.orig" "$p/$yaml_file"
+grep -q '^trl-lint: cache kept ' "$tmp/err" || { cat "$tmp/err" >> "$tmp/out"; fail "-v: the cache kept no part after one YAML changed"; }
+grep -q '^trl-lint: stages: walk and read [0-9]* ms, extract [0-9]* ms, build and judge what changed [0-9]* ms$' "$tmp/err" ||
+  { cat "$tmp/err" >> "$tmp/out"; fail "-v: the stages line when the cache kept parts"; }
 grep -q '^trl-lint:' "$tmp/out" && fail "-v wrote to stdout"
 
 # --add-noqa (ruff's): a `# noqa: CODE` on the first line of each finding, or the code added to a
