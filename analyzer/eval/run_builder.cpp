@@ -322,6 +322,17 @@ std::optional<std::size_t> Builder::stand_in_yaml(FileId md,
   return std::nullopt;
 }
 
+void Builder::take_stand_in(FileReference& ref, const LaunchCommand& l, FileId launch_file, bool accelerate,
+                            FileId& yaml, std::size_t& doc) const {
+  if (ref.exists || sections_.empty()) return;
+  const auto d = stand_in_yaml(launch_file, sections_, l.span.start.line, accelerate);
+  if (!d) return;
+  yaml = launch_file;
+  doc = *d;
+  ref.stand_in =
+      p_.sources.get(launch_file).path + ":" + std::to_string(yaml_root(p_, launch_file, *d)->span.start.line + 1);
+}
+
 std::vector<TrainingRun> Builder::from_launch(const LaunchCommand& l, FileId launch_file) {
   FileId script = l.launcher == Launcher::Trl ? kNoFile : resolve_script(l, launch_file);
   sections_ = doc_sections(l, launch_file);

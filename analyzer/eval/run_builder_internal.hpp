@@ -74,6 +74,11 @@ class Builder {
   std::optional<std::size_t> stand_in_yaml(FileId md,
                                            const std::vector<std::pair<std::uint32_t, std::uint32_t>>& sections,
                                            std::uint32_t near_line, bool accelerate) const;
+  // A config file the launch names but the repository lacks: the stand-in block of the launch's
+  // docs section (stand_in_yaml), if any, becomes the YAML read (`yaml`, `doc`) and is noted on
+  // the reference.
+  void take_stand_in(FileReference& ref, const LaunchCommand& l, FileId launch_file, bool accelerate, FileId& yaml,
+                     std::size_t& doc) const;
   std::vector<TrainingRun> from_launch(const LaunchCommand& l, FileId launch_file);
   std::vector<TrainingRun> for_script(FileId script, const LaunchCommand* launch, FileId launch_file);
   const ScriptSummary& summary(FileId script);

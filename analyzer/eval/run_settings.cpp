@@ -215,13 +215,7 @@ void Builder::apply_parser_inputs(TrainingRun& run, const std::vector<const Clas
       run.trainer_yaml = resolve_path(config->text, l, run.launch_file);
       FileReference ref =
           make_reference(FileReference::Kind::TrainerConfig, *config, l, run.launch_file, run.trainer_yaml);
-      if (!ref.exists && !sections_.empty())
-        if (auto d = stand_in_yaml(run.launch_file, sections_, l.span.start.line, false)) {
-          run.trainer_yaml = run.launch_file;
-          run.trainer_yaml_doc = *d;
-          ref.stand_in = p_.sources.get(run.launch_file).path + ":" +
-                         std::to_string(yaml_root(p_, run.launch_file, *d)->span.start.line + 1);
-        }
+      take_stand_in(ref, l, run.launch_file, false, run.trainer_yaml, run.trainer_yaml_doc);
       run.references.push_back(ref);
       if (const YamlNode* root = yaml_root(p_, run.trainer_yaml, run.trainer_yaml_doc)) {
         for (const auto& e : root->entries) {

@@ -209,13 +209,7 @@ void Builder::launcher_parallelism(TrainingRun& run, const LaunchCommand& l, Env
       // A name of TRL's bundled profiles (trl/accelerate_configs/*.yaml): none sets a parallelism config.
       run.accelerate_profile = name;
     } else {
-      if (!ref.exists && !sections_.empty())
-        if (auto d = stand_in_yaml(run.launch_file, sections_, l.span.start.line, true)) {
-          run.accelerate_yaml = run.launch_file;
-          run.accelerate_yaml_doc = *d;
-          ref.stand_in = p_.sources.get(run.launch_file).path + ":" +
-                         std::to_string(yaml_root(p_, run.launch_file, *d)->span.start.line + 1);
-        }
+      take_stand_in(ref, l, run.launch_file, true, run.accelerate_yaml, run.accelerate_yaml_doc);
       run.references.push_back(ref);
     }
     root = yaml_root(p_, run.accelerate_yaml, run.accelerate_yaml_doc);
