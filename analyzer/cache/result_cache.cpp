@@ -250,30 +250,17 @@ FileStamp get_stamp(bin::Reader& r) {
 }
 
 // The file ids the findings point into (primary, related and fix spans).
-std::vector<FileId> referenced_files(const std::vector<Diagnostic>& diags) {
-  std::set<FileId> ids;
-  auto add = [&](const Span& s) {
-    if (s.valid()) ids.insert(s.file);
-  };
-  for (const auto& d : diags) {
-    add(d.span);
-    for (const auto& r : d.related) add(r.span);
-    for (const auto& f : d.fixes)
-      for (const auto& e : f.edits) add(e.span);
-  }
-  return {ids.begin(), ids.end()};
-}
-
-// Every point the findings name in each file, with the column shown for it (computed from the
-// file's text; a file without its text gives none): the entry keeps them, so that a hit printed
-// without source lines needs no file's text (SourceFile::known_columns).
-std::map<FileId, std::vector<std::pair<Point, std::uint32_t>>> shown_columns(const Project& project,
-                                                                             const std::vector<Diagnostic>& diags) {
+// The files the findings point into (their own spans, related locations and fix edits), each with
+// every point named there: the entry lists those files, read again on a hit to show them, and
+// keeps the column shown for each point, so that a hit printed without source lines needs no
+// file's text (SourceFile::known_columns).
+std::map<FileId, std::set<Point>> shown_points(const std::vector<Diagnostic>& diags) {
   std::map<FileId, std::set<Point>> points;
   auto add = [&](const Span& s) {
-    if (!s.valid() || s.file >= project.sources.size()) return;
-    points[s.file].insert(s.start);
-    points[s.file].insert(s.stop);
+    if (!s.valid()) return;
+    auto& at = points[s.file];
+    at.insert(s.start);
+    at.insert(s.stop);
   };
   for (const auto& d : diags) {
     add(d.span);
@@ -281,14 +268,7 @@ std::map<FileId, std::vector<std::pair<Point, std::uint32_t>>> shown_columns(con
     for (const auto& f : d.fixes)
       for (const auto& e : f.edits) add(e.span);
   }
-  std::map<FileId, std::vector<std::pair<Point, std::uint32_t>>> out;
-  for (const auto& [id, at] : points) {
-    const SourceFile& f = project.sources.get(id);
-    if (f.line_starts.empty()) continue;
-    auto& columns = out[id];
-    for (const Point& p : at) columns.emplace_back(p, f.display_column(p));
-  }
-  return out;
+  return points;
 }
 
 }  // namespace
@@ -623,20 +603,21 @@ bool ResultCache::store(const Project& project, const std::vector<Diagnostic>& d
     p.u32(id);
     p.u64(h);
   }
-  const std::vector<FileId> shown = referenced_files(diags);
-  const auto columns = shown_columns(project, diags);
+  const auto shown = shown_points(diags);
   p.u32(static_cast<std::uint32_t>(shown.size()));
-  for (FileId id : shown) {
+  for (const auto& [id, at] : shown) {
     p.u32(static_cast<std::uint32_t>(id));
-    // The columns of the points in it; with a flag: 0 when its text was not at hand.
-    auto it = columns.find(id);
-    p.u8(it != columns.end() ? 1 : 0);
-    if (it == columns.end()) continue;
-    p.u32(static_cast<std::uint32_t>(it->second.size()));
-    for (const auto& [point, column] : it->second) {
+    // The columns of the points in it, computed from its text; with a flag: 0 when its text was
+    // not at hand (a file without a line index: unread, or unreadable).
+    const SourceFile* f = id < project.sources.size() ? &project.sources.get(id) : nullptr;
+    const bool has_columns = f && !f->line_starts.empty();
+    p.u8(has_columns ? 1 : 0);
+    if (!has_columns) continue;
+    p.u32(static_cast<std::uint32_t>(at.size()));
+    for (const Point& point : at) {
       p.u32(point.line);
       p.u32(point.column);
-      p.u32(column);
+      p.u32(f->display_column(point));
     }
   }
   p.str(encode_diagnostics(diags));
