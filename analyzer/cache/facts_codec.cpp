@@ -1,6 +1,7 @@
 #include "analyzer/cache/facts_codec.hpp"
 
 #include <memory>
+#include <span>
 #include <unordered_map>
 #include <vector>
 
@@ -49,6 +50,18 @@ std::vector<std::uint32_t> get_ids(bin::Reader& r) {
 
 // --- Python ----------------------------------------------------------------------------------
 
+void put(bin::Writer& w, py::Range r) {
+  w.u32(r.begin);
+  w.u32(r.size);
+}
+
+py::Range get_range(bin::Reader& r) {
+  py::Range out;
+  out.begin = r.u32();
+  out.size = r.u32();
+  return out;
+}
+
 void put(bin::Writer& w, const py::Module& m) {
   w.u8(m.has_syntax_error ? 1 : 0);
   w.u32(static_cast<std::uint32_t>(m.exprs.size()));
@@ -56,20 +69,25 @@ void put(bin::Writer& w, const py::Module& m) {
     w.u8(static_cast<std::uint8_t>(e.kind));
     put(w, e.span);
     w.str(e.name);
-    put(w, e.constant);
     w.u32(e.a);
     w.u32(e.b);
     w.u32(e.c);
-    put_ids(w, e.elts);
-    put_ids(w, e.values);
-    w.strings(e.ops);
-    w.u32(static_cast<std::uint32_t>(e.args.size()));
-    for (const py::Argument& a : e.args) {
-      w.u8(static_cast<std::uint8_t>(a.kind));
-      w.str(a.keyword);
-      w.u32(a.value);
-      put(w, a.span);
-    }
+    w.u32(e.constant);
+    put(w, e.elts);
+    put(w, e.values);
+    put(w, e.ops);
+    put(w, e.args);
+  }
+  w.u32(static_cast<std::uint32_t>(m.constant_pool.size()));
+  for (const Scalar& c : m.constant_pool) put(w, c);
+  put_ids(w, m.id_pool);
+  w.strings(m.op_pool);
+  w.u32(static_cast<std::uint32_t>(m.arg_pool.size()));
+  for (const py::Argument& a : m.arg_pool) {
+    w.u8(static_cast<std::uint8_t>(a.kind));
+    w.str(a.keyword);
+    w.u32(a.value);
+    put(w, a.span);
   }
   w.u32(static_cast<std::uint32_t>(m.stmts.size()));
   for (const py::Stmt& s : m.stmts) {
@@ -113,7 +131,7 @@ void check_module(const py::Module& m) {
   auto expr = [&](py::ExprId id) {
     if (id != py::kNoExpr && id >= ne) bin::Reader::fail();
   };
-  auto exprs = [&](const std::vector<py::ExprId>& ids) {
+  auto exprs = [&](std::span<const py::ExprId> ids) {
     for (auto id : ids) expr(id);
   };
   auto stmts = [&](const std::vector<py::StmtId>& ids) {
@@ -121,15 +139,18 @@ void check_module(const py::Module& m) {
       if (id >= ns) bin::Reader::fail();
   };
   for (const py::Expr& e : m.exprs) {
+    if (!py::Module::fits(e.elts, m.id_pool.size()) || !py::Module::fits(e.values, m.id_pool.size()) ||
+        !py::Module::fits(e.ops, m.op_pool.size()) || !py::Module::fits(e.args, m.arg_pool.size()))
+      bin::Reader::fail();
+    if (e.constant != py::kNoConstant && e.constant >= m.constant_pool.size()) bin::Reader::fail();
     // The evaluator reads a dict's keys and values in pairs.
-    if (e.kind == py::ExprKind::Dict && e.elts.size() != e.values.size()) bin::Reader::fail();
+    if (e.kind == py::ExprKind::Dict && e.elts.size != e.values.size) bin::Reader::fail();
     expr(e.a);
     expr(e.b);
     expr(e.c);
-    exprs(e.elts);
-    exprs(e.values);
-    for (const auto& a : e.args) expr(a.value);
   }
+  exprs(m.id_pool);
+  for (const auto& a : m.arg_pool) expr(a.value);
   for (const py::Stmt& s : m.stmts) {
     exprs(s.targets);
     expr(s.value);
@@ -152,20 +173,25 @@ py::Module get_module(bin::Reader& r, FileId file) {
     e.kind = get_enum(r, py::ExprKind::NamedExpr);
     e.span = get_span(r, file);
     e.name = r.str();
-    e.constant = get_scalar(r);
     e.a = r.u32();
     e.b = r.u32();
     e.c = r.u32();
-    e.elts = get_ids(r);
-    e.values = get_ids(r);
-    e.ops = r.strings();
-    e.args.resize(r.count());
-    for (py::Argument& a : e.args) {
-      a.kind = get_enum(r, py::Argument::Kind::DoubleStar);
-      a.keyword = r.str();
-      a.value = r.u32();
-      a.span = get_span(r, file);
-    }
+    e.constant = r.u32();
+    e.elts = get_range(r);
+    e.values = get_range(r);
+    e.ops = get_range(r);
+    e.args = get_range(r);
+  }
+  m.constant_pool.resize(r.count());
+  for (Scalar& c : m.constant_pool) c = get_scalar(r);
+  m.id_pool = get_ids(r);
+  m.op_pool = r.strings();
+  m.arg_pool.resize(r.count());
+  for (py::Argument& a : m.arg_pool) {
+    a.kind = get_enum(r, py::Argument::Kind::DoubleStar);
+    a.keyword = r.str();
+    a.value = r.u32();
+    a.span = get_span(r, file);
   }
   m.stmts.resize(r.count());
   for (py::Stmt& s : m.stmts) {

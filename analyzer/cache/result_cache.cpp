@@ -31,7 +31,7 @@ namespace fs = std::filesystem;
 namespace {
 
 constexpr std::string_view kMagic = "TRLCACHE9";
-constexpr std::string_view kFactsMagic = "TRLFACTS2";  // 2: YamlNode::exponent_number
+constexpr std::string_view kFactsMagic = "TRLFACTS3";  // 2: YamlNode::exponent_number; 3: Python pools
 constexpr std::string_view kPartsMagic = "TRLPARTS2";
 constexpr std::uint64_t kSeedA = 0x51ed2701a3c4e5f7ull, kSeedB = 0x2545f4914f6cdd1dull;
 constexpr std::uint32_t kNone = 0xffffffffu;

@@ -289,8 +289,9 @@ void from_setup_cfg(const SourceFile& file, FileFacts& facts) {
 // (install_requires lists, `_deps = [...]` tables).
 void from_setup_py(const SourceFile& file, FileFacts& facts) {
   for (const auto& e : facts.python.exprs) {
-    if (e.kind != py::ExprKind::Constant || e.constant.kind != Scalar::Kind::Str) continue;
-    auto pin = parse_requirement(e.constant.s);
+    const Scalar& value = facts.python.constant(e);
+    if (e.kind != py::ExprKind::Constant || value.kind != Scalar::Kind::Str) continue;
+    auto pin = parse_requirement(value.s);
     if (!pin) continue;
     pin->span = e.span;
     facts.pins.push_back(std::move(*pin));

@@ -145,7 +145,7 @@ bool literal(const py::Module& m, py::ExprId id, Scalar& out) {
   if (id == py::kNoExpr) return false;
   const py::Expr& e = m.expr(id);
   if (e.kind == py::ExprKind::Constant) {
-    out = e.constant;
+    out = m.constant(e);
     return true;
   }
   if (e.kind == py::ExprKind::UnaryOp && e.name == "-") {
@@ -216,7 +216,7 @@ FoundClass read_class(const Module& mod, const py::Stmt& cls, const std::string&
       const py::Expr& v = m.expr(s.value);
       if (v.kind == py::ExprKind::Call && last_name(m, v.a) == "field") {
         bool init = true;
-        for (const auto& a : v.args) {
+        for (const auto& a : m.args(v)) {
           if (a.kind != py::Argument::Kind::Keyword) continue;
           Scalar value;
           if (a.keyword == "init" && literal(m, a.value, value) && value.kind == Scalar::Kind::Bool && !value.b)
@@ -227,14 +227,16 @@ FoundClass read_class(const Module& mod, const py::Stmt& cls, const std::string&
           }
           if (a.keyword == "metadata" && a.value != py::kNoExpr && m.expr(a.value).kind == py::ExprKind::Dict) {
             const py::Expr& meta = m.expr(a.value);
-            for (std::size_t i = 0; i < meta.elts.size() && i < meta.values.size(); ++i) {
-              const std::string key = string_value(m, meta.elts[i]);
-              if (key == "help") help = string_value(m, meta.values[i]);
-              if (key == "choices" && meta.values[i] != py::kNoExpr) {
-                const py::Expr& list = m.expr(meta.values[i]);
+            const auto keys = m.elts(meta);
+            const auto values = m.values(meta);
+            for (std::size_t i = 0; i < keys.size() && i < values.size(); ++i) {
+              const std::string key = string_value(m, keys[i]);
+              if (key == "help") help = string_value(m, values[i]);
+              if (key == "choices" && values[i] != py::kNoExpr) {
+                const py::Expr& list = m.expr(values[i]);
                 if (list.kind != py::ExprKind::List && list.kind != py::ExprKind::Tuple) continue;
                 f.choices.clear();
-                for (py::ExprId c : list.elts) {
+                for (py::ExprId c : m.elts(list)) {
                   Scalar choice;
                   if (!literal(m, c, choice) || choice.kind == Scalar::Kind::Null) continue;
                   f.choices.push_back(choice.kind == Scalar::Kind::Str    ? choice.s

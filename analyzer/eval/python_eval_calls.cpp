@@ -188,7 +188,7 @@ ValueRef Exec::call_function(StmtId fid, std::vector<ValueRef> positional, const
 
 Args Exec::eval_args(const py::Expr& call, Scope& scope, int depth) {
   Args out;
-  for (const auto& a : call.args) {
+  for (const auto& a : m_.args(call)) {
     if (a.kind == py::Argument::Kind::Positional && a.value != py::kNoExpr) {
       // `SFTConfig(packing=True, ...)`: an example's `...` means "more arguments here". Any
       // keyword may be among them: the call is not complete, as with an unknown **kwargs.
@@ -274,7 +274,7 @@ ValueRef Exec::call(const py::Expr& e, Scope& scope, int depth) {
   }
   // A library name: a class the knowledge describes, or a call the table of library models
   // names (models/registry.cpp, kCallModels).
-  if (ValueRef v = call_library(*this, LibraryCall{e, *callee, scope, depth})) return v;
+  if (ValueRef v = call_library(*this, LibraryCall{e, m_.args(e), *callee, scope, depth})) return v;
   eval_args(e, scope, depth);
   return make_unknown(e.span);
 }

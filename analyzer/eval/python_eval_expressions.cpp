@@ -82,7 +82,7 @@ ValueRef Exec::eval(ExprId id, Scope& scope, int depth) {
   if (id == py::kNoExpr) return make_unknown();
   const py::Expr& e = m_.expr(id);
   switch (e.kind) {
-    case ExprKind::Constant: return make_const(e.constant, e.span);
+    case ExprKind::Constant: return make_const(m_.constant(e), e.span);
     case ExprKind::Name: {
       if (ValueRef v = scope.lookup(e.name)) return v;
       if (is_builtin_name(e.name)) return symbol(e.name, e.span);
@@ -92,15 +92,17 @@ ValueRef Exec::eval(ExprId id, Scope& scope, int depth) {
     case ExprKind::Call: return call(e, scope, depth);
     case ExprKind::Dict: {
       auto d = new_dict(e.span);
-      for (std::size_t i = 0; i < e.elts.size(); ++i) {
-        ValueRef val = eval(e.values[i], scope, depth);
-        if (e.elts[i] == py::kNoExpr) {
+      const auto keys = m_.elts(e);
+      const auto values = m_.values(e);
+      for (std::size_t i = 0; i < keys.size(); ++i) {
+        ValueRef val = eval(values[i], scope, depth);
+        if (keys[i] == py::kNoExpr) {
           merge_into(*d, val, e.span);
           continue;
         }
-        ValueRef key = eval(e.elts[i], scope, depth);
+        ValueRef key = eval(keys[i], scope, depth);
         if (key->kind == PyValue::Kind::Const && key->constant.kind == Scalar::Kind::Str) {
-          d->members.push_back({key->constant.s, val, m_.expr(e.elts[i]).span});
+          d->members.push_back({key->constant.s, val, m_.expr(keys[i]).span});
         } else if (key->kind != PyValue::Kind::Const) {
           d->complete = false;
         }
@@ -114,7 +116,7 @@ ValueRef Exec::eval(ExprId id, Scope& scope, int depth) {
       auto l = std::make_shared<PyValue>();
       l->kind = e.kind == ExprKind::Tuple ? PyValue::Kind::Tuple : PyValue::Kind::List;
       l->span = e.span;
-      for (ExprId x : e.elts) {
+      for (ExprId x : m_.elts(e)) {
         if (m_.expr(x).kind == ExprKind::Starred) return make_unknown(e.span);
         l->items.push_back(eval(x, scope, depth));
       }
@@ -135,7 +137,7 @@ ValueRef Exec::eval(ExprId id, Scope& scope, int depth) {
     case ExprKind::BoolOp: {
       // Python returns the deciding operand.
       ValueRef cur;
-      for (ExprId x : e.elts) {
+      for (ExprId x : m_.elts(e)) {
         cur = eval(x, scope, depth);
         if (cur->kind != PyValue::Kind::Const) return make_unknown(e.span);
         bool t = cur->constant.truthy();
@@ -144,10 +146,12 @@ ValueRef Exec::eval(ExprId id, Scope& scope, int depth) {
       return cur ? cur : make_unknown(e.span);
     }
     case ExprKind::Compare: {
-      if (e.elts.size() != 2 || e.ops.size() != 1) return make_unknown(e.span);
-      ValueRef a = eval(e.elts[0], scope, depth), b = eval(e.elts[1], scope, depth);
+      const auto operands = m_.elts(e);
+      const auto ops = m_.ops(e);
+      if (operands.size() != 2 || ops.size() != 1) return make_unknown(e.span);
+      ValueRef a = eval(operands[0], scope, depth), b = eval(operands[1], scope, depth);
       if (a->kind != PyValue::Kind::Const || b->kind != PyValue::Kind::Const) return make_unknown(e.span);
-      const std::string& op = e.ops[0];
+      const std::string& op = ops[0];
       if (op == "==" || op == "is") return make_const(Scalar::boolean(a->constant == b->constant), e.span);
       if (op == "!=" || op == "is not") return make_const(Scalar::boolean(!(a->constant == b->constant)), e.span);
       double x, y;

@@ -46,10 +46,11 @@ void Exec::assign(ExprId target, const ValueRef& v, Scope& scope, int depth) {
     case ExprKind::Name: bind_name(t.name, v, scope); break;
     case ExprKind::Tuple:
     case ExprKind::List: {
+      const auto items = m_.elts(t);
       const bool exact =
-          v && (v->kind == PyValue::Kind::Tuple || v->kind == PyValue::Kind::List) && v->items.size() == t.elts.size();
-      for (std::size_t i = 0; i < t.elts.size(); ++i)
-        assign(t.elts[i], exact ? v->items[i] : make_unknown(t.span), scope, depth);
+          v && (v->kind == PyValue::Kind::Tuple || v->kind == PyValue::Kind::List) && v->items.size() == items.size();
+      for (std::size_t i = 0; i < items.size(); ++i)
+        assign(items[i], exact ? v->items[i] : make_unknown(t.span), scope, depth);
       break;
     }
     case ExprKind::Attribute: {
@@ -318,9 +319,9 @@ void Exec::make_opaque(ExprId target, Span at, Scope& scope, int depth) {
 ExprId Exec::dict_of_object(ExprId e) const {
   const py::Expr& x = m_.expr(e);
   if (x.kind == ExprKind::Attribute && x.name == "__dict__") return x.a;
-  if (x.kind == ExprKind::Call && x.args.size() == 1 && m_.expr(x.a).kind == ExprKind::Name &&
+  if (x.kind == ExprKind::Call && m_.args(x).size() == 1 && m_.expr(x.a).kind == ExprKind::Name &&
       m_.expr(x.a).name == "vars")
-    return x.args[0].value;
+    return m_.args(x)[0].value;
   return py::kNoExpr;
 }
 

@@ -252,7 +252,7 @@ void Exec::forget(ExprId target, Scope& scope, int depth) {
     }
     case ExprKind::Tuple:
     case ExprKind::List:
-      for (ExprId e : t.elts) forget(e, scope, depth);
+      for (ExprId e : m_.elts(t)) forget(e, scope, depth);
       break;
     case ExprKind::Subscript: {
       ValueRef key = eval(t.b, scope, depth);
@@ -359,11 +359,13 @@ void Exec::branch(const std::vector<StmtId>& a, const std::vector<StmtId>& b, Sc
 // 1 true, 0 false, -1 unknown. `if __name__ == "__main__":` follows how the module runs.
 int Exec::truth_of(const ValueRef& v, ExprId test) {
   const py::Expr& e = m_.expr(test);
-  if (e.kind == ExprKind::Compare && e.elts.size() == 2) {
-    const auto& l = m_.expr(e.elts[0]);
-    const auto& r = m_.expr(e.elts[1]);
+  const auto operands = m_.elts(e);
+  if (e.kind == ExprKind::Compare && operands.size() == 2) {
+    const auto& l = m_.expr(operands[0]);
+    const auto& r = m_.expr(operands[1]);
     if ((l.kind == ExprKind::Name && l.name == "__name__") || (r.kind == ExprKind::Name && r.name == "__name__")) {
-      const bool eq = !e.ops.empty() && e.ops[0] == "==";
+      const auto ops = m_.ops(e);
+      const bool eq = !ops.empty() && ops[0] == "==";
       return (main_ == eq) ? 1 : 0;
     }
   }

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -15,6 +16,13 @@ namespace trl::py {
 using ExprId = std::uint32_t;
 using StmtId = std::uint32_t;
 inline constexpr ExprId kNoExpr = 0xffffffffu;
+inline constexpr std::uint32_t kNoConstant = 0xffffffffu;
+
+// A run of entries in one of a module's pools: [begin, begin + size).
+struct Range {
+  std::uint32_t begin = 0;
+  std::uint32_t size = 0;
+};
 
 enum class ExprKind : std::uint8_t {
   Unknown,    // anything the evaluator does not model (lambda, comprehension, await, ...)
@@ -45,16 +53,20 @@ struct Argument {
   Span span;  // the whole argument (`packing=True`)
 };
 
+// An expression holds no container of its own: what only some kinds have (a constant, the
+// elements of a list, the arguments of a call) is a range of the module's pools, read through
+// Module::constant, elts, values, ops and args. Most expressions are names and attributes, and
+// an expression is about half the size it would be with four vectors and a Scalar in it.
 struct Expr {
   ExprKind kind = ExprKind::Unknown;
   Span span;
   std::string name;  // Name id, Attribute attr, operator
-  Scalar constant;
   ExprId a = kNoExpr, b = kNoExpr, c = kNoExpr;
-  std::vector<ExprId> elts;
-  std::vector<ExprId> values;
-  std::vector<std::string> ops;
-  std::vector<Argument> args;
+  std::uint32_t constant = kNoConstant;  // Constant: its index in Module::constant_pool
+  Range elts;                            // List/Tuple/Set items, Dict keys, BoolOp and Compare operands
+  Range values;                          // Dict values
+  Range ops;                             // Compare operators
+  Range args;                            // Call arguments
 };
 
 enum class StmtKind : std::uint8_t {
@@ -114,10 +126,49 @@ struct Module {
   std::vector<Expr> exprs;
   std::vector<Stmt> stmts;
   std::vector<StmtId> body;
+  // The pools an expression's ranges and constant index point into.
+  std::vector<Scalar> constant_pool;
+  std::vector<ExprId> id_pool;
+  std::vector<std::string> op_pool;
+  std::vector<Argument> arg_pool;
   bool has_syntax_error = false;
 
   const Expr& expr(ExprId id) const { return exprs[id]; }
   const Stmt& stmt(StmtId id) const { return stmts[id]; }
+
+  // A constant's value; null for an expression of another kind.
+  const Scalar& constant(const Expr& e) const {
+    static const Scalar none;
+    return e.constant == kNoConstant ? none : constant_pool[e.constant];
+  }
+  std::span<const ExprId> elts(const Expr& e) const { return in(id_pool, e.elts); }
+  std::span<const ExprId> values(const Expr& e) const { return in(id_pool, e.values); }
+  std::span<const std::string> ops(const Expr& e) const { return in(op_pool, e.ops); }
+  std::span<const Argument> args(const Expr& e) const { return in(arg_pool, e.args); }
+
+  // Appends to a pool and returns the range or index that names what was appended.
+  std::uint32_t add_constant(Scalar v) {
+    constant_pool.push_back(std::move(v));
+    return static_cast<std::uint32_t>(constant_pool.size() - 1);
+  }
+  Range add_ids(std::vector<ExprId> ids) { return append(id_pool, std::move(ids)); }
+  Range add_ops(std::vector<std::string> ops) { return append(op_pool, std::move(ops)); }
+  Range add_args(std::vector<Argument> args) { return append(arg_pool, std::move(args)); }
+
+  // Whether a range lies within its pool (a decoded module's are checked before use).
+  static bool fits(Range r, std::size_t pool_size) { return r.begin <= pool_size && r.size <= pool_size - r.begin; }
+
+ private:
+  template <typename T>
+  static std::span<const T> in(const std::vector<T>& pool, Range r) {
+    return r.size == 0 ? std::span<const T>{} : std::span<const T>(pool.data() + r.begin, r.size);
+  }
+  template <typename T>
+  static Range append(std::vector<T>& pool, std::vector<T> items) {
+    Range r{static_cast<std::uint32_t>(pool.size()), static_cast<std::uint32_t>(items.size())};
+    for (T& x : items) pool.push_back(std::move(x));
+    return r;
+  }
 };
 
 }  // namespace trl::py

@@ -191,10 +191,11 @@ void extract_referenced(Project& project, const std::vector<std::string>& names,
     for (FileId id = 0; id < n; ++id) {
       if (words_taken[id] || !scanned[id]) continue;
       words_taken[id] = 1;
-      for (const auto& e : project.facts[id].python.exprs) {
+      const py::Module& m = project.facts[id].python;
+      for (const auto& e : m.exprs) {
         if (e.kind == py::ExprKind::Attribute) attribute_words.insert(e.name);
-        if (e.kind == py::ExprKind::Constant && e.constant.kind == Scalar::Kind::Str)
-          add_words(e.constant.s, attribute_words);
+        if (e.kind == py::ExprKind::Constant && m.constant(e).kind == Scalar::Kind::Str)
+          add_words(m.constant(e).s, attribute_words);
       }
     }
   };

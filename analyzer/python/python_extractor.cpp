@@ -24,7 +24,9 @@ std::string strip_underscores(std::string_view t) {
 
 class Converter {
  public:
-  Converter(std::string_view src, FileId file, PythonFacts& facts) : src_(src), file_(file), facts_(facts) {}
+  // Writes the module into `out` and the problems it meets into `facts`.
+  Converter(std::string_view src, FileId file, PythonFacts& facts, Module& out)
+      : src_(src), file_(file), facts_(facts), out_(out) {}
 
   std::vector<StmtId> block(TSNode node, int depth) {
     std::vector<StmtId> out;
@@ -33,7 +35,7 @@ class Converter {
   }
 
  private:
-  Module& m() { return facts_.module; }
+  Module& m() { return out_; }
 
   ExprId add(Expr e) {
     m().exprs.push_back(std::move(e));
@@ -67,7 +69,7 @@ class Converter {
     Expr e;
     e.kind = ExprKind::Constant;
     e.span = span(n);
-    e.constant = std::move(v);
+    e.constant = m().add_constant(std::move(v));
     return add(std::move(e));
   }
 
@@ -133,17 +135,20 @@ class Converter {
       Expr e;
       e.kind = ExprKind::Dict;
       e.span = span(n);
+      std::vector<ExprId> keys, values;
       for (TSNode c : ts::named_children(n)) {
         auto ct = ts::type(c);
         if (ct == "pair") {
-          e.elts.push_back(expr(ts::field(c, "key"), depth + 1));
-          e.values.push_back(expr(ts::field(c, "value"), depth + 1));
+          keys.push_back(expr(ts::field(c, "key"), depth + 1));
+          values.push_back(expr(ts::field(c, "value"), depth + 1));
         } else if (ct == "dictionary_splat") {
           auto kids = ts::named_children(c);
-          e.elts.push_back(kNoExpr);
-          e.values.push_back(kids.empty() ? unknown(c) : expr(kids.front(), depth + 1));
+          keys.push_back(kNoExpr);
+          values.push_back(kids.empty() ? unknown(c) : expr(kids.front(), depth + 1));
         }
       }
+      e.elts = m().add_ids(std::move(keys));
+      e.values = m().add_ids(std::move(values));
       return add(std::move(e));
     }
     if (t == "list" || t == "tuple" || t == "set" || t == "expression_list" || t == "pattern_list" ||
@@ -151,10 +156,12 @@ class Converter {
       Expr e;
       e.kind = (t == "list" || t == "list_pattern") ? ExprKind::List : t == "set" ? ExprKind::Set : ExprKind::Tuple;
       e.span = span(n);
+      std::vector<ExprId> items;
       for (TSNode c : ts::named_children(n)) {
         if (ts::type(c) == "comment") continue;
-        e.elts.push_back(expr(c, depth + 1));
+        items.push_back(expr(c, depth + 1));
       }
+      e.elts = m().add_ids(std::move(items));
       return add(std::move(e));
     }
     if (t == "list_splat" || t == "dictionary_splat") {
@@ -192,8 +199,9 @@ class Converter {
       Expr e;
       e.kind = ExprKind::BoolOp;
       e.span = span(n);
-      e.elts.push_back(expr(ts::field(n, "left"), depth + 1));
-      e.elts.push_back(expr(ts::field(n, "right"), depth + 1));
+      const ExprId left = expr(ts::field(n, "left"), depth + 1);
+      const ExprId right = expr(ts::field(n, "right"), depth + 1);
+      e.elts = m().add_ids({left, right});
       TSNode op = ts::field(n, "operator");
       e.name = ts_node_is_null(op) ? "and" : text(op);
       return add(std::move(e));
@@ -202,18 +210,22 @@ class Converter {
       Expr e;
       e.kind = ExprKind::Compare;
       e.span = span(n);
+      std::vector<ExprId> operands;
+      std::vector<std::string> ops;
       for (TSNode c : ts::children(n)) {
         if (ts_node_is_named(c)) {
-          e.elts.push_back(expr(c, depth + 1));
+          operands.push_back(expr(c, depth + 1));
         } else {
           // Operators such as `not in` arrive as two tokens; join them.
           std::string op = text(c);
-          if (!e.ops.empty() && e.ops.size() >= e.elts.size())
-            e.ops.back() += " " + op;
+          if (!ops.empty() && ops.size() >= operands.size())
+            ops.back() += " " + op;
           else
-            e.ops.push_back(op);
+            ops.push_back(op);
         }
       }
+      e.elts = m().add_ids(std::move(operands));
+      e.ops = m().add_ops(std::move(ops));
       return add(std::move(e));
     }
     if (t == "named_expression") {
@@ -289,12 +301,13 @@ class Converter {
     e.span = span(n);
     e.a = expr(ts::field(n, "function"), depth + 1);
     TSNode args = ts::field(n, "arguments");
+    std::vector<Argument> list;
     if (!ts_node_is_null(args)) {
       if (ts::type(args) == "generator_expression") {
         Argument a;
         a.value = unknown(args);
         a.span = span(args);
-        e.args.push_back(a);
+        list.push_back(a);
       } else {
         for (TSNode c : ts::named_children(args)) {
           auto ct = ts::type(c);
@@ -316,10 +329,11 @@ class Converter {
           } else {
             a.value = expr(c, depth + 1);
           }
-          e.args.push_back(std::move(a));
+          list.push_back(std::move(a));
         }
       }
     }
+    e.args = m().add_args(std::move(list));
     return add(std::move(e));
   }
 
@@ -719,8 +733,38 @@ class Converter {
   std::string_view src_;
   FileId file_;
   PythonFacts& facts_;
+  Module& out_;
   bool deep_reported_ = false;
 };
+
+// The arrays a module is built in, one set per thread and kept from one file to the next: a
+// module's size is known only once it is built, and its arrays are then copied at their exact
+// size. Reserving from the text's size held twice the memory a module needs (real code
+// averages one expression per 35 bytes and one statement per 190, the densest file of
+// huggingface/trl one expression per 10 bytes), and growing by doubling moved every expression
+// and touched fresh memory at each step.
+struct Scratch {
+  Module module;
+  bool busy = false;
+};
+
+template <typename T>
+void move_exact(std::vector<T>& from, std::vector<T>& to) {
+  to.clear();
+  to.reserve(from.size());
+  to.insert(to.end(), std::make_move_iterator(from.begin()), std::make_move_iterator(from.end()));
+  from.clear();
+}
+
+void move_exact(Module& from, Module& to) {
+  move_exact(from.exprs, to.exprs);
+  move_exact(from.stmts, to.stmts);
+  move_exact(from.body, to.body);
+  move_exact(from.constant_pool, to.constant_pool);
+  move_exact(from.id_pool, to.id_pool);
+  move_exact(from.op_pool, to.op_pool);
+  move_exact(from.arg_pool, to.arg_pool);
+}
 
 }  // namespace
 
@@ -781,16 +825,26 @@ PythonFacts extract(std::string_view text, FileId file) {
     return facts;
   }
   TSNode root = ts_tree_root_node(tree.get());
+  thread_local Scratch scratch;
+  // The scratch arrays serve one conversion at a time; one started during another (the
+  // converter starts none) builds in a module of its own.
+  if (scratch.busy) {
+    Converter conv(text, file, facts, facts.module);
+    facts.module.body = conv.block(root, 0);
+  } else {
+    scratch.busy = true;
+    try {
+      Converter conv(text, file, facts, scratch.module);
+      scratch.module.body = conv.block(root, 0);
+    } catch (...) {
+      scratch.module = Module{};  // nothing of a half-built module stays
+      scratch.busy = false;
+      throw;
+    }
+    move_exact(scratch.module, facts.module);
+    scratch.busy = false;
+  }
   facts.module.has_syntax_error = ts_node_has_error(root);
-  // The arrays are sized once from the text (real code averages one expression per 35 bytes and
-  // one statement per 190; the densest file of huggingface/trl one expression per 10 bytes):
-  // growing them by doubling moved every expression and touched fresh memory at each step. The
-  // reserve is capped (a 10 MB file of one string literal holds a handful of expressions):
-  // larger modules grow from there.
-  facts.module.exprs.reserve(std::min<std::size_t>(text.size() / 24 + 16, std::size_t{1} << 16));
-  facts.module.stmts.reserve(std::min<std::size_t>(text.size() / 128 + 8, std::size_t{1} << 14));
-  Converter conv(text, file, facts);
-  facts.module.body = conv.block(root, 0);
   facts.comments = ts::comments(root, text, file);
   return facts;
 }

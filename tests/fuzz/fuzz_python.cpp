@@ -10,9 +10,19 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   auto facts = trl::python::extract(text, 0);
   // Every id the IR holds must point into it.
   const auto& m = facts.module;
-  for (const auto& e : m.exprs)
+  for (const auto& e : m.exprs) {
     for (auto id : {e.a, e.b, e.c})
       if (id != trl::py::kNoExpr && id >= m.exprs.size()) __builtin_trap();
+    // ... and every range and constant index into its pool.
+    if (!trl::py::Module::fits(e.elts, m.id_pool.size()) || !trl::py::Module::fits(e.values, m.id_pool.size()) ||
+        !trl::py::Module::fits(e.ops, m.op_pool.size()) || !trl::py::Module::fits(e.args, m.arg_pool.size()))
+      __builtin_trap();
+    if (e.constant != trl::py::kNoConstant && e.constant >= m.constant_pool.size()) __builtin_trap();
+  }
+  for (auto id : m.id_pool)
+    if (id != trl::py::kNoExpr && id >= m.exprs.size()) __builtin_trap();
+  for (const auto& a : m.arg_pool)
+    if (a.value != trl::py::kNoExpr && a.value >= m.exprs.size()) __builtin_trap();
   for (auto id : m.body)
     if (id >= m.stmts.size()) __builtin_trap();
   trl::FileFacts as_file;

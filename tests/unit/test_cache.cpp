@@ -333,6 +333,36 @@ TEST_CASE("cache: file facts survive the facts pack's encoding, spans moved to t
     FileFacts bad;
     bad.python = m;
     CHECK_FALSE(cache::decode_facts(cache::encode_facts(bad), 0, target));
+    // A range past the end of its pool, a constant index past the constants, an index in the
+    // pool past the module's expressions, a dict whose keys and values do not pair up.
+    {
+      py::Module r = m;
+      r.exprs[0].a = py::kNoExpr;
+      FileFacts good;
+      good.python = r;
+      REQUIRE(cache::decode_facts(cache::encode_facts(good), 0, good));
+      auto refused = [&](auto&& damage) {
+        FileFacts f;
+        f.python = r;
+        damage(f.python);
+        return !cache::decode_facts(cache::encode_facts(f), 0, target);
+      };
+      CHECK(refused([](py::Module& x) { x.exprs[0].elts = {0, 1}; }));
+      CHECK(refused([](py::Module& x) { x.exprs[0].args = {1, 0}; }));
+      CHECK(refused([](py::Module& x) {
+        x.op_pool = {"=="};
+        x.exprs[0].ops = {0, 2};
+      }));
+      CHECK(refused([](py::Module& x) { x.exprs[0].constant = 0; }));
+      CHECK(refused([](py::Module& x) { x.id_pool = {7}; }));
+      CHECK(refused([](py::Module& x) {
+        x.id_pool = {0, 0, 0};
+        x.exprs[0].kind = py::ExprKind::Dict;
+        x.exprs[0].elts = {0, 2};
+        x.exprs[0].values = {2, 1};
+      }));
+      CHECK(refused([](py::Module& x) { x.exprs[0].elts = {0xffffffffu, 2}; }));
+    }
     REQUIRE(target.comments.size() == 1);
     CHECK(target.comments[0].text == "# kept");
     CHECK_FALSE(target.extracted);

@@ -235,6 +235,72 @@ TEST_CASE("string literals decode escapes, raw strings and f-strings", "[python]
   CHECK(fields);
 }
 
+TEST_CASE("an expression's constant, items, operators and arguments are ranges of its module's pools", "[python]") {
+  const auto facts = python::extract(
+      "f(1, *rest, key='v', **extra)\n"
+      "d = {'a': [x, y], **base}\n"
+      "ok = a not in b < c\n"
+      "big = [f(i) for i in z]\n",
+      0);
+  const py::Module& m = facts.module;
+  auto first = [&](py::ExprKind kind) -> const py::Expr& {
+    for (const auto& e : m.exprs)
+      if (e.kind == kind) return e;
+    FAIL("no expression of that kind");
+    return m.exprs.front();
+  };
+  const py::Expr& call = first(py::ExprKind::Call);
+  const auto args = m.args(call);
+  REQUIRE(args.size() == 4);
+  CHECK(args[0].kind == py::Argument::Kind::Positional);
+  CHECK(m.constant(m.expr(args[0].value)).i == 1);
+  CHECK(args[1].kind == py::Argument::Kind::Star);
+  CHECK(args[2].keyword == "key");
+  CHECK(m.constant(m.expr(args[2].value)).s == "v");
+  CHECK(args[3].kind == py::Argument::Kind::DoubleStar);
+
+  // A dict's keys and values pair up; `**base` has no key. Its list value was built while the
+  // dict's own items were being collected, and keeps its own range.
+  const py::Expr& dict = first(py::ExprKind::Dict);
+  const auto keys = m.elts(dict);
+  const auto values = m.values(dict);
+  REQUIRE(keys.size() == 2);
+  REQUIRE(values.size() == 2);
+  CHECK(m.constant(m.expr(keys[0])).s == "a");
+  CHECK(keys[1] == py::kNoExpr);
+  const py::Expr& list = m.expr(values[0]);
+  REQUIRE(list.kind == py::ExprKind::List);
+  REQUIRE(m.elts(list).size() == 2);
+  CHECK(m.expr(m.elts(list)[1]).name == "y");
+
+  // `not in` arrives as two tokens and is one operator.
+  const py::Expr& compare = first(py::ExprKind::Compare);
+  REQUIRE(m.ops(compare).size() == 2);
+  CHECK(m.ops(compare)[0] == "not in");
+  CHECK(m.ops(compare)[1] == "<");
+  CHECK(m.elts(compare).size() == 3);
+
+  // A kind without a constant reads as null, with no pool entry.
+  CHECK(m.constant(call).kind == Scalar::Kind::Null);
+  CHECK(m.constant_pool.size() == 3);  // 1, 'v' and 'a'
+}
+
+TEST_CASE("a module's arrays hold exactly what it needs, whatever the thread converted before", "[python]") {
+  std::string large;
+  for (int i = 0; i < 3000; ++i) large += "x_" + std::to_string(i) + " = f(a, [b, c], {'k': d})\n";
+  const auto first = python::extract(large, 0);
+  const auto small = python::extract("y = g(1)\n", 0);
+  CHECK(small.module.exprs.capacity() == small.module.exprs.size());
+  CHECK(small.module.stmts.capacity() == small.module.stmts.size());
+  CHECK(small.module.exprs.size() == 4);  // y, g, g(1), 1
+  CHECK(first.module.exprs.capacity() == first.module.exprs.size());
+  CHECK(first.module.stmts.size() == 3000);
+  // The second conversion on the thread starts empty: nothing of the first is in it.
+  const auto again = python::extract("y = g(1)\n", 0);
+  CHECK(again.module.exprs.size() == small.module.exprs.size());
+  CHECK(again.module.id_pool.size() == small.module.id_pool.size());
+}
+
 TEST_CASE("a config is recognised through the import that brought its name in", "[python][eval]") {
   auto s = eval("from trl import SFTConfig as C\ncfg = C(packing=True)\n");
   CHECK(is_true(field(s, "packing")));
