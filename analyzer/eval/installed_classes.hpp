@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "analyzer/eval/version_targets.hpp"
+#include "analyzer/eval/version_target.hpp"
 #include "analyzer/knowledge/knowledge.hpp"
 
 namespace trl {
