@@ -472,6 +472,7 @@ class Server {
   // Judges runs built by build() (they carry their target versions) and keeps them.
   void add_runs(std::vector<TrainingRun> fresh) {
     std::vector<FileId> anchors;
+    anchors.reserve(fresh.size());
     for (const auto& r : fresh) anchors.push_back(r.version_anchor());
     const RuleContext context = make_rule_context(*project_, anchors);
     for (auto& r : fresh) {

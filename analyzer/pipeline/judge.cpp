@@ -253,6 +253,7 @@ std::vector<Diagnostic> collect_diagnostics(const Project& project, const std::v
   // What the rules read besides their part, with the version targets of every part computed now:
   // the threads below only read it.
   std::vector<FileId> anchors;
+  anchors.reserve(runs.size() + scripts.size() + files.size());
   for (const auto& run : runs) anchors.push_back(run.version_anchor());
   for (const auto& [id, summary] : scripts) anchors.push_back(id);
   anchors.insert(anchors.end(), files.begin(), files.end());

@@ -68,6 +68,7 @@ Rejudged rejudge(const Project& project, const std::vector<DeclaredRun>& declare
   out.runs = build(project, config, declared, scope);
   // What the rules read, for every part judged below (the rebuilt runs' targets computed now).
   std::vector<FileId> anchors;
+  anchors.reserve(out.runs.size());
   for (const auto& r : out.runs) anchors.push_back(r.version_anchor());
   const RuleContext context = make_rule_context(project, anchors);
   // A script a rebuilt launch now starts no longer runs on its own.

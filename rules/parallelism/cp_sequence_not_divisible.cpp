@@ -72,14 +72,12 @@ pad_to_multiple_of: 4     # 2 * cp_size
 // version unknown, an argument at any position it has had counts.
 bool passes_collator(const RuleContext& context, const TrainingRun& run) {
   const Knowledge& k = Knowledge::get();
-  std::optional<VersionTargets> targets;
   for (const Construction& c : context.trainer_calls(run, "")) {
     if (const rules::Passed p = rules::keyword_passed(c, "data_collator");
         p != rules::Passed::Absent && p != rules::Passed::None)
       return true;
     if (c.positional.empty()) continue;
-    if (!targets) targets = context.targets(run);
-    const VersionTarget& target = targets->of(c.cls ? k.library_of(c.cls->name) : std::string("trl"));
+    const VersionTarget& target = context.targets(run).of(c.cls ? k.library_of(c.cls->name) : std::string("trl"));
     if (const rules::Passed p = rules::positional_passed(c, "data_collator", target);
         p != rules::Passed::Absent && p != rules::Passed::None)
       return true;

@@ -51,6 +51,7 @@ Span span_in(FileId file) {
 template <typename Fn>
 void from_threads(Fn ask) {
   std::vector<std::thread> threads;
+  threads.reserve(4);
   for (int i = 0; i < 4; ++i) threads.emplace_back(ask);
   for (auto& t : threads) t.join();
 }
@@ -145,6 +146,7 @@ TEST_CASE("rule context: a run's trainer calls, its script evaluated once when f
   CHECK(evaluated == 0);  // nothing evaluated before a rule asks
   auto names = [](const std::vector<Construction>& calls) {
     std::vector<std::string> out;
+    out.reserve(calls.size());
     for (const auto& c : calls) out.push_back(c.cls ? c.cls->name : "?");
     return out;
   };
