@@ -69,4 +69,8 @@ std::vector<Construction> RuleContext::trainer_calls(const TrainingRun& run, std
   return out;
 }
 
+const ClassInfo* RuleContext::installed_class(const ClassInfo& cls, const VersionTargets& targets) const {
+  return in_.installed_class ? in_.installed_class(cls, targets) : nullptr;
+}
+
 }  // namespace trl

@@ -1,9 +1,9 @@
 // What a rule may read besides the part it judges (rules/rule.hpp): the project's files (their
 // kind and text, to point at a word inside a span), the YAML documents of each file, the library
-// versions each run, script and file is judged against, and the trainer calls a run's script
-// makes. The pipeline builds one context per judging pass, before any rule runs
-// (analyzer/pipeline/rule_context_builder.hpp), over a project whose facts do not change while it
-// lives. Rules only read it; several threads may read one context at once.
+// versions each run, script and file is judged against, the trainer calls a run's script makes,
+// and the classes of a library newer than the knowledge as its installed source defines them. The pipeline builds one
+// context per judging pass, before any rule runs (analyzer/pipeline/rule_context_builder.hpp), over a project whose
+// facts do not change while it lives. Rules only read it; several threads may read one context at once.
 #pragma once
 
 #include <functional>
@@ -16,6 +16,7 @@
 #include "analyzer/eval/training_run.hpp"
 #include "analyzer/eval/version_target.hpp"
 #include "analyzer/facts/yaml_node.hpp"
+#include "analyzer/knowledge/knowledge.hpp"
 #include "analyzer/source/source_file.hpp"
 
 namespace trl {
@@ -33,6 +34,9 @@ class RuleContext {
     std::function<VersionTargets(FileId)> compute_targets;
     // The evaluation of one script (computed once per script, when first asked).
     std::function<ScriptSummary(FileId)> evaluate;
+    // A class as the installed source of a library newer than the knowledge defines it (null:
+    // none is; analyzer/eval/installed_classes.hpp).
+    std::function<const ClassInfo*(const ClassInfo&, const VersionTargets&)> installed_class;
   };
   explicit RuleContext(Inputs inputs);
   ~RuleContext();
@@ -57,6 +61,11 @@ class RuleContext {
   // the keywords each was given, when the trainer derives from `trainer_class` (any trainer: "").
   // Empty when the run has no script we can evaluate (a `trl sft` launch, a script cut short).
   std::vector<Construction> trainer_calls(const TrainingRun& run, std::string_view trainer_class) const;
+
+  // `cls` as the installed source of its library (or of a base's library) defines it, when that
+  // library's target in `targets` is newer than the knowledge and was read from an environment;
+  // null otherwise (rules::class_at_target uses it).
+  const ClassInfo* installed_class(const ClassInfo& cls, const VersionTargets& targets) const;
 
  private:
   struct Lazy;  // what is computed when first asked, under a lock

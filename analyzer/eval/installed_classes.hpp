@@ -15,9 +15,6 @@
 
 namespace trl {
 
-// True when `target` names a release newer than the newest one the knowledge describes.
-bool newer_than_knowledge(const Knowledge& k, const VersionTarget& target);
-
 // `cls` (a class of the knowledge, or as the history has it at the target release) with what
 // the installed source says, when a library's target is newer than the knowledge and was read
 // from an environment (VersionTarget::installed_site):

@@ -42,6 +42,10 @@ bool satisfies(std::string_view version, std::string_view spec);
 // release inside the range; none when no known release fits.
 std::optional<std::string> resolve_spec(std::string_view spec, const Knowledge& knowledge, std::string_view library);
 
+// True when `target` names a release newer than the newest one the knowledge describes
+// (defined in installed_classes.cpp, which reads such a release's source).
+bool newer_than_knowledge(const Knowledge& k, const VersionTarget& target);
+
 // Parses `trl=0.19.1` (as given to --target-version) into (library, version); none when malformed.
 std::optional<std::pair<std::string, std::string>> parse_target_option(std::string_view text);
 

@@ -1,5 +1,6 @@
 #include "analyzer/pipeline/rule_context_builder.hpp"
 
+#include "analyzer/eval/installed_classes.hpp"
 #include "analyzer/eval/run_builder.hpp"
 #include "analyzer/eval/version_targets.hpp"
 #include "analyzer/knowledge/knowledge.hpp"
@@ -20,6 +21,9 @@ RuleContext make_rule_context(const Project& project, const std::vector<FileId>&
   const Project* p = &project;
   in.compute_targets = [p](FileId anchor) { return version_targets(*p, anchor, Knowledge::get()); };
   in.evaluate = [p](FileId script) { return script_summary(*p, Knowledge::get(), script); };
+  in.installed_class = [](const ClassInfo& cls, const VersionTargets& targets) {
+    return trl::installed_class(Knowledge::get(), cls, targets);
+  };
   return RuleContext(std::move(in));
 }
 

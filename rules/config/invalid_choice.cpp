@@ -90,7 +90,7 @@ class InvalidChoice final : public Rule {
     // Each class as the target release has it (a class the release did not have: not judged).
     std::vector<const ClassInfo*> classes;
     for (const ClassInfo* c : given)
-      if (const ClassInfo* at = rules::class_at_target(k, *c, t)) classes.push_back(at);
+      if (const ClassInfo* at = rules::class_at_target(context, k, *c, t)) classes.push_back(at);
     for (const auto& [key, s] : run.args) {
       if (!s.known() || s.value.kind != Scalar::Kind::Str || !s.span.valid()) continue;
       const FieldInfo* f = nullptr;

@@ -167,7 +167,7 @@ class UnknownConfigKey final : public Rule {
     // newest fields: more known names, never a false report.
     std::vector<const ClassInfo*> classes;
     for (const ClassInfo* c : run.parser_classes) {
-      const ClassInfo* at = rules::class_at_target(k, *c, t);
+      const ClassInfo* at = rules::class_at_target(context, k, *c, t);
       classes.push_back(at ? at : c);
     }
     // Every field name, for "did you mean": gathered only when a key is reported.
@@ -229,7 +229,7 @@ class UnknownConfigKey final : public Rule {
       if (!fully_described(k, *c.cls)) continue;
       if (!rules::fields_known_at(k, t, c.cls->package) || (c.cls->package == "trl" && !at_least(t, k, "transformers")))
         continue;
-      const ClassInfo* cls = rules::class_at_target(k, *c.cls, t);
+      const ClassInfo* cls = rules::class_at_target(context, k, *c.cls, t);
       if (!cls) continue;              // the target release has no such class: not this rule's business
       std::vector<std::string> names;  // gathered at the first keyword reported
       for (const Member& kw : c.keywords) {

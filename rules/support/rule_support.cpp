@@ -3,8 +3,6 @@
 #include <algorithm>
 #include <cctype>
 
-#include "analyzer/eval/installed_classes.hpp"
-
 namespace trl::rules {
 
 Span sub_span(const RuleContext& context, Span span, std::uint32_t offset, std::uint32_t length) {
@@ -295,12 +293,13 @@ bool judged_by_history(const Knowledge& k, const ClassInfo& cls, const VersionTa
          compare_versions(*v.version, r->fields_complete_from) < 0 && k.history_covers(cls.package, *v.version);
 }
 
-const ClassInfo* class_at_target(const Knowledge& k, const ClassInfo& cls, const VersionTargets& t) {
+const ClassInfo* class_at_target(const RuleContext& context, const Knowledge& k, const ClassInfo& cls,
+                                 const VersionTargets& t) {
   const ClassInfo* at = &cls;
   if (judged_by_history(k, cls, t) && k.history(cls.name)) at = k.at(cls, *t.of(cls.package).version);
   if (!at) return nullptr;
   // A library installed newer than the knowledge: the class (or its bases) from the source.
-  if (const ClassInfo* installed = installed_class(k, *at, t)) return installed;
+  if (const ClassInfo* installed = context.installed_class(*at, t)) return installed;
   return at;
 }
 

@@ -102,15 +102,16 @@ std::vector<const Rename*> renames_named(const Knowledge& k, std::string_view cl
 // True when the fields of `library` are known at the target version: it is at or after the
 // release the hand-written field lists describe, or the generated release history covers it. A
 // release newer than the knowledge is known only when it was read from an environment whose
-// source trl-lint reads (installed_classes.hpp).
+// source trl-lint reads (RuleContext::installed_class).
 bool fields_known_at(const Knowledge& k, const VersionTargets& t, std::string_view library);
 // `cls` as the target version of its library has it: the generated release history's class for
 // a target older than the hand-written field lists (Knowledge::at); `cls` itself for newer
 // targets and classes without history; with the installed source where a library is installed
-// newer than the knowledge (installed_class). Null when the history covers the target and says
+// newer than the knowledge (RuleContext::installed_class). Null when the history covers the target and says
 // the class did not exist then.
-const ClassInfo* class_at_target(const Knowledge& k, const ClassInfo& cls, const VersionTargets& t);
-// For classes built from an installed source (class_at_target, installed_class): the note saying
+const ClassInfo* class_at_target(const RuleContext& context, const Knowledge& k, const ClassInfo& cls,
+                                 const VersionTargets& t);
+// For classes built from an installed source (class_at_target): the note saying
 // the target is newer than the knowledge and which files were read; "" when none is.
 std::string installed_source_note(const Knowledge& k, const std::vector<const ClassInfo*>& classes);
 // True when the target of `cls`'s library is older than the hand-written field lists.

@@ -3,7 +3,8 @@
 # the evaluator: fails when a C++ file under ROOT/rules/ includes, directly or through the headers
 # it includes, one of
 #   analyzer/project/*, analyzer/parse/*, analyzer/python/*, analyzer/yaml/*,
-#   analyzer/eval/python_eval*.hpp, analyzer/eval/run_builder.hpp, analyzer/eval/version_targets.hpp
+#   analyzer/eval/python_eval*.hpp, analyzer/eval/run_builder.hpp, analyzer/eval/version_targets.hpp,
+#   analyzer/eval/installed_classes.hpp (it reads and parses an installed library's source)
 # (the types rules need live in headers of their own: analyzer/eval/script_summary.hpp,
 # analyzer/eval/version_target.hpp). Includes are `#include "path"` from ROOT; <...> are not
 # followed.
@@ -13,7 +14,7 @@
 #                                       does not
 set -u
 
-forbidden='^analyzer/(project|parse|python|yaml)/|^analyzer/eval/(python_eval[^/]*|run_builder|version_targets)\.hpp$'
+forbidden='^analyzer/(project|parse|python|yaml)/|^analyzer/eval/(python_eval[^/]*|run_builder|version_targets|installed_classes)\.hpp$'
 
 # Reads the quoted includes of ROOT/FILE into read_includes["ROOT/FILE"], one a line (each file
 # read once).
@@ -92,13 +93,16 @@ self_test() {
   printf '#pragma once\n#  include "analyzer/yaml/pyyaml_resolver.hpp"  // a comment\n' \
     >"$tmp/indirect/analyzer/eval/values.hpp"
   expect indirect 1 "rules/bad_rule.cpp includes analyzer/yaml/pyyaml_resolver.hpp (through rules/bad_rule.cpp -> rules/support/helper.hpp -> analyzer/eval/values.hpp -> analyzer/yaml/pyyaml_resolver.hpp)"
-  # The evaluator, the run builder and the targets' computation are the pipeline's.
+  # The evaluator, the run builder, the targets' computation and the installed source's reader
+  # are the pipeline's.
   printf '#include "analyzer/eval/python_eval.hpp"\n' >"$tmp/evaluator/rules/a.cpp"
   printf '#include "analyzer/eval/run_builder.hpp"\n' >"$tmp/evaluator/rules/b.hpp"
   printf '#include "analyzer/eval/version_targets.hpp"\n' >"$tmp/evaluator/rules/c.cpp"
+  printf '#include "analyzer/eval/installed_classes.hpp"\n' >"$tmp/evaluator/rules/d.cpp"
   expect evaluator 1 "rules/a.cpp includes analyzer/eval/python_eval.hpp"
   expect evaluator 1 "rules/b.hpp includes analyzer/eval/run_builder.hpp"
   expect evaluator 1 "rules/c.cpp includes analyzer/eval/version_targets.hpp"
+  expect evaluator 1 "rules/d.cpp includes analyzer/eval/installed_classes.hpp"
   # What rules may include: the context, the summary and target types, system headers; an
   # include cycle ends.
   printf '#include <vector>\n#include "rules/support/helper.hpp"\n#include "analyzer/eval/script_summary.hpp"\n' \

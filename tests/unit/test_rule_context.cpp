@@ -194,6 +194,25 @@ TEST_CASE("rule context: a run's trainer calls, its script evaluated once when f
   CHECK(cut_short.trainer_calls(run, "").empty());
 }
 
+TEST_CASE("rule context: a class as an installed library defines it, through the pipeline's reader", "[rule-context]") {
+  const ClassInfo* sft = Knowledge::get().find("SFTConfig");
+  REQUIRE(sft);
+  // No reader given: no installed class.
+  CHECK(RuleContext(RuleContext::Inputs{}).installed_class(*sft, VersionTargets{}) == nullptr);
+  RuleContext::Inputs in;
+  const ClassInfo* asked = nullptr;
+  std::string target;
+  in.installed_class = [&](const ClassInfo& cls, const VersionTargets& t) -> const ClassInfo* {
+    asked = &cls;
+    target = t.trl.version.value_or("");
+    return &cls;
+  };
+  const RuleContext context(std::move(in));
+  CHECK(context.installed_class(*sft, trl_at("9.0.0")) == sft);
+  CHECK(asked == sft);
+  CHECK(target == "9.0.0");
+}
+
 TEST_CASE("rule context: built from a project, the trainer calls of a run's script with their keywords",
           "[rule-context]") {
   Project p = make_project("/proj", {{"launch.sh", "accelerate launch train.py\n"},
