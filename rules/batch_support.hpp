@@ -11,12 +11,12 @@ namespace trl::batch {
 // 0.14.0 without any of them; trl/trainer/grpo_trainer.py, grpo_config.py), RLOO from the rewrite
 // whose RLOOConfig has num_generations (0.22.0; rloo_k before). Older targets, and pins no known
 // release fits, are not judged.
-inline bool checked_by_target(const Project& project, const TrainingRun& run, std::string_view grpo_since) {
+inline bool checked_by_target(const RuleContext& context, const TrainingRun& run, std::string_view grpo_since) {
   const bool rloo =
       run.config_class ? Knowledge::get().derives_from(*run.config_class, "RLOOConfig") : run.trainer == "rloo";
   std::string_view since = grpo_since;
   if (rloo && compare_versions(since, "0.22.0") < 0) since = "0.22.0";
-  return rules::trl_target_at_least(project, run, since).has_value();
+  return rules::trl_target_at_least(context, run, since).has_value();
 }
 
 struct Numbers {

@@ -1,14 +1,14 @@
-// The interface every rule implements, and what it reports through. A rule reads runs and
-// facts; it never parses.
+// The interface every rule implements, and what it reports through. A rule reads the part it
+// judges and its RuleContext (rules/rule_context.hpp); it never parses, and never sees the project.
 #pragma once
 
 #include <string>
 #include <vector>
 
 #include "analyzer/diag/diagnostic.hpp"
-#include "analyzer/eval/python_eval.hpp"
+#include "analyzer/eval/script_summary.hpp"
 #include "analyzer/eval/training_run.hpp"
-#include "analyzer/project/project.hpp"
+#include "rules/rule_context.hpp"
 
 namespace trl {
 
@@ -27,24 +27,25 @@ struct RuleInfo {
 
 // A rule judges three kinds of part, each from its own inputs only, so that a caller may keep
 // the findings of a part whose inputs did not change (the LSP server does):
-// - a run: its settings, the files it reads (TrainingRun, run_files), and the version pins;
+// - a run: its settings, the files it reads (TrainingRun, run_files; through the context: their
+//   YAML, its script's trainer calls), and its version targets;
 // - an evaluated Python script (for_each_script): its summary (which covers the modules it read)
-//   and the version pins;
-// - a file: its facts, the version pins, and what the runs say about it (FileUses).
+//   and its version targets;
+// - a file: its YAML documents, its version targets, and what the runs say about it (FileUses).
 // collect_diagnostics judges different rules on different threads at the same time (one rule's
-// calls all on one thread): a rule keeps no state of its own between calls, and what it reads
-// of the project is read-only by then (the script cache is filled before the threads start).
+// calls all on one thread): a rule keeps no state of its own between calls, and the context it
+// reads is shared by all of them.
 // Where several parts reach one place (two runs read one YAML), the rule sets merge_key.
 class Rule {
  public:
   virtual ~Rule() = default;
   virtual const RuleInfo& info() const = 0;
   // Judges one training run.
-  virtual void check_run(const TrainingRun&, const Project&, std::vector<Diagnostic>&) const {}
+  virtual void check_run(const TrainingRun&, const RuleContext&, std::vector<Diagnostic>&) const {}
   // Judges one evaluated script: the constructions in it.
-  virtual void check_script(const Project&, FileId, const ScriptSummary&, std::vector<Diagnostic>&) const {}
+  virtual void check_script(const RuleContext&, FileId, const ScriptSummary&, std::vector<Diagnostic>&) const {}
   // Judges one file that holds YAML documents or that a run reads as its accelerate config.
-  virtual void check_file(const Project&, FileId, const FileUses&, std::vector<Diagnostic>&) const {}
+  virtual void check_file(const RuleContext&, FileId, const FileUses&, std::vector<Diagnostic>&) const {}
 
  protected:
   Diagnostic make(Span span, std::string message) const {

@@ -10,13 +10,10 @@
 #include <string>
 #include <vector>
 
-#include "analyzer/eval/version_targets.hpp"
+#include "analyzer/eval/version_target.hpp"
 #include "analyzer/knowledge/knowledge.hpp"
 
 namespace trl {
-
-// True when `target` names a release newer than the newest one the knowledge describes.
-bool newer_than_knowledge(const Knowledge& k, const VersionTarget& target);
 
 // `cls` (a class of the knowledge, or as the history has it at the target release) with what
 // the installed source says, when a library's target is newer than the knowledge and was read

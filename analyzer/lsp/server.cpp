@@ -23,6 +23,7 @@
 #include "analyzer/parse/tree_sitter.hpp"
 #include "analyzer/pipeline/judge.hpp"
 #include "analyzer/pipeline/pipeline.hpp"
+#include "analyzer/pipeline/rule_context_builder.hpp"
 #include "analyzer/pipeline/suppression.hpp"
 #include "rules/registry.hpp"
 
@@ -470,11 +471,14 @@ class Server {
 
   // Judges runs built by build() (they carry their target versions) and keeps them.
   void add_runs(std::vector<TrainingRun> fresh) {
-    const VersionTargetsMemo memo(*project_);  // one pin search for all the runs
+    std::vector<FileId> anchors;
+    anchors.reserve(fresh.size());
+    for (const auto& r : fresh) anchors.push_back(r.version_anchor());
+    const RuleContext context = make_rule_context(*project_, anchors);
     for (auto& r : fresh) {
       run_files_.push_back(run_files(r));
       run_diags_.emplace_back();
-      run_diagnostics(*project_, r, selection_, run_diags_.back());
+      run_diagnostics(*project_, context, r, selection_, run_diags_.back());
       runs_.push_back(std::move(r));
     }
   }
@@ -504,6 +508,8 @@ class Server {
   // the `noqa` comments.
   void finish() {
     diags_.clear();
+    const VersionTargetsMemo memo(*project_);  // one pin search for the scripts and files judged now
+    const RuleContext context = make_rule_context(*project_);
     std::set<FileId> read;
     for (const auto& files : run_files_) read.insert(files.begin(), files.end());
     file_problem_diagnostics(*project_, read, diags_);
@@ -512,7 +518,7 @@ class Server {
       auto it = script_diags_.find(id);
       if (it == script_diags_.end()) {
         it = script_diags_.emplace(id, std::vector<Diagnostic>{}).first;
-        script_diagnostics(*project_, id, summary, selection_, it->second);
+        script_diagnostics(context, id, summary, selection_, it->second);
         ++stats_.scripts_judged;
       }
       diags_.insert(diags_.end(), it->second.begin(), it->second.end());
@@ -523,7 +529,7 @@ class Server {
       auto it = file_diags_.find(id);
       if (it == file_diags_.end() || !(it->second.uses == uses[id])) {
         FileFindings f{std::move(uses[id]), {}};
-        file_diagnostics(*project_, id, f.uses, selection_, f.diags);
+        file_diagnostics(context, id, f.uses, selection_, f.diags);
         it = file_diags_.insert_or_assign(id, std::move(f)).first;
         ++stats_.files_judged;
       }

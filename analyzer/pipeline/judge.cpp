@@ -13,6 +13,7 @@
 #include "analyzer/eval/version_targets.hpp"
 #include "analyzer/knowledge/knowledge.hpp"
 #include "analyzer/notebook/notebook_extractor.hpp"
+#include "analyzer/pipeline/rule_context_builder.hpp"
 #include "analyzer/report/formatters.hpp"
 #include "analyzer/util/parallel.hpp"
 #include "rules/registry.hpp"
@@ -126,32 +127,29 @@ void list_launch(const TrainingRun& run, std::vector<Diagnostic>& diags, std::si
   }
 }
 
-void run_diagnostics(const Project& project, const TrainingRun& run, const Selection& selection,
-                     std::vector<Diagnostic>& out) {
-  const VersionTargetsMemo memo(project);
+void run_diagnostics(const Project& project, const RuleContext& context, const TrainingRun& run,
+                     const Selection& selection, std::vector<Diagnostic>& out) {
   const std::size_t from = out.size();
   evaluation_problem(project, run, out);
   for (const auto& rule : all_rules())
-    if (selection.enabled(rule->info().code)) rule->check_run(run, project, out);
+    if (selection.enabled(rule->info().code)) rule->check_run(run, context, out);
   list_launch(run, out, from);
 }
 
-void script_diagnostics(const Project& project, FileId script, const ScriptSummary& summary, const Selection& selection,
-                        std::vector<Diagnostic>& out) {
-  const VersionTargetsMemo memo(project);
+void script_diagnostics(const RuleContext& context, FileId script, const ScriptSummary& summary,
+                        const Selection& selection, std::vector<Diagnostic>& out) {
   for (const auto& rule : all_rules())
-    if (selection.enabled(rule->info().code)) rule->check_script(project, script, summary, out);
+    if (selection.enabled(rule->info().code)) rule->check_script(context, script, summary, out);
 }
 
 bool judged_as_file(const Project& project, FileId file, const FileUses& uses) {
   return !uses.accelerate.empty() || (file < project.facts.size() && !project.facts[file].yaml.empty());
 }
 
-void file_diagnostics(const Project& project, FileId file, const FileUses& uses, const Selection& selection,
+void file_diagnostics(const RuleContext& context, FileId file, const FileUses& uses, const Selection& selection,
                       std::vector<Diagnostic>& out) {
-  const VersionTargetsMemo memo(project);
   for (const auto& rule : all_rules())
-    if (selection.enabled(rule->info().code)) rule->check_file(project, file, uses, out);
+    if (selection.enabled(rule->info().code)) rule->check_file(context, file, uses, out);
 }
 
 void add_launches(Diagnostic& into, const Diagnostic& from) {
@@ -252,6 +250,14 @@ std::vector<Diagnostic> collect_diagnostics(const Project& project, const std::v
   std::vector<FileId> files;
   for (FileId id = 0; id < project.sources.size(); ++id)
     if (judged_as_file(project, id, uses[id])) files.push_back(id);
+  // What the rules read besides their part, with the version targets of every part computed now:
+  // the threads below only read it.
+  std::vector<FileId> anchors;
+  anchors.reserve(runs.size() + scripts.size() + files.size());
+  for (const auto& run : runs) anchors.push_back(run.version_anchor());
+  for (const auto& [id, summary] : scripts) anchors.push_back(id);
+  anchors.insert(anchors.end(), files.begin(), files.end());
+  const RuleContext context = make_rule_context(project, anchors);
   // Each rule's findings go to a list of their own, joined in the rules' order afterwards: the
   // list a single thread makes, whatever thread judged which rule. In each list: the runs, then
   // the scripts, then the files (the order merge_findings keeps the first of).
@@ -261,26 +267,24 @@ std::vector<Diagnostic> collect_diagnostics(const Project& project, const std::v
   auto judge = [&](std::size_t i) {
     for (const auto& run : runs) {
       marks[i].push_back(found[i].size());
-      rules[i]->check_run(run, project, found[i]);
+      rules[i]->check_run(run, context, found[i]);
       list_launch(run, found[i], marks[i].back());
     }
     for (const auto& [id, summary] : scripts) {
       marks[i].push_back(found[i].size());
-      rules[i]->check_script(project, id, *summary, found[i]);
+      rules[i]->check_script(context, id, *summary, found[i]);
     }
     marks[i].push_back(found[i].size());
-    for (FileId id : files) rules[i]->check_file(project, id, uses[id], found[i]);
+    for (FileId id : files) rules[i]->check_file(context, id, uses[id], found[i]);
   };
   if (threads == 1) {
     for (std::size_t i = 0; i < rules.size(); ++i) judge(i);
   } else {
-    // Rules in the registry's order, taken by whichever thread is free; each thread asks for
-    // the version targets through a memo of its own (the calling thread's is `memo`).
+    // Rules in the registry's order, taken by whichever thread is free.
     std::atomic<std::size_t> next{0};
     const unsigned workers =
         static_cast<unsigned>(std::min<std::size_t>(resolve_threads(threads), std::max<std::size_t>(rules.size(), 1)));
     parallel_for(workers, workers, [&](std::size_t) {
-      const VersionTargetsMemo own(project);
       for (std::size_t i = next++; i < rules.size(); i = next++) judge(i);
     });
   }

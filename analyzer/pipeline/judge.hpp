@@ -11,6 +11,7 @@
 #include "analyzer/eval/python_eval.hpp"
 #include "analyzer/eval/training_run.hpp"
 #include "analyzer/project/project.hpp"
+#include "rules/rule_context.hpp"
 
 namespace trl {
 
@@ -71,14 +72,16 @@ bool data_file_matters(const Project& project, FileId file, const std::set<FileI
 // diags[from..] that list none and are not on that line: a finding several launches reach then
 // lists each (sort_diagnostics), and a `noqa` on one launch line silences that launch only.
 void list_launch(const TrainingRun& run, std::vector<Diagnostic>& diags, std::size_t from);
-void run_diagnostics(const Project& project, const TrainingRun& run, const Selection& selection,
-                     std::vector<Diagnostic>& out);
-void script_diagnostics(const Project& project, FileId script, const ScriptSummary& summary, const Selection& selection,
-                        std::vector<Diagnostic>& out);
+// `context`: one per judging pass over `project` (make_rule_context, rule_context_builder.hpp),
+// shared by every part judged in it.
+void run_diagnostics(const Project& project, const RuleContext& context, const TrainingRun& run,
+                     const Selection& selection, std::vector<Diagnostic>& out);
+void script_diagnostics(const RuleContext& context, FileId script, const ScriptSummary& summary,
+                        const Selection& selection, std::vector<Diagnostic>& out);
 // For each file that holds YAML documents or that a run reads as its accelerate config
 // (judged_as_file); `uses`: file_uses(project, runs)[file].
 bool judged_as_file(const Project& project, FileId file, const FileUses& uses);
-void file_diagnostics(const Project& project, FileId file, const FileUses& uses, const Selection& selection,
+void file_diagnostics(const RuleContext& context, FileId file, const FileUses& uses, const Selection& selection,
                       std::vector<Diagnostic>& out);
 // A notebook's code is read with each line of a cell decoded and placed at the start of its
 // .ipynb line (analyzer/notebook): moves the spans of findings there onto the characters of the

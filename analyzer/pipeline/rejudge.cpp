@@ -9,6 +9,7 @@
 #include "analyzer/eval/version_targets.hpp"
 #include "analyzer/knowledge/knowledge.hpp"
 #include "analyzer/pipeline/pipeline.hpp"
+#include "analyzer/pipeline/rule_context_builder.hpp"
 
 namespace trl {
 
@@ -65,6 +66,11 @@ Rejudged rejudge(const Project& project, const std::vector<DeclaredRun>& declare
     }
   }
   out.runs = build(project, config, declared, scope);
+  // What the rules read, for every part judged below (the rebuilt runs' targets computed now).
+  std::vector<FileId> anchors;
+  anchors.reserve(out.runs.size());
+  for (const auto& r : out.runs) anchors.push_back(r.version_anchor());
+  const RuleContext context = make_rule_context(project, anchors);
   // A script a rebuilt launch now starts no longer runs on its own.
   std::set<FileId> now_launched;
   for (const auto& r : out.runs)
@@ -82,7 +88,7 @@ Rejudged rejudge(const Project& project, const std::vector<DeclaredRun>& declare
     }
   for (const auto& r : out.runs) {
     runs.push_back(judged_run(r));
-    run_diagnostics(project, r, selection, runs.back().diags);
+    run_diagnostics(project, context, r, selection, runs.back().diags);
   }
   std::stable_sort(runs.begin(), runs.end(),
                    [](const JudgedRun& a, const JudgedRun& b) { return a.origin < b.origin; });
@@ -102,7 +108,7 @@ Rejudged rejudge(const Project& project, const std::vector<DeclaredRun>& declare
     }
     const ScriptSummary summary = script_summary(project, k, id);
     scripts.push_back({id, summary.modules, {}});
-    script_diagnostics(project, id, summary, selection, scripts.back().diags);
+    script_diagnostics(context, id, summary, selection, scripts.back().diags);
     ++out.scripts_judged;
   }
 
@@ -114,7 +120,7 @@ Rejudged rejudge(const Project& project, const std::vector<DeclaredRun>& declare
   for (const auto& s : scripts) out.diags.insert(out.diags.end(), s.diags.begin(), s.diags.end());
   const std::vector<FileUses> uses = file_uses(project, runs);
   for (FileId id = 0; id < project.sources.size(); ++id)
-    if (judged_as_file(project, id, uses[id])) file_diagnostics(project, id, uses[id], selection, out.diags);
+    if (judged_as_file(project, id, uses[id])) file_diagnostics(context, id, uses[id], selection, out.diags);
   finish_diagnostics(project, selection, out.diags);
   out.parts.runs = std::move(runs);
   out.parts.scripts = std::move(scripts);

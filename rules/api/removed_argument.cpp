@@ -58,12 +58,12 @@ None: what replaces the argument depends on the case; the note says what to do.
 class RemovedArgument final : public Rule {
  public:
   const RuleInfo& info() const override { return kInfo; }
-  void check_run(const TrainingRun& run, const Project& project, std::vector<Diagnostic>& out) const override {
-    rules::find_renamed_in_run(*this, true, project, run, out);
+  void check_run(const TrainingRun& run, const RuleContext& context, std::vector<Diagnostic>& out) const override {
+    rules::find_renamed_in_run(*this, true, context, run, out);
   }
-  void check_script(const Project& project, FileId file, const ScriptSummary& summary,
+  void check_script(const RuleContext& context, FileId file, const ScriptSummary& summary,
                     std::vector<Diagnostic>& out) const override {
-    rules::find_renamed_in_script(*this, true, project, file, summary, out);
+    rules::find_renamed_in_script(*this, true, context, file, summary, out);
   }
 };
 

@@ -15,7 +15,7 @@ namespace {
 struct Context {
   const Rule& rule;
   bool removed;
-  const Project& project;
+  const RuleContext& context;
   const Knowledge& k = Knowledge::get();
   std::map<const ClassInfo*, std::vector<const Rename*>> renames;  // renames_for, once per class
 
@@ -45,7 +45,7 @@ void report(Context& cx, const Rename& r, Span at, const VersionTargets& targets
   const RenameState state = rename_state(r, target);
   if (state == RenameState::NotYet) return;
   if (still_field && state != RenameState::Deprecated) return;
-  Span word = find_word(cx.project, at, r.old_name);
+  Span word = find_word(cx.context, at, r.old_name);
   if (!word.valid()) word = at;
   const std::string L = library_display(lib);
   std::string msg = "`" + r.old_name + "` ";
@@ -80,7 +80,7 @@ void report(Context& cx, const Rename& r, Span at, const VersionTargets& targets
   if (!r.new_name.empty()) {
     d.help = "use `" + r.new_name + "`";
     // no_fix: the knowledge entry's note says why the name alone cannot change.
-    if (!r.no_fix && !also_new && word.valid() && span_text(cx.project, word) == r.old_name) {
+    if (!r.no_fix && !also_new && word.valid() && span_text(cx.context, word) == r.old_name) {
       Fix fix;
       fix.title = "Rename `" + r.old_name + "` to `" + r.new_name + "`";
       fix.edits.push_back({word, r.new_name});
@@ -101,11 +101,11 @@ void report(Context& cx, const Rename& r, Span at, const VersionTargets& targets
 
 }  // namespace
 
-void find_renamed_in_run(const Rule& rule, bool removed, const Project& project, const TrainingRun& run,
+void find_renamed_in_run(const Rule& rule, bool removed, const RuleContext& context, const TrainingRun& run,
                          std::vector<Diagnostic>& out) {
   if (!run.args_from_parser || run.parser_classes.empty()) return;
-  Context cx{rule, removed, project};
-  const VersionTargets targets = version_targets(project, run_anchor(run), cx.k);
+  Context cx{rule, removed, context};
+  const VersionTargets& targets = cx.context.targets(run);
   std::vector<const Rename*> renames;
   for (const ClassInfo* c : run.parser_classes)
     for (const Rename* r : cx.renames_of(*c)) renames.push_back(r);
@@ -132,10 +132,10 @@ void find_renamed_in_run(const Rule& rule, bool removed, const Project& project,
   }
 }
 
-void find_renamed_in_script(const Rule& rule, bool removed, const Project& project, FileId file,
+void find_renamed_in_script(const Rule& rule, bool removed, const RuleContext& context, FileId file,
                             const ScriptSummary& summary, std::vector<Diagnostic>& out) {
-  Context cx{rule, removed, project};
-  const VersionTargets targets = version_targets(project, file, cx.k);
+  Context cx{rule, removed, context};
+  const VersionTargets& targets = context.targets(file);
   for (const Construction& c : summary.constructions) {
     if (!c.cls) continue;
     const auto& renames = cx.renames_of(*c.cls);

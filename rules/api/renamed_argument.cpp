@@ -95,12 +95,12 @@ ModelConfig's `torch_dtype` (a script reading `model_args.torch_dtype` gets None
 class RenamedArgument final : public Rule {
  public:
   const RuleInfo& info() const override { return kInfo; }
-  void check_run(const TrainingRun& run, const Project& project, std::vector<Diagnostic>& out) const override {
-    rules::find_renamed_in_run(*this, false, project, run, out);
+  void check_run(const TrainingRun& run, const RuleContext& context, std::vector<Diagnostic>& out) const override {
+    rules::find_renamed_in_run(*this, false, context, run, out);
   }
-  void check_script(const Project& project, FileId file, const ScriptSummary& summary,
+  void check_script(const RuleContext& context, FileId file, const ScriptSummary& summary,
                     std::vector<Diagnostic>& out) const override {
-    rules::find_renamed_in_script(*this, false, project, file, summary, out);
+    rules::find_renamed_in_script(*this, false, context, file, summary, out);
   }
 };
 

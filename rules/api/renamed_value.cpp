@@ -59,10 +59,10 @@ class RenamedValue final : public Rule {
  public:
   const RuleInfo& info() const override { return kInfo; }
 
-  void check_run(const TrainingRun& run, const Project& project, std::vector<Diagnostic>& out) const override {
+  void check_run(const TrainingRun& run, const RuleContext& context, std::vector<Diagnostic>& out) const override {
     const Knowledge& k = Knowledge::get();
     if (!run.config_class) return;
-    const VersionTargets targets = version_targets(project, rules::run_anchor(run), k);
+    const VersionTargets& targets = context.targets(run);
     for (const Rename* r : rules::renames_for(k, *run.config_class, true)) {
       if (r->old_value.kind != Scalar::Kind::Str) continue;
       auto it = run.args.find(r->field);
@@ -78,7 +78,7 @@ class RenamedValue final : public Rule {
       const bool flowed =
           s.value_span.valid() &&
           (s.value_span.file != s.span.file || s.value_span.begin != s.span.begin || s.value_span.end != s.span.end);
-      Span at = rules::find_word(project, flowed ? s.value_span : s.span, r->old_value.s, true);
+      Span at = rules::find_word(context, flowed ? s.value_span : s.span, r->old_value.s, true);
       const bool literal = at.valid() && (!flowed || (at.begin >= s.value_span.begin && at.end <= s.value_span.end));
       if (!at.valid()) at = s.primary_span();
       const std::string L = rules::library_display(k.library_of(r->cls));
@@ -96,7 +96,7 @@ class RenamedValue final : public Rule {
       if (!r->note.empty()) d.notes.push_back(r->note);
       d.notes.push_back("source: " + r->source);
       d.help = "set `" + rules::assignment(run, s, r->field, r->new_value) + "`";
-      if (literal && rules::span_text(project, at) == r->old_value.s) {
+      if (literal && rules::span_text(context, at) == r->old_value.s) {
         Fix fix;
         fix.title = "Replace `" + r->old_value.s + "` with `" + nv + "`";
         fix.edits.push_back({at, nv});

@@ -72,9 +72,9 @@ class EvalBatchNotDivisible final : public Rule {
  public:
   const RuleInfo& info() const override { return kInfo; }
 
-  void check_run(const TrainingRun& run, const Project& project, std::vector<Diagnostic>& out) const override {
-    if (!support::is_rl_generation_trainer(run) || !batch::checked_by_target(project, run, "0.15.0")) return;
-    const VersionTarget trl = rules::trl_target(project, run);  // known: checked_by_target needs it
+  void check_run(const TrainingRun& run, const RuleContext& context, std::vector<Diagnostic>& out) const override {
+    if (!support::is_rl_generation_trainer(run) || !batch::checked_by_target(context, run, "0.15.0")) return;
+    const VersionTarget trl = rules::trl_target(context, run);  // known: checked_by_target needs it
     if (compare_versions(*trl.version, "0.20.0") >= 0 && compare_versions(*trl.version, "0.22.0") < 0) return;
     const bool reads_eval_gens = compare_versions(*trl.version, "0.26.1") >= 0;
     const Setting strategy = run.arg("eval_strategy");

@@ -48,8 +48,8 @@ class GenerationBatchAndSteps final : public Rule {
  public:
   const RuleInfo& info() const override { return kInfo; }
 
-  void check_run(const TrainingRun& run, const Project& project, std::vector<Diagnostic>& out) const override {
-    if (!support::is_rl_generation_trainer(run) || !batch::checked_by_target(project, run, "0.18.0")) return;
+  void check_run(const TrainingRun& run, const RuleContext& context, std::vector<Diagnostic>& out) const override {
+    if (!support::is_rl_generation_trainer(run) || !batch::checked_by_target(context, run, "0.18.0")) return;
     const batch::Numbers n = batch::read(run);
     if (!n.gen_batch.known() || !n.steps.known() || batch::is_null(n.gen_batch) || batch::is_null(n.steps)) return;
     Diagnostic d = make(support::primary_span(run, {&n.gen_batch, &n.steps}),

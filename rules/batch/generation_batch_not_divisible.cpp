@@ -75,8 +75,8 @@ class GenerationBatchNotDivisible final : public Rule {
  public:
   const RuleInfo& info() const override { return kInfo; }
 
-  void check_run(const TrainingRun& run, const Project& project, std::vector<Diagnostic>& out) const override {
-    if (!support::is_rl_generation_trainer(run) || !batch::checked_by_target(project, run, "0.15.0")) return;
+  void check_run(const TrainingRun& run, const RuleContext& context, std::vector<Diagnostic>& out) const override {
+    if (!support::is_rl_generation_trainer(run) || !batch::checked_by_target(context, run, "0.15.0")) return;
     const batch::Numbers n = batch::read(run);
     const auto g = n.num_generations.as_int();
     if (!g || *g < 2) return;  // TRL303
@@ -88,7 +88,7 @@ class GenerationBatchNotDivisible final : public Rule {
     std::vector<const Setting*> parts;
     // TRL 0.15.x/0.16.x: per_device_train_batch_size * num_processes (no gradient accumulation, and
     // no generation_batch_size or steps_per_generation yet).
-    const bool per_step = !rules::trl_target_at_least(project, run, "0.17.0");
+    const bool per_step = !rules::trl_target_at_least(context, run, "0.17.0");
     if (per_step) {
       const auto bs = n.per_device.as_int();
       const auto world = run.world_size.as_int();

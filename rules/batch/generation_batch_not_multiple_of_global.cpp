@@ -54,8 +54,8 @@ class GenerationBatchNotMultipleOfGlobal final : public Rule {
  public:
   const RuleInfo& info() const override { return kInfo; }
 
-  void check_run(const TrainingRun& run, const Project& project, std::vector<Diagnostic>& out) const override {
-    if (!support::is_rl_generation_trainer(run) || !batch::checked_by_target(project, run, "0.20.0")) return;
+  void check_run(const TrainingRun& run, const RuleContext& context, std::vector<Diagnostic>& out) const override {
+    if (!support::is_rl_generation_trainer(run) || !batch::checked_by_target(context, run, "0.20.0")) return;
     const batch::Numbers n = batch::read(run);
     if (!n.gen_batch.known() || batch::is_null(n.gen_batch)) return;
     if (!(batch::is_null(n.steps) || n.steps.state == Setting::State::Unset)) return;  // TRL304 / unknown

@@ -56,7 +56,7 @@ class SyncRefModelWithoutBeta final : public Rule {
  public:
   const RuleInfo& info() const override { return kInfo; }
 
-  void check_run(const TrainingRun& run, const Project& project, std::vector<Diagnostic>& out) const override {
+  void check_run(const TrainingRun& run, const RuleContext& context, std::vector<Diagnostic>& out) const override {
     if (!support::is_rl_generation_trainer(run)) return;
     const Setting sync = run.arg("sync_ref_model");
     const Setting beta = run.arg("beta");
@@ -73,7 +73,7 @@ class SyncRefModelWithoutBeta final : public Rule {
     // The check is in TRL 0.28.0 and later (before, the sync is a silent no-op); GRPO's beta
     // defaults to 0.0 from 0.19.0 (0.04 up to 0.18.2, trl/trainer/grpo_config.py), so a default
     // beta is 0.0 at every target judged.
-    const std::optional<VersionTarget> trl = rules::trl_target_at_least(project, run, "0.28.0");
+    const std::optional<VersionTarget> trl = rules::trl_target_at_least(context, run, "0.28.0");
     if (!trl) return;
     Diagnostic d = make(support::primary_span(run, {&sync}),
                         std::string("`sync_ref_model: true` with `beta: 0.0`") +

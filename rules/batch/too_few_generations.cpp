@@ -45,8 +45,8 @@ class TooFewGenerations final : public Rule {
  public:
   const RuleInfo& info() const override { return kInfo; }
 
-  void check_run(const TrainingRun& run, const Project& project, std::vector<Diagnostic>& out) const override {
-    if (!support::is_rl_generation_trainer(run) || !batch::checked_by_target(project, run, "0.17.0")) return;
+  void check_run(const TrainingRun& run, const RuleContext& context, std::vector<Diagnostic>& out) const override {
+    if (!support::is_rl_generation_trainer(run) || !batch::checked_by_target(context, run, "0.17.0")) return;
     const Setting g = run.arg("num_generations");
     const auto v = g.as_int();
     if (!v || *v >= 2 || !g.span.valid() || g.value.kind == Scalar::Kind::Bool) return;

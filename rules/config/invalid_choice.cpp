@@ -80,17 +80,17 @@ class InvalidChoice final : public Rule {
 
   // Several runs may read one YAML, and a launch's accelerate YAML is judged as a file too:
   // one finding per place (merge key).
-  void check_run(const TrainingRun& run, const Project& project, std::vector<Diagnostic>& out) const override {
+  void check_run(const TrainingRun& run, const RuleContext& context, std::vector<Diagnostic>& out) const override {
     const Knowledge& k = Knowledge::get();
     std::vector<const ClassInfo*> given = run.parser_classes;
     if (given.empty() && run.config_class) given.push_back(run.config_class);
     if (given.empty()) return;
-    const VersionTargets t = version_targets(project, rules::run_anchor(run), k);
+    const VersionTargets& t = context.targets(run);
     if (!rules::fields_known_at(k, t, "trl") || !version_ok(t, k, "transformers")) return;
     // Each class as the target release has it (a class the release did not have: not judged).
     std::vector<const ClassInfo*> classes;
     for (const ClassInfo* c : given)
-      if (const ClassInfo* at = rules::class_at_target(k, *c, t)) classes.push_back(at);
+      if (const ClassInfo* at = rules::class_at_target(context, k, *c, t)) classes.push_back(at);
     for (const auto& [key, s] : run.args) {
       if (!s.known() || s.value.kind != Scalar::Kind::Str || !s.span.valid()) continue;
       const FieldInfo* f = nullptr;
@@ -103,12 +103,12 @@ class InvalidChoice final : public Rule {
       if (patched) continue;
       if (renamed_value(k, run, key, s.value.s)) continue;  // TRL503
       if (!used(run, key)) continue;
-      Span at = rules::find_word(project, s.span, s.value.s, true);
+      Span at = rules::find_word(context, s.span, s.value.s, true);
       if (!at.valid()) at = s.span;
       Diagnostic d = make_merged(
           at, "`" + key + ": " + s.value.s + "` is not one of the accepted values (" + join(f->choices) + ")");
       d.label = "set here (" + s.origin_text() + ")";
-      suggest(d, at, project, s.value.s, f->choices);
+      suggest(d, at, context, s.value.s, f->choices);
       if (!f->source.empty()) d.notes.push_back("source: " + f->source);
       if (rules::judged_by_history(k, *given.front(), t))
         d.notes.push_back("judged against " + t.trl.describe() + ", with that release's field lists");
@@ -117,9 +117,9 @@ class InvalidChoice final : public Rule {
     }
   }
 
-  void check_file(const Project& project, FileId file, const FileUses& uses,
+  void check_file(const RuleContext& context, FileId file, const FileUses& uses,
                   std::vector<Diagnostic>& out) const override {
-    rules::for_each_accelerate_yaml_key(project, file, uses, [&](const rules::YamlKeyUse& u) {
+    rules::for_each_accelerate_yaml_key(context, file, uses, [&](const rules::YamlKeyUse& u) {
       if (u.field->choices.empty()) return;
       const YamlNode& v = *u.entry->value;
       if (v.kind != YamlNode::Kind::Scalar || v.tagged) return;
@@ -128,7 +128,7 @@ class InvalidChoice final : public Rule {
       if (std::find(u.field->choices.begin(), u.field->choices.end(), value) != u.field->choices.end()) return;
       Diagnostic d = make_merged(v.span, "`" + u.entry->key + ": " + value + "` is not one of the accepted values (" +
                                              join(u.field->choices) + ")");
-      suggest(d, v.span, project, value, u.field->choices);
+      suggest(d, v.span, context, value, u.field->choices);
       d.notes.push_back("accelerate rejects it when it loads the config or builds the plugin");
       out.push_back(std::move(d));
     });
@@ -139,7 +139,7 @@ class InvalidChoice final : public Rule {
   // for `_` (`DAPO`, `bfd-split`), else the nearest by edit distance (`colocated`). Offered as
   // help, and as an unsafe fix when the value is written as a plain word at `at`: the run then
   // does something else than the (failing) one written.
-  static void suggest(Diagnostic& d, Span at, const Project& project, const std::string& value,
+  static void suggest(Diagnostic& d, Span at, const RuleContext& context, const std::string& value,
                       const std::vector<std::string>& choices) {
     auto fold = [](std::string_view x) {
       std::string out(x);
@@ -155,7 +155,7 @@ class InvalidChoice final : public Rule {
     if (near.empty()) near = rules::nearest(value, choices);
     if (near.empty() || near == value) return;
     d.help = "did you mean `" + near + "`?";
-    if (at.valid() && rules::span_text(project, at) == value) {
+    if (at.valid() && rules::span_text(context, at) == value) {
       Fix fix;
       fix.title = "Replace `" + value + "` with `" + near + "`";
       fix.edits.push_back({at, near});

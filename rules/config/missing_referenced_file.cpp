@@ -78,7 +78,7 @@ class MissingReferencedFile final : public Rule {
  public:
   const RuleInfo& info() const override { return kInfo; }
 
-  void check_run(const TrainingRun& run, const Project&, std::vector<Diagnostic>& out) const override {
+  void check_run(const TrainingRun& run, const RuleContext&, std::vector<Diagnostic>& out) const override {
     for (const FileReference& ref : run.references) {
       if (ref.exists || !ref.checkable || !ref.stand_in.empty() || !ref.span.valid()) continue;
       Diagnostic d = make(ref.span, std::string(to_string(ref.kind)) + " `" + ref.text + "` does not exist");

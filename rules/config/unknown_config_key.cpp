@@ -156,18 +156,18 @@ class UnknownConfigKey final : public Rule {
   // Trainer YAML keys and flags of TrlParser runs. Several runs may read one YAML, a keyword may
   // be written in a dict two calls read, and a launch's accelerate YAML is judged as a file too:
   // one finding per place (merge key).
-  void check_run(const TrainingRun& run, const Project& project, std::vector<Diagnostic>& out) const override {
+  void check_run(const TrainingRun& run, const RuleContext& context, std::vector<Diagnostic>& out) const override {
     const Knowledge& k = Knowledge::get();
     if (!run.args_from_parser || !run.parser_classes_complete || run.parser_keeps_unknown || run.parser_classes.empty())
       return;
-    const VersionTargets t = version_targets(project, rules::run_anchor(run), k);
+    const VersionTargets& t = context.targets(run);
     if (!rules::fields_known_at(k, t, "trl") || !at_least(t, k, "transformers")) return;
     const bool trl_cli = run.launch && run.launch->launcher == Launcher::Trl;
     // Each class as the target release has it. A parser class the release did not have keeps its
     // newest fields: more known names, never a false report.
     std::vector<const ClassInfo*> classes;
     for (const ClassInfo* c : run.parser_classes) {
-      const ClassInfo* at = rules::class_at_target(k, *c, t);
+      const ClassInfo* at = rules::class_at_target(context, k, *c, t);
       classes.push_back(at ? at : c);
     }
     // Every field name, for "did you mean": gathered only when a key is reported.
@@ -189,7 +189,7 @@ class UnknownConfigKey final : public Rule {
       if (known || is_old_name(k, key) || key == "env") continue;
       if (trl_cli && (k.launch_flag(key) || key == "accelerate_config")) continue;
       if (!trl_cli && s.origin == Origin::CommandLine && key.rfind("no_", 0) == 0) continue;
-      Span at = rules::find_word(project, s.span, key);
+      Span at = rules::find_word(context, s.span, key);
       if (!at.valid()) at = s.span;
       const bool yaml = s.origin == Origin::TrainerYaml;
       const std::string change = release_note(k, run.parser_classes, key, t);
@@ -216,10 +216,10 @@ class UnknownConfigKey final : public Rule {
   }
 
   // Keyword arguments of known config classes in Python.
-  void check_script(const Project& project, FileId file, const ScriptSummary& summary,
+  void check_script(const RuleContext& context, FileId file, const ScriptSummary& summary,
                     std::vector<Diagnostic>& out) const override {
     const Knowledge& k = Knowledge::get();
-    const VersionTargets t = version_targets(project, file, k);
+    const VersionTargets& t = context.targets(file);
     for (const Construction& c : summary.constructions) {
       if (!c.cls) continue;
       const ClassRole role = c.cls->role;
@@ -229,14 +229,14 @@ class UnknownConfigKey final : public Rule {
       if (!fully_described(k, *c.cls)) continue;
       if (!rules::fields_known_at(k, t, c.cls->package) || (c.cls->package == "trl" && !at_least(t, k, "transformers")))
         continue;
-      const ClassInfo* cls = rules::class_at_target(k, *c.cls, t);
+      const ClassInfo* cls = rules::class_at_target(context, k, *c.cls, t);
       if (!cls) continue;              // the target release has no such class: not this rule's business
       std::vector<std::string> names;  // gathered at the first keyword reported
       for (const Member& kw : c.keywords) {
         if (k.field(*cls, kw.name) || is_old_name(k, kw.name) || k.patched_accepts(c.patched_by, *c.cls, kw.name))
           continue;
         if (names.empty()) all_fields(k, *cls, names);
-        Span at = rules::find_word(project, kw.set_at, kw.name);
+        Span at = rules::find_word(context, kw.set_at, kw.name);
         if (!at.valid()) at = kw.set_at;
         const std::string change = release_note(k, {c.cls}, kw.name, t);
         Diagnostic d = make_merged(at, "`" + kw.name + "` is not an argument of " + c.cls->name + "; judged against " +
@@ -254,28 +254,28 @@ class UnknownConfigKey final : public Rule {
   }
 
   // accelerate config YAMLs: the ones launches use, and files that are clearly accelerate configs.
-  void check_file(const Project& project, FileId id, const FileUses& uses,
+  void check_file(const RuleContext& context, FileId id, const FileUses& uses,
                   std::vector<Diagnostic>& out) const override {
     const Knowledge& k = Knowledge::get();
-    if (!rules::is_accelerate_yaml(project, id, uses)) return;
-    const YamlNode* root = rules::yaml_root(project, id);
+    if (!rules::is_accelerate_yaml(context, id, uses)) return;
+    const YamlNode* root = context.yaml_root(id);
     if (const YamlEntry* ce = root->find("compute_environment");
         ce && ce->value->kind == YamlNode::Kind::Scalar && ce->value->scalar.yaml() != "LOCAL_MACHINE")
       return;  // SageMaker configs have other keys
-    const VersionTargets t = version_targets(project, id, k);
+    const VersionTargets& t = context.targets(id);
     if (!at_least(t, k, "accelerate")) return;
-    check_section(project, *root, "accelerate_yaml", "", t, out);
+    check_section(context, *root, "accelerate_yaml", "", t, out);
     for (const auto& e : root->entries) {
       if (e.value->kind != YamlNode::Kind::Mapping) continue;
-      if (e.key == "fsdp_config") check_section(project, *e.value, "fsdp_config", "fsdp_", t, out);
-      if (e.key == "deepspeed_config") check_section(project, *e.value, "deepspeed_config", "", t, out);
-      if (e.key == "dynamo_config") check_section(project, *e.value, "dynamo_config", "dynamo_", t, out);
-      if (e.key == "parallelism_config") check_section(project, *e.value, "parallelism_config", "", t, out);
+      if (e.key == "fsdp_config") check_section(context, *e.value, "fsdp_config", "fsdp_", t, out);
+      if (e.key == "deepspeed_config") check_section(context, *e.value, "deepspeed_config", "", t, out);
+      if (e.key == "dynamo_config") check_section(context, *e.value, "dynamo_config", "dynamo_", t, out);
+      if (e.key == "parallelism_config") check_section(context, *e.value, "parallelism_config", "", t, out);
     }
   }
 
  private:
-  void check_section(const Project&, const YamlNode& map, const char* section, const std::string& prefix,
+  void check_section(const RuleContext&, const YamlNode& map, const char* section, const std::string& prefix,
                      const VersionTargets& t, std::vector<Diagnostic>& out) const {
     const Knowledge& k = Knowledge::get();
     const auto* keys = k.accelerate_section(section);

@@ -87,12 +87,12 @@ class YamlFloatReadAsString final : public Rule {
   const RuleInfo& info() const override { return kInfo; }
 
   // Several runs may read one YAML: one finding per place (merge key).
-  void check_run(const TrainingRun& run, const Project& project, std::vector<Diagnostic>& out) const override {
-    rules::for_each_run_yaml_key(project, run, [&](const rules::YamlKeyUse& u) { judge(u, out); });
+  void check_run(const TrainingRun& run, const RuleContext& context, std::vector<Diagnostic>& out) const override {
+    rules::for_each_run_yaml_key(context, run, [&](const rules::YamlKeyUse& u) { judge(u, out); });
   }
-  void check_file(const Project& project, FileId file, const FileUses& uses,
+  void check_file(const RuleContext& context, FileId file, const FileUses& uses,
                   std::vector<Diagnostic>& out) const override {
-    rules::for_each_accelerate_yaml_key(project, file, uses, [&](const rules::YamlKeyUse& u) { judge(u, out); });
+    rules::for_each_accelerate_yaml_key(context, file, uses, [&](const rules::YamlKeyUse& u) { judge(u, out); });
   }
 
  private:

@@ -71,9 +71,8 @@ std::string lower(std::string s) {
 }
 
 // Whether the mapping at the top of the document holding `u.entry` also has `key`.
-bool top_level_sibling(const Project& project, const rules::YamlKeyUse& u, const char* key) {
-  if (u.file == kNoFile || u.file >= project.facts.size()) return false;
-  for (const auto& doc : project.facts[u.file].yaml) {
+bool top_level_sibling(const RuleContext& context, const rules::YamlKeyUse& u, const char* key) {
+  for (const auto& doc : context.yaml(u.file)) {
     if (!doc.root || doc.root->kind != YamlNode::Kind::Mapping) continue;
     for (const auto& e : doc.root->entries)
       if (&e == u.entry) return doc.root->find(key) != nullptr;
@@ -93,18 +92,18 @@ class YamlWordReadAsBoolean final : public Rule {
   const RuleInfo& info() const override { return kInfo; }
 
   // Several runs may read one YAML: one finding per place (merge key).
-  void check_run(const TrainingRun& run, const Project& project, std::vector<Diagnostic>& out) const override {
-    rules::for_each_run_yaml_key(project, run, [&](const rules::YamlKeyUse& u) { judge(project, u, {}, out); });
+  void check_run(const TrainingRun& run, const RuleContext& context, std::vector<Diagnostic>& out) const override {
+    rules::for_each_run_yaml_key(context, run, [&](const rules::YamlKeyUse& u) { judge(context, u, {}, out); });
   }
-  void check_file(const Project& project, FileId file, const FileUses& uses,
+  void check_file(const RuleContext& context, FileId file, const FileUses& uses,
                   std::vector<Diagnostic>& out) const override {
-    rules::for_each_accelerate_yaml_key(project, file, uses,
-                                        [&](const rules::YamlKeyUse& u) { judge(project, u, uses, out); });
+    rules::for_each_accelerate_yaml_key(context, file, uses,
+                                        [&](const rules::YamlKeyUse& u) { judge(context, u, uses, out); });
   }
 
  private:
   // One key's value; `uses`: the launches that read the file, for an accelerate config.
-  void judge(const Project& project, const rules::YamlKeyUse& u, const FileUses& uses,
+  void judge(const RuleContext& context, const rules::YamlKeyUse& u, const FileUses& uses,
              std::vector<Diagnostic>& out) const {
     const YamlNode& v = *u.entry->value;
     if (v.kind != YamlNode::Kind::Scalar || v.style != ScalarStyle::Plain || v.tagged ||
@@ -124,7 +123,7 @@ class YamlWordReadAsBoolean final : public Rule {
     // `accelerate launch --num_processes N` gives the number too (launch copies the config's
     // value only where the flag is None).
     if (u.reader == rules::YamlReader::Accelerate && u.entry->key == "distributed_type" && !v.scalar.b &&
-        (top_level_sibling(project, u, "num_processes") || every_launch_sets_processes(uses)))
+        (top_level_sibling(context, u, "num_processes") || every_launch_sets_processes(uses)))
       return;
     Diagnostic d = make_merged(v.span, "PyYAML reads `" + u.entry->key + ": " + v.raw + "` as the boolean " +
                                            (v.scalar.b ? "True" : "False") + ", not the string '" + *choice + "'");

@@ -76,11 +76,11 @@ class PackingWithoutFlashAttention final : public Rule {
  public:
   const RuleInfo& info() const override { return kInfo; }
 
-  void check_run(const TrainingRun& run, const Project& project, std::vector<Diagnostic>& out) const override {
+  void check_run(const TrainingRun& run, const RuleContext& context, std::vector<Diagnostic>& out) const override {
     if (!run.is_sft_family()) return;
     const Setting packing = run.arg("packing");
     if (packing.truth() != Truth::True) return;
-    const rules::PackingStrategy strategy = rules::packing_strategy(project, run);
+    const rules::PackingStrategy strategy = rules::packing_strategy(context, run);
     const std::string& st = strategy.name;
     // ffd: TRL 0.19.x only (packing_strategy() gives it for that target alone, and as a value
     // written for an unknown target, where 0.19 is the one release that takes it).
@@ -89,7 +89,7 @@ class PackingWithoutFlashAttention final : public Rule {
     const Setting& attn = run.attn_implementation;
     if (!attn.known() || attn.value.kind != Scalar::Kind::Str) return;
     if (ffd ? attn.value.s == "flash_attention_2" : support::is_flash_attention(attn.value.s)) return;
-    if (rules::attention_may_separate_packed(project, run)) return;
+    if (rules::attention_may_separate_packed(context, run)) return;
     Diagnostic d = make(support::primary_span(run, {&packing, &attn}),
                         "packing (`" + st + "`) without FlashAttention: the model uses `" + attn.value.s +
                             "`, which ignores the sample boundaries packing relies on");

@@ -56,8 +56,8 @@ max_length: 4096
 )"};
 
 // True when every SFT trainer call of the run's script passes an eval dataset that is not None.
-bool passes_eval_dataset(const Project& project, const TrainingRun& run) {
-  const std::vector<Construction> calls = rules::trainer_calls(project, run, "SFTTrainer");
+bool passes_eval_dataset(const RuleContext& context, const TrainingRun& run) {
+  const std::vector<Construction> calls = context.trainer_calls(run, "SFTTrainer");
   if (calls.empty()) return false;
   for (const Construction& c : calls)
     if (rules::keyword_passed(c, "eval_dataset") != rules::Passed::Value) return false;
@@ -68,7 +68,7 @@ class PackingWithoutMaxLength final : public Rule {
  public:
   const RuleInfo& info() const override { return kInfo; }
 
-  void check_run(const TrainingRun& run, const Project& project, std::vector<Diagnostic>& out) const override {
+  void check_run(const TrainingRun& run, const RuleContext& context, std::vector<Diagnostic>& out) const override {
     if (!run.is_sft_family()) return;
     const Setting max_length = run.arg("max_length");
     if (!max_length.known() || max_length.value.kind != Scalar::Kind::Null) return;
@@ -79,7 +79,7 @@ class PackingWithoutMaxLength final : public Rule {
     for (const char* field : {"packing", "eval_packing"}) {
       const Setting on = run.arg(field);
       if (on.truth() != Truth::True) continue;
-      if (std::string_view(field) == "eval_packing" && !passes_eval_dataset(project, run)) continue;
+      if (std::string_view(field) == "eval_packing" && !passes_eval_dataset(context, run)) continue;
       Diagnostic d = make(support::primary_span(run, {&on, &max_length}),
                           "`" + std::string(field) + "` requires a `max_length`, but it is null");
       d.label = std::string(field) + " enabled here (" + on.origin_text() + ")";

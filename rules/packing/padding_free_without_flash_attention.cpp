@@ -66,14 +66,14 @@ class PaddingFreeWithoutFlashAttention final : public Rule {
  public:
   const RuleInfo& info() const override { return kInfo; }
 
-  void check_run(const TrainingRun& run, const Project& project, std::vector<Diagnostic>& out) const override {
+  void check_run(const TrainingRun& run, const RuleContext& context, std::vector<Diagnostic>& out) const override {
     if (!run.is_sft_family()) return;
     const Setting pf = run.arg("padding_free");
     const Setting packing = run.arg("packing");
     if (pf.truth() != Truth::True || packing.truth() != Truth::False) return;
     const Setting& attn = run.attn_implementation;
     if (!attn.known() || attn.value.kind != Scalar::Kind::Str || support::is_flash_attention(attn.value.s)) return;
-    if (rules::attention_may_separate_packed(project, run)) return;
+    if (rules::attention_may_separate_packed(context, run)) return;
     Diagnostic d = make(support::primary_span(run, {&pf, &attn}),
                         "`padding_free` without FlashAttention: the model uses `" + attn.value.s +
                             "`, which ignores the sample boundaries of the flattened batch");

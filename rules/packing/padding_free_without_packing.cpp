@@ -50,7 +50,7 @@ class PaddingFreeWithoutPacking final : public Rule {
  public:
   const RuleInfo& info() const override { return kInfo; }
 
-  void check_run(const TrainingRun& run, const Project& project, std::vector<Diagnostic>& out) const override {
+  void check_run(const TrainingRun& run, const RuleContext& context, std::vector<Diagnostic>& out) const override {
     if (!run.is_sft_family()) return;
     const Setting pf = run.arg("padding_free");
     const Setting packing = run.arg("packing");
@@ -58,7 +58,7 @@ class PaddingFreeWithoutPacking final : public Rule {
     if (pf.truth() != Truth::True || packing.truth() != Truth::False) return;
     if (!max_length.known() || max_length.value.kind == Scalar::Kind::Null) return;
     // The check is TRL 1.0.0's (PR #5359); older releases train without it.
-    const auto trl = rules::trl_target_at_least(project, run, "1.0.0");
+    const auto trl = rules::trl_target_at_least(context, run, "1.0.0");
     if (!trl) return;
     Diagnostic d = make(support::primary_span(run, {&pf}),
                         "`padding_free: true` without packing requires `max_length: null` (max_length is " +

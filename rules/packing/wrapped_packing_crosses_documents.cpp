@@ -55,11 +55,11 @@ class WrappedPackingCrossesDocuments final : public Rule {
  public:
   const RuleInfo& info() const override { return kInfo; }
 
-  void check_run(const TrainingRun& run, const Project& project, std::vector<Diagnostic>& out) const override {
+  void check_run(const TrainingRun& run, const RuleContext& context, std::vector<Diagnostic>& out) const override {
     if (!run.is_sft_family()) return;
     const Setting packing = run.arg("packing");
     if (packing.truth() != Truth::True) return;
-    const rules::PackingStrategy ps = rules::packing_strategy(project, run);
+    const rules::PackingStrategy ps = rules::packing_strategy(context, run);
     if (ps.name == "concatenated") {
       Diagnostic d = make(support::primary_span(run, {&packing}),
                           "packing in " + ps.target->describe() +

@@ -60,7 +60,7 @@ class ContextAndSequenceParallelism final : public Rule {
  public:
   const RuleInfo& info() const override { return kInfo; }
 
-  void check_run(const TrainingRun& run, const Project&, std::vector<Diagnostic>& out) const override {
+  void check_run(const TrainingRun& run, const RuleContext&, std::vector<Diagnostic>& out) const override {
     const auto cp = run.cp_size.as_int();
     const auto sp = run.sp_size.as_int();
     if (!cp || !sp || *cp <= 1 || *sp <= 1) return;

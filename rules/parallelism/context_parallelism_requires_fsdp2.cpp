@@ -64,7 +64,7 @@ class ContextParallelismRequiresFsdp2 final : public Rule {
  public:
   const RuleInfo& info() const override { return kInfo; }
 
-  void check_run(const TrainingRun& run, const Project&, std::vector<Diagnostic>& out) const override {
+  void check_run(const TrainingRun& run, const RuleContext&, std::vector<Diagnostic>& out) const override {
     const auto cp = run.cp_size.as_int();
     if (!cp || *cp <= 1 || !run.accelerate.launched || !run.launch) return;
     if (run.launch->env_var("ACCELERATE_ALLOW_CP_STANDALONE")) return;

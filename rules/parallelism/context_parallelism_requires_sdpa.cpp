@@ -63,7 +63,7 @@ class ContextParallelismRequiresSdpa final : public Rule {
  public:
   const RuleInfo& info() const override { return kInfo; }
 
-  void check_run(const TrainingRun& run, const Project&, std::vector<Diagnostic>& out) const override {
+  void check_run(const TrainingRun& run, const RuleContext&, std::vector<Diagnostic>& out) const override {
     const auto cp = run.cp_size.as_int();
     if (!cp || *cp <= 1) return;
     const Setting& attn = run.attn_implementation;

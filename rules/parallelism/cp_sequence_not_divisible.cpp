@@ -70,16 +70,14 @@ pad_to_multiple_of: 4     # 2 * cp_size
 // of data_collator depends on the trainer and on its library's version (rules/knowledge/
 // trainer_signatures.yaml: 2 in SFTTrainer at every release, 3 to 6 in DPOTrainer); with the
 // version unknown, an argument at any position it has had counts.
-bool passes_collator(const Project& project, const TrainingRun& run) {
+bool passes_collator(const RuleContext& context, const TrainingRun& run) {
   const Knowledge& k = Knowledge::get();
-  std::optional<VersionTargets> targets;
-  for (const Construction& c : rules::trainer_calls(project, run, "")) {
+  for (const Construction& c : context.trainer_calls(run, "")) {
     if (const rules::Passed p = rules::keyword_passed(c, "data_collator");
         p != rules::Passed::Absent && p != rules::Passed::None)
       return true;
     if (c.positional.empty()) continue;
-    if (!targets) targets = version_targets(project, rules::run_anchor(run), k);
-    const VersionTarget& target = targets->of(c.cls ? k.library_of(c.cls->name) : std::string("trl"));
+    const VersionTarget& target = context.targets(run).of(c.cls ? k.library_of(c.cls->name) : std::string("trl"));
     if (const rules::Passed p = rules::positional_passed(c, "data_collator", target);
         p != rules::Passed::Absent && p != rules::Passed::None)
       return true;
@@ -91,7 +89,7 @@ class CpSequenceNotDivisible final : public Rule {
  public:
   const RuleInfo& info() const override { return kInfo; }
 
-  void check_run(const TrainingRun& run, const Project& project, std::vector<Diagnostic>& out) const override {
+  void check_run(const TrainingRun& run, const RuleContext& context, std::vector<Diagnostic>& out) const override {
     const auto cp = run.cp_size.as_int();
     if (!cp || *cp <= 1 || !run.config_class || support::is_rl_generation_trainer(run)) return;
     if (!Knowledge::get().field(*run.config_class, "pad_to_multiple_of")) return;
@@ -102,7 +100,7 @@ class CpSequenceNotDivisible final : public Rule {
       const auto p = pad.as_int();
       if (!p || (*p > 0 && *p % need == 0)) return;
     }
-    if (passes_collator(project, run)) return;
+    if (passes_collator(context, run)) return;
     const std::string cps = "cp_size=" + std::to_string(*cp);
     if (pad.value.kind == Scalar::Kind::Null) {
       Diagnostic d = make(support::primary_span(run, {&pad, &run.cp_size}),

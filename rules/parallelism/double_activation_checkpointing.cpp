@@ -5,7 +5,7 @@
 // default gradient_checkpointing to True (trl/trainer/base_config.py), so an FSDP YAML with
 // fsdp_activation_checkpointing: true fails with every TRL trainer unless it is turned off.
 
-#include "analyzer/eval/version_targets.hpp"
+#include "analyzer/eval/version_target.hpp"
 #include "analyzer/knowledge/knowledge.hpp"
 #include "rules/rule_support.hpp"
 #include "rules/support/rule_support.hpp"
@@ -68,14 +68,13 @@ gradient_checkpointing: false   # let FSDP checkpoint activations
 // checks (TrainingArguments strips an `fsdp_` prefix from fsdp_config keys). True when the
 // trainer leaves it alone, or sets it to true: a trainer fsdp_config we cannot read, or one that
 // sets it otherwise, is not judged.
-bool trainer_keeps_plugin_value(const TrainingRun& run, const Project& project) {
+bool trainer_keeps_plugin_value(const TrainingRun& run, const RuleContext& context) {
   auto set = run.args.find("fsdp_config");  // explicitly set (arg() would give the default)
   if (set == run.args.end()) return true;
   const Setting& fc = set->second;
-  if (fc.origin != Origin::TrainerYaml || run.trainer_yaml == kNoFile || run.trainer_yaml >= project.facts.size() ||
-      run.trainer_yaml_doc >= project.facts[run.trainer_yaml].yaml.size())
-    return false;
-  const YamlNode* root = project.facts[run.trainer_yaml].yaml[run.trainer_yaml_doc].root.get();
+  const std::vector<YamlDocument>& docs = context.yaml(run.trainer_yaml);
+  if (fc.origin != Origin::TrainerYaml || run.trainer_yaml_doc >= docs.size()) return false;
+  const YamlNode* root = docs[run.trainer_yaml_doc].root.get();
   const YamlEntry* cfg = root && root->kind == YamlNode::Kind::Mapping ? root->find("fsdp_config") : nullptr;
   if (!cfg || cfg->value->kind != YamlNode::Kind::Mapping) return false;  // a JSON file's path, or null
   const YamlEntry* ac = cfg->value->find("activation_checkpointing");
@@ -89,19 +88,19 @@ class DoubleActivationCheckpointing final : public Rule {
  public:
   const RuleInfo& info() const override { return kInfo; }
 
-  void check_run(const TrainingRun& run, const Project& project, std::vector<Diagnostic>& out) const override {
+  void check_run(const TrainingRun& run, const RuleContext& context, std::vector<Diagnostic>& out) const override {
     const AccelerateSettings& a = run.accelerate;
     if (!a.launched || !support::is_str(a.distributed_type, "FSDP") ||
         a.fsdp_activation_checkpointing.truth() != Truth::True)
       return;
     const Setting gc = run.arg("gradient_checkpointing");
     if (gc.truth() != Truth::True) return;
-    if (!trainer_keeps_plugin_value(run, project)) return;
+    if (!trainer_keeps_plugin_value(run, context)) return;
     const bool by_default = !gc.span.valid();
     std::string judged;
     if (by_default && run.config_class && run.config_class->package == "trl") {
       // The default is True only from TRL 0.22.0: older or unknown targets are not judged.
-      const auto trl = rules::trl_target_at_least(project, run, kTrlDefaultTrueSince);
+      const auto trl = rules::trl_target_at_least(context, run, kTrlDefaultTrueSince);
       if (!trl) return;
       judged =
           "judged against " + trl->describe() + ": TRL configs default `gradient_checkpointing` to True since 0.22.0";

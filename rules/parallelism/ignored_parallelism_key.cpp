@@ -61,9 +61,11 @@ class IgnoredParallelismKey final : public Rule {
  public:
   const RuleInfo& info() const override { return kInfo; }
 
-  void check_file(const Project& project, FileId id, const FileUses&, std::vector<Diagnostic>& out) const override {
-    if (project.sources.get(id).kind != FileKind::Yaml) return;
-    for (const auto& doc : project.facts[id].yaml) {
+  void check_file(const RuleContext& context, FileId id, const FileUses&, std::vector<Diagnostic>& out) const override {
+    const SourceFile* f = context.file(id);
+    if (!f || f->kind != FileKind::Yaml) return;
+    const std::vector<YamlDocument>& docs = context.yaml(id);
+    for (const auto& doc : docs) {
       const YamlNode* root = doc.root.get();
       if (!root || root->kind != YamlNode::Kind::Mapping || !root->find("distributed_type")) continue;
       const YamlEntry* pc = root->find("parallelism_config");

@@ -101,7 +101,7 @@ class PackingWithContextParallelism final : public Rule {
  public:
   const RuleInfo& info() const override { return kInfo; }
 
-  void check_run(const TrainingRun& run, const Project& project, std::vector<Diagnostic>& out) const override {
+  void check_run(const TrainingRun& run, const RuleContext& context, std::vector<Diagnostic>& out) const override {
     if (!run.is_sft_family()) return;
     // Every path must have cp > 1 (a OneOf counts only when all of its values do).
     const auto cp = run.cp_size.min_int();
@@ -121,7 +121,7 @@ class PackingWithContextParallelism final : public Rule {
         d.related.push_back({run.cp_size.primary_span(), "context parallelism enabled here (cp_size=" + cp_text + ", " +
                                                              run.cp_size.origin_text() + ")"});
       if (run.launch) d.related.push_back({run.launch->span, "both meet in this launch", true});
-      d.notes.push_back(consequence(version_targets(project, rules::run_anchor(run), Knowledge::get()).trl));
+      d.notes.push_back(consequence(context.targets(run).trl));
       const std::string f(field);
       if (on.origin == Origin::Python)
         d.help = "pass `" + f + "=False`" + (f == "packing" ? " (and `eval_packing=False`)" : "") +

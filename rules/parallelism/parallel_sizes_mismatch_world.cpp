@@ -68,7 +68,7 @@ class ParallelSizesMismatchWorld final : public Rule {
  public:
   const RuleInfo& info() const override { return kInfo; }
 
-  void check_run(const TrainingRun& run, const Project& project, std::vector<Diagnostic>& out) const override {
+  void check_run(const TrainingRun& run, const RuleContext& context, std::vector<Diagnostic>& out) const override {
     if (!run.parallelism_config) return;
     const std::pair<const Setting*, const char*> sizes[] = {{&run.dp_replicate_size, "dp_replicate_size"},
                                                             {&run.dp_shard_size, "dp_shard_size"},
@@ -88,7 +88,7 @@ class ParallelSizesMismatchWorld final : public Rule {
     std::optional<VersionTarget> old_accelerate;
     if (*sp > 1 && (!run.sp_backend.known() || support::is_str(run.sp_backend, "deepspeed"))) {
       if (!run.sp_backend.known()) return;
-      old_accelerate = rules::accelerate_target_before(project, run, "1.13.0");
+      old_accelerate = rules::accelerate_target_before(context, run, "1.13.0");
       if (!old_accelerate) return;
     }
     const auto world = run.world_size.as_int();

@@ -68,7 +68,7 @@ class RlTrainerWithSequenceParallelism final : public Rule {
  public:
   const RuleInfo& info() const override { return kInfo; }
 
-  void check_run(const TrainingRun& run, const Project&, std::vector<Diagnostic>& out) const override {
+  void check_run(const TrainingRun& run, const RuleContext&, std::vector<Diagnostic>& out) const override {
     if (!support::is_rl_generation_trainer(run)) return;
     for (auto [s, name] : {std::pair{&run.cp_size, "cp_size"}, std::pair{&run.sp_size, "sp_size"}}) {
       const auto v = s->as_int();

@@ -49,7 +49,7 @@ class BestModelStrategyMismatch final : public Rule {
  public:
   const RuleInfo& info() const override { return kInfo; }
 
-  void check_run(const TrainingRun& run, const Project&, std::vector<Diagnostic>& out) const override {
+  void check_run(const TrainingRun& run, const RuleContext&, std::vector<Diagnostic>& out) const override {
     const Setting best = run.arg("load_best_model_at_end");
     const Setting save = run.arg("save_strategy");
     const Setting eval = run.arg("eval_strategy");

@@ -69,14 +69,16 @@ class DeepspeedFileConflict final : public Rule {
  public:
   const RuleInfo& info() const override { return kInfo; }
 
-  void check_file(const Project& project, FileId id, const FileUses& uses,
+  void check_file(const RuleContext& context, FileId id, const FileUses& uses,
                   std::vector<Diagnostic>& out) const override {
     static constexpr std::string_view forbidden[] = {
         "gradient_accumulation_steps", "gradient_clipping",     "zero_stage",
         "offload_optimizer_device",    "offload_param_device",  "offload_param_nvme_path",
         "offload_optimizer_nvme_path", "zero3_save_16bit_model"};
-    if (project.sources.get(id).kind != FileKind::Yaml) return;
-    for (const auto& doc : project.facts[id].yaml) {
+    const SourceFile* f = context.file(id);
+    if (!f || f->kind != FileKind::Yaml) return;
+    const std::vector<YamlDocument>& docs = context.yaml(id);
+    for (const auto& doc : docs) {
       const YamlNode* root = doc.root.get();
       if (!root || root->kind != YamlNode::Kind::Mapping) continue;
       const YamlEntry* type = root->find("distributed_type");
@@ -97,7 +99,7 @@ class DeepspeedFileConflict final : public Rule {
       // on the launch line wins, and then the key is not among the fields the plugin checks
       // (accelerate commands/launch.py, v1.14.0: mp_from_config_flag). Kept when some launch of
       // this config does not pass the flag, or none launches it.
-      const std::size_t doc_index = static_cast<std::size_t>(&doc - project.facts[id].yaml.data());
+      const std::size_t doc_index = static_cast<std::size_t>(&doc - docs.data());
       bool launched = false, every_launch_sets_it = true;
       for (const AccelerateUse& use : uses.accelerate)
         if (use.doc == doc_index) {

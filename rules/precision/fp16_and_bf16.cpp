@@ -45,7 +45,7 @@ class Fp16AndBf16 final : public Rule {
  public:
   const RuleInfo& info() const override { return kInfo; }
 
-  void check_run(const TrainingRun& run, const Project&, std::vector<Diagnostic>& out) const override {
+  void check_run(const TrainingRun& run, const RuleContext&, std::vector<Diagnostic>& out) const override {
     const Setting fp16 = run.arg("fp16");
     const Setting bf16 = run.arg("bf16");
     if (fp16.truth() != Truth::True || bf16.truth() != Truth::True) return;

@@ -59,7 +59,7 @@ class MixedPrecisionConflict final : public Rule {
  public:
   const RuleInfo& info() const override { return kInfo; }
 
-  void check_run(const TrainingRun& run, const Project& project, std::vector<Diagnostic>& out) const override {
+  void check_run(const TrainingRun& run, const RuleContext& context, std::vector<Diagnostic>& out) const override {
     const AccelerateSettings& a = run.accelerate;
     if (!a.launched || !run.config_class) return;
     if (!a.distributed_type.known() || support::is_str(a.distributed_type, "DEEPSPEED")) return;
@@ -75,7 +75,7 @@ class MixedPrecisionConflict final : public Rule {
     std::optional<VersionTarget> trl;
     if (by_default && run.config_class->package == "trl" &&
         !(trl = rules::trl_target_at_least(
-              project, run, Knowledge::get().derives_from(*run.config_class, "RLOOConfig") ? "0.22.0" : "0.19.0")))
+              context, run, Knowledge::get().derives_from(*run.config_class, "RLOOConfig") ? "0.22.0" : "0.19.0")))
       return;
     Diagnostic d = make(mp.span.valid() ? mp.span : support::primary_span(run, {&trainer}),
                         "accelerate `mixed_precision: " + acc + "` disagrees with the trainer's `" + trainer.value.s +

@@ -62,7 +62,7 @@ class SaveStepsNotMultipleOfEval final : public Rule {
  public:
   const RuleInfo& info() const override { return kInfo; }
 
-  void check_run(const TrainingRun& run, const Project&, std::vector<Diagnostic>& out) const override {
+  void check_run(const TrainingRun& run, const RuleContext&, std::vector<Diagnostic>& out) const override {
     const Setting best = run.arg("load_best_model_at_end");
     if (best.truth() != Truth::True) return;
     if (!support::is_str(run.arg("save_strategy"), "steps") || !support::is_str(run.arg("eval_strategy"), "steps"))

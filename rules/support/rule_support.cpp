@@ -3,14 +3,12 @@
 #include <algorithm>
 #include <cctype>
 
-#include "analyzer/eval/installed_classes.hpp"
-#include "analyzer/eval/run_builder.hpp"
-
 namespace trl::rules {
 
-Span sub_span(const Project& project, Span span, std::uint32_t offset, std::uint32_t length) {
-  if (!span.valid() || span.file >= project.sources.size()) return {};
-  const SourceFile& f = project.sources.get(span.file);
+Span sub_span(const RuleContext& context, Span span, std::uint32_t offset, std::uint32_t length) {
+  const SourceFile* file = span.valid() ? context.file(span.file) : nullptr;
+  if (!file) return {};
+  const SourceFile& f = *file;
   const std::uint32_t begin = span.begin + offset;
   if (begin + length > f.text.size()) return {};
   Span s;
@@ -22,18 +20,20 @@ Span sub_span(const Project& project, Span span, std::uint32_t offset, std::uint
   return s;
 }
 
-std::string_view span_text(const Project& project, Span span) {
-  if (!span.valid() || span.file >= project.sources.size()) return {};
-  const SourceFile& f = project.sources.get(span.file);
+std::string_view span_text(const RuleContext& context, Span span) {
+  const SourceFile* file = span.valid() ? context.file(span.file) : nullptr;
+  if (!file) return {};
+  const SourceFile& f = *file;
   // A notebook's spans are offsets of its decoded code (analyzer/notebook), not of the .ipynb text.
   if (f.kind == FileKind::Notebook) return {};
   if (span.end > f.text.size() || span.begin > span.end) return {};
   return std::string_view(f.text).substr(span.begin, span.end - span.begin);
 }
 
-Span find_word(const Project& project, Span span, std::string_view word, bool to_line_end) {
-  if (!span.valid() || word.empty() || span.file >= project.sources.size()) return {};
-  const SourceFile& f = project.sources.get(span.file);
+Span find_word(const RuleContext& context, Span span, std::string_view word, bool to_line_end) {
+  const SourceFile* file = span.valid() && !word.empty() ? context.file(span.file) : nullptr;
+  if (!file) return {};
+  const SourceFile& f = *file;
   // A notebook's spans are offsets of its decoded code, not of the .ipynb text: the caller keeps
   // the whole span (the report maps it onto the .ipynb, see notebook_positions).
   if (f.kind == FileKind::Notebook) return {};
@@ -50,7 +50,7 @@ Span find_word(const Project& project, Span span, std::string_view word, bool to
     const std::size_t after = at + word.size();
     const bool right = after >= text.size() || !is_name(text[after]);
     if (left && right)
-      return sub_span(project, span, static_cast<std::uint32_t>(at), static_cast<std::uint32_t>(word.size()));
+      return sub_span(context, span, static_cast<std::uint32_t>(at), static_cast<std::uint32_t>(word.size()));
   }
   return {};
 }
@@ -126,23 +126,19 @@ std::string nearest(std::string_view name, const std::vector<std::string>& candi
   return best;
 }
 
-FileId run_anchor(const TrainingRun& run) {
-  return run.version_anchor();
-}
-
-std::optional<VersionTarget> trl_target_at_least(const Project& project, const TrainingRun& run,
+std::optional<VersionTarget> trl_target_at_least(const RuleContext& context, const TrainingRun& run,
                                                  std::string_view version) {
-  VersionTarget trl = version_targets(project, run_anchor(run), Knowledge::get()).trl;
+  VersionTarget trl = context.targets(run).trl;
   if (!trl.known() || compare_versions(*trl.version, std::string(version)) < 0) return std::nullopt;
   return trl;
 }
 
-VersionTarget trl_target(const Project& project, const TrainingRun& run) {
-  return version_targets(project, run_anchor(run), Knowledge::get()).trl;
+VersionTarget trl_target(const RuleContext& context, const TrainingRun& run) {
+  return context.targets(run).trl;
 }
 
-bool attention_may_separate_packed(const Project& project, const TrainingRun& run) {
-  const VersionTargets t = version_targets(project, run_anchor(run), Knowledge::get());
+bool attention_may_separate_packed(const RuleContext& context, const TrainingRun& run) {
+  const VersionTargets& t = context.targets(run);
   if (!t.transformers.known()) return true;
   if (compare_versions(*t.transformers.version, "4.54.0") < 0) return false;
   if (t.trl.known() && compare_versions(*t.trl.version, "0.22.0") < 0) {
@@ -154,17 +150,17 @@ bool attention_may_separate_packed(const Project& project, const TrainingRun& ru
   return true;
 }
 
-std::optional<VersionTarget> accelerate_target_before(const Project& project, const TrainingRun& run,
+std::optional<VersionTarget> accelerate_target_before(const RuleContext& context, const TrainingRun& run,
                                                       std::string_view version) {
-  VersionTarget acc = version_targets(project, run_anchor(run), Knowledge::get()).accelerate;
+  VersionTarget acc = context.targets(run).accelerate;
   if (!acc.known() || compare_versions(*acc.version, std::string(version)) >= 0) return std::nullopt;
   return acc;
 }
 
-PackingStrategy packing_strategy(const Project& project, const TrainingRun& run) {
+PackingStrategy packing_strategy(const RuleContext& context, const TrainingRun& run) {
   PackingStrategy out;
   out.setting = run.arg("packing_strategy");
-  const VersionTarget trl = trl_target(project, run);
+  const VersionTarget trl = trl_target(context, run);
   const bool is_str = out.setting.known() && out.setting.value.kind == Scalar::Kind::Str;
   const bool by_default = out.setting.origin == Origin::Default;
   if (!trl.known()) {
@@ -187,19 +183,6 @@ PackingStrategy packing_strategy(const Project& project, const TrainingRun& run)
   const std::string& v = out.setting.value.s;
   // A value the target does not take (bfd in 0.19.x, ffd from 0.20.0) is TRL005's and TRL503's.
   if (v019 ? (v == "ffd" || v == "wrapped") : v != "ffd") out.name = v;
-  return out;
-}
-
-std::vector<Construction> trainer_calls(const Project& project, const TrainingRun& run,
-                                        std::string_view trainer_class) {
-  std::vector<Construction> out;
-  if (run.script == kNoFile || run.evaluation_cut.valid()) return out;
-  const Knowledge& k = Knowledge::get();
-  ScriptSummary summary = script_summary(project, k, run.script);
-  if (summary.cut_short.valid()) return out;
-  for (Construction& c : summary.constructions)
-    if (c.cls && c.cls->role == ClassRole::Trainer && (trainer_class.empty() || k.derives_from(*c.cls, trainer_class)))
-      out.push_back(std::move(c));
   return out;
 }
 
@@ -310,12 +293,13 @@ bool judged_by_history(const Knowledge& k, const ClassInfo& cls, const VersionTa
          compare_versions(*v.version, r->fields_complete_from) < 0 && k.history_covers(cls.package, *v.version);
 }
 
-const ClassInfo* class_at_target(const Knowledge& k, const ClassInfo& cls, const VersionTargets& t) {
+const ClassInfo* class_at_target(const RuleContext& context, const Knowledge& k, const ClassInfo& cls,
+                                 const VersionTargets& t) {
   const ClassInfo* at = &cls;
   if (judged_by_history(k, cls, t) && k.history(cls.name)) at = k.at(cls, *t.of(cls.package).version);
   if (!at) return nullptr;
   // A library installed newer than the knowledge: the class (or its bases) from the source.
-  if (const ClassInfo* installed = installed_class(k, *at, t)) return installed;
+  if (const ClassInfo* installed = context.installed_class(*at, t)) return installed;
   return at;
 }
 

@@ -7,21 +7,21 @@
 #include <string_view>
 #include <vector>
 
-#include "analyzer/eval/python_eval.hpp"
+#include "analyzer/eval/script_summary.hpp"
 #include "analyzer/eval/training_run.hpp"
-#include "analyzer/eval/version_targets.hpp"
+#include "analyzer/eval/version_target.hpp"
 #include "analyzer/knowledge/knowledge.hpp"
-#include "analyzer/project/project.hpp"
+#include "rules/rule_context.hpp"
 
 namespace trl::rules {
 
 // The part [offset, offset+length) of `span`, with its points; invalid when out of range.
-Span sub_span(const Project& project, Span span, std::uint32_t offset, std::uint32_t length);
+Span sub_span(const RuleContext& context, Span span, std::uint32_t offset, std::uint32_t length);
 // The text `span` covers.
-std::string_view span_text(const Project& project, Span span);
+std::string_view span_text(const RuleContext& context, Span span);
 // Finds `word` inside `span` (a YAML key, `--flag=value`, a Python `keyword=value`) as a whole
 // name, returning its span; invalid when absent.
-Span find_word(const Project& project, Span span, std::string_view word, bool to_line_end = false);
+Span find_word(const RuleContext& context, Span span, std::string_view word, bool to_line_end = false);
 
 // How a user writes `field` = `value` in the place `near` was set: `field=value` in Python,
 // `--field value` on a command line, `field: value` in YAML. When `near` was not written anywhere
@@ -32,20 +32,18 @@ std::string assignment(const TrainingRun& run, const Setting& near, std::string_
 // The closest of `candidates` to `name` by edit distance (at most a third of the length), or "".
 std::string nearest(std::string_view name, const std::vector<std::string>& candidates);
 
-// The file a run's versions are read for (TrainingRun::version_anchor): its script, else its launch file.
-FileId run_anchor(const TrainingRun& run);
 // The run's TRL target when it is known and at least `version`; nullopt for an older target or a
 // pin no known release fits. A finding that rests on a TRL default or check added in `version` is
 // not made otherwise.
-std::optional<VersionTarget> trl_target_at_least(const Project& project, const TrainingRun& run,
+std::optional<VersionTarget> trl_target_at_least(const RuleContext& context, const TrainingRun& run,
                                                  std::string_view version);
 
 // The run's accelerate target when it is known and older than `version`: a check or an exemption
 // added in `version` does not apply there. nullopt for a newer target or one no known release fits.
-std::optional<VersionTarget> accelerate_target_before(const Project& project, const TrainingRun& run,
+std::optional<VersionTarget> accelerate_target_before(const RuleContext& context, const TrainingRun& run,
                                                       std::string_view version);
 // The run's TRL target, known or not.
-VersionTarget trl_target(const Project& project, const TrainingRun& run);
+VersionTarget trl_target(const RuleContext& context, const TrainingRun& run);
 
 // Whether attention other than FlashAttention (sdpa, eager, flex) may keep the samples of a
 // padding-free or packed batch apart by itself, so that "they attend to each other" is not
@@ -55,7 +53,7 @@ VersionTarget trl_target(const Project& project, const TrainingRun& run);
 // collator leaves out, and no cache. TRL's SFTTrainer passes use_cache=False from 0.22.0
 // (compute_loss, PR #3891); before, without gradient checkpointing, a causal LM's own
 // use_cache=True makes a DynamicCache and the detection is skipped. Unknown versions: it may.
-bool attention_may_separate_packed(const Project& project, const TrainingRun& run);
+bool attention_may_separate_packed(const RuleContext& context, const TrainingRun& run);
 
 // The packing strategy of an SFT run as its TRL target applies it. `packing_strategy` came in TRL
 // 0.19.0 with default "ffd" (trl/trainer/sft_config.py@v0.19.0); 0.20.0 renamed it "bfd" and made
@@ -68,12 +66,7 @@ struct PackingStrategy {
   std::string name;                     // bfd, bfd_split, bfd-requeue, ffd, wrapped, concatenated, ""
   std::optional<VersionTarget> target;  // the TRL target, when `name` rests on it
 };
-PackingStrategy packing_strategy(const Project& project, const TrainingRun& run);
-
-// The trainer calls (`SFTTrainer(...)`) the run's script makes, imported modules included, with the
-// keywords each was given, when the trainer derives from `trainer_class` (any trainer: ""). Empty when the run has
-// no script we can evaluate (a `trl sft` launch, a script cut short).
-std::vector<Construction> trainer_calls(const Project& project, const TrainingRun& run, std::string_view trainer_class);
+PackingStrategy packing_strategy(const RuleContext& context, const TrainingRun& run);
 
 // What a call passes for one keyword.
 enum class Passed {
@@ -109,15 +102,16 @@ std::vector<const Rename*> renames_named(const Knowledge& k, std::string_view cl
 // True when the fields of `library` are known at the target version: it is at or after the
 // release the hand-written field lists describe, or the generated release history covers it. A
 // release newer than the knowledge is known only when it was read from an environment whose
-// source trl-lint reads (installed_classes.hpp).
+// source trl-lint reads (RuleContext::installed_class).
 bool fields_known_at(const Knowledge& k, const VersionTargets& t, std::string_view library);
 // `cls` as the target version of its library has it: the generated release history's class for
 // a target older than the hand-written field lists (Knowledge::at); `cls` itself for newer
 // targets and classes without history; with the installed source where a library is installed
-// newer than the knowledge (installed_class). Null when the history covers the target and says
+// newer than the knowledge (RuleContext::installed_class). Null when the history covers the target and says
 // the class did not exist then.
-const ClassInfo* class_at_target(const Knowledge& k, const ClassInfo& cls, const VersionTargets& t);
-// For classes built from an installed source (class_at_target, installed_class): the note saying
+const ClassInfo* class_at_target(const RuleContext& context, const Knowledge& k, const ClassInfo& cls,
+                                 const VersionTargets& t);
+// For classes built from an installed source (class_at_target): the note saying
 // the target is newer than the knowledge and which files were read; "" when none is.
 std::string installed_source_note(const Knowledge& k, const std::vector<const ClassInfo*>& classes);
 // True when the target of `cls`'s library is older than the hand-written field lists.

@@ -14,13 +14,7 @@ const FieldInfo* field_of(const Knowledge& k, const std::vector<const ClassInfo*
 
 }  // namespace
 
-const YamlNode* yaml_root(const Project& p, FileId id) {
-  if (id == kNoFile || id >= p.facts.size() || p.facts[id].yaml.empty()) return nullptr;
-  const auto& r = p.facts[id].yaml.front().root;
-  return r && r->kind == YamlNode::Kind::Mapping ? r.get() : nullptr;
-}
-
-void for_each_run_yaml_key(const Project& project, const TrainingRun& run,
+void for_each_run_yaml_key(const RuleContext& context, const TrainingRun& run,
                            const std::function<void(const YamlKeyUse&)>& visit) {
   const Knowledge& k = Knowledge::get();
   std::set<std::pair<FileId, std::uint32_t>> seen;
@@ -32,16 +26,15 @@ void for_each_run_yaml_key(const Project& project, const TrainingRun& run,
   if (classes.empty()) return;
   // The trainer YAML TrlParser reads.
   if (run.args_from_parser)
-    if (const YamlNode* root = yaml_root(project, run.trainer_yaml))
+    if (const YamlNode* root = context.yaml_root(run.trainer_yaml))
       for (const auto& e : root->entries)
         if (const FieldInfo* f = field_of(k, classes, e.key))
           once({&e, f, YamlReader::TrlParser, "", &run, run.trainer_yaml});
   // Settings that came from a YAML file loaded in Python (yaml.safe_load -> Config(**d)).
   for (const auto& [key, s] : run.args) {
-    if (s.origin != Origin::Python || !s.span.valid() || s.span.file >= project.sources.size() ||
-        project.sources.get(s.span.file).kind != FileKind::Yaml)
-      continue;
-    const YamlNode* root = yaml_root(project, s.span.file);
+    const SourceFile* written = s.span.valid() ? context.file(s.span.file) : nullptr;
+    if (s.origin != Origin::Python || !written || written->kind != FileKind::Yaml) continue;
+    const YamlNode* root = context.yaml_root(s.span.file);
     if (!root) continue;
     for (const auto& e : root->entries)
       if (e.key == key && e.key_span == s.span)
@@ -50,16 +43,16 @@ void for_each_run_yaml_key(const Project& project, const TrainingRun& run,
   }
 }
 
-bool is_accelerate_yaml(const Project& project, FileId file, const FileUses& uses) {
-  const YamlNode* r = yaml_root(project, file);
+bool is_accelerate_yaml(const RuleContext& context, FileId file, const FileUses& uses) {
+  const YamlNode* r = context.yaml_root(file);
   return r && (!uses.accelerate.empty() || (r->find("distributed_type") && r->find("compute_environment")));
 }
 
-void for_each_accelerate_yaml_key(const Project& project, FileId file, const FileUses& uses,
+void for_each_accelerate_yaml_key(const RuleContext& context, FileId file, const FileUses& uses,
                                   const std::function<void(const YamlKeyUse&)>& visit) {
-  if (!is_accelerate_yaml(project, file, uses)) return;
+  if (!is_accelerate_yaml(context, file, uses)) return;
   const Knowledge& k = Knowledge::get();
-  const YamlNode* root = yaml_root(project, file);
+  const YamlNode* root = context.yaml_root(file);
   const auto* top = k.accelerate_section("accelerate_yaml");
   for (const auto& e : root->entries) {
     if (top)

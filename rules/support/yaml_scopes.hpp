@@ -9,7 +9,7 @@
 
 #include "analyzer/eval/training_run.hpp"
 #include "analyzer/knowledge/knowledge.hpp"
-#include "analyzer/project/project.hpp"
+#include "rules/rule_context.hpp"
 
 namespace trl::rules {
 
@@ -24,21 +24,18 @@ struct YamlKeyUse {
   FileId file = kNoFile;
 };
 
-// The first document of `id` when it is a mapping, else null.
-const YamlNode* yaml_root(const Project& project, FileId id);
-
 // Calls `visit` once per key of the YAML files `run` reads (its trainer YAML through TrlParser, a
 // YAML loaded in Python into its config), with the field it binds to; keys without a known field
 // are skipped. Several runs may visit one key: findings made there set a merge key.
-void for_each_run_yaml_key(const Project& project, const TrainingRun& run,
+void for_each_run_yaml_key(const RuleContext& context, const TrainingRun& run,
                            const std::function<void(const YamlKeyUse&)>& visit);
 
 // Whether `file` is read as an accelerate config: some launch reads it (`uses`), or its first
 // document has both `distributed_type` and `compute_environment`.
-bool is_accelerate_yaml(const Project& project, FileId file, const FileUses& uses);
+bool is_accelerate_yaml(const RuleContext& context, FileId file, const FileUses& uses);
 // Calls `visit` once per key of `file` read as an accelerate config (is_accelerate_yaml), at the
 // top level and in the nested sections, with the field it binds to (no run: YamlKeyUse::run null).
-void for_each_accelerate_yaml_key(const Project& project, FileId file, const FileUses& uses,
+void for_each_accelerate_yaml_key(const RuleContext& context, FileId file, const FileUses& uses,
                                   const std::function<void(const YamlKeyUse&)>& visit);
 
 }  // namespace trl::rules

@@ -14,6 +14,7 @@
 #include "analyzer/knowledge/knowledge.hpp"
 #include "analyzer/makefile/makefile_comments.hpp"
 #include "analyzer/pipeline/judge.hpp"
+#include "analyzer/pipeline/rule_context_builder.hpp"
 #include "analyzer/pipeline/suppression.hpp"
 #include "analyzer/python/python_extractor.hpp"
 #include "analyzer/report/baseline.hpp"
@@ -430,16 +431,17 @@ TEST_CASE(
         read.insert(files.begin(), files.end());
       }
       file_problem_diagnostics(project, read, diags);
-      for (const auto& run : runs) run_diagnostics(project, run, Selection{}, diags);
+      const RuleContext context = make_rule_context(project);
+      for (const auto& run : runs) run_diagnostics(project, context, run, Selection{}, diags);
       for_each_script(project, Knowledge::get(), [&](FileId id, const ScriptSummary& summary) {
-        script_diagnostics(project, id, summary, Selection{}, diags);
+        script_diagnostics(context, id, summary, Selection{}, diags);
         ++scripts_judged;
       });
       const std::vector<FileUses> uses = file_uses(project, runs);
       REQUIRE(uses.size() == project.sources.size());
       for (FileId id = 0; id < project.sources.size(); ++id)
         if (judged_as_file(project, id, uses[id])) {
-          file_diagnostics(project, id, uses[id], Selection{}, diags);
+          file_diagnostics(context, id, uses[id], Selection{}, diags);
           ++files_judged;
         }
       finish_diagnostics(project, Selection{}, diags);
