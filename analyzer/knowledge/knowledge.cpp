@@ -11,6 +11,12 @@
 
 namespace trl {
 
+std::uint64_t Knowledge::fingerprint(std::string_view bytes) {
+  std::uint64_t h = 0xcbf29ce484222325ull;
+  for (const unsigned char c : bytes) h = (h ^ c) * 0x100000001b3ull;
+  return h;
+}
+
 Knowledge::Knowledge() : history_(std::make_unique<HistoryStore>()) {}
 Knowledge::~Knowledge() = default;
 Knowledge::Knowledge(Knowledge&&) noexcept = default;

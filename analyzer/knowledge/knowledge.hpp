@@ -231,9 +231,12 @@ class Knowledge {
   // malformed blob.
   std::string to_blob() const;
   static Knowledge from_blob(std::string_view blob);
-  // The embedded blob, and a 64-bit hash of it (part of the cache key: new knowledge, new results).
+  // The embedded blob, and a 64-bit hash of it (part of the cache key: new knowledge, new results),
+  // computed by the generator at build time with fingerprint().
   static std::string_view embedded_blob();
   static std::uint64_t embedded_version();
+  // FNV-1a over the bytes.
+  static std::uint64_t fingerprint(std::string_view bytes);
 
   // Finds a class by a qualified name such as `trl.SFTConfig` or `trl.trainer.sft_config.SFTConfig`:
   // the last component names the class, the first must be its package.

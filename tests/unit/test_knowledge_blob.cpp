@@ -81,6 +81,12 @@ TEST_CASE("knowledge: a damaged blob is refused, never read past its end", "[kno
   CHECK(Knowledge::embedded_version() != 0);
 }
 
+TEST_CASE("knowledge: the version the build wrote is the fingerprint of the embedded blob", "[knowledge]") {
+  CHECK(Knowledge::embedded_version() == Knowledge::fingerprint(Knowledge::embedded_blob()));
+  CHECK(Knowledge::fingerprint("") == 0xcbf29ce484222325ull);
+  CHECK(Knowledge::fingerprint("a") != Knowledge::fingerprint("b"));
+}
+
 namespace {
 
 // field() as the knowledge defines it, written out plainly: breadth-first over the bases, the
