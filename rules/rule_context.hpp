@@ -16,7 +16,6 @@
 #include "analyzer/eval/training_run.hpp"
 #include "analyzer/eval/version_target.hpp"
 #include "analyzer/facts/yaml_node.hpp"
-#include "analyzer/knowledge/knowledge.hpp"
 #include "analyzer/source/source_file.hpp"
 
 namespace trl {
