@@ -19,6 +19,7 @@
 
 #include "analyzer/cache/result_cache.hpp"
 #include "analyzer/cli/rule_docs.hpp"
+#include "analyzer/cli/show_targets.hpp"
 #include "analyzer/cli/watch.hpp"
 #include "analyzer/config/apply.hpp"
 #include "analyzer/config/configuration.hpp"
@@ -375,44 +376,6 @@ std::size_t apply_fixes(const trl::LoadOptions& options, trl::Configuration& con
   return fixed;
 }
 
-// `config --show` / `--show-settings`: the library versions findings about `abs` (a file or a
-// folder of the project) are judged against, and why: the project's pins, its environment, the
-// configuration's `target-versions`, or the newest release known. (`--target-version` wins over
-// all of them.)
-void print_targets(std::ostream& out, const std::string& abs, trl::Configuration& config,
-                   const trl::EnvironmentHints& hints) {
-  namespace fs = std::filesystem;
-  std::error_code ec;
-  const std::string canonical = fs::weakly_canonical(abs, ec).string();
-  trl::LoadOptions options;
-  options.paths = {trl::project_root_of(canonical)};
-  options.environment_hints = hints;
-  options.threads = 1;
-  options.excluded = trl::exclusion(config);
-  trl::Project project = trl::read_project(options);
-  trl::extract_project(project, options);
-  trl::configure(project, config);
-  const trl::FileId file = fs::is_directory(canonical, ec) ? trl::kNoFile : project.sources.find_abs(canonical);
-  trl::VersionTargets targets = trl::version_targets(project, file, trl::Knowledge::get());
-  // A folder: its configuration's `target-versions` (a file's come through version_targets).
-  if (file == trl::kNoFile)
-    for (const auto& [lib, version] : config.for_path(abs).target_versions) {
-      trl::VersionTarget& t = lib == "trl"            ? targets.trl
-                              : lib == "transformers" ? targets.transformers
-                                                      : targets.accelerate;
-      t.version = version.value;
-      t.why = "set in the trl-lint configuration (target-versions)";
-    }
-  out << "targets:  # the versions findings are judged against (--target-version wins)\n";
-  const trl::PythonEnvironment& env = trl::python_environment(project.root_of(canonical), hints);
-  if (!env.prefix.empty())
-    out << "environment: \"" << env.prefix << "\"  # chosen by " << env.chosen
-        << " (--python, then $VIRTUAL_ENV, the project's .venv/ or venv/, then $CONDA_PREFIX)\n";
-  for (const trl::VersionTarget* t : {&targets.trl, &targets.transformers, &targets.accelerate})
-    out << "  " << t->library << ": " << (t->version ? "\"" + *t->version + "\"" : std::string("unknown")) << "  # "
-        << t->why << '\n';
-}
-
 // --add-noqa: a `# noqa: CODE` on the first line of every finding reported, or the code added to a
 // `noqa` already there (ruff's --add-noqa), so that a project adopting trl-lint starts from a clean
 // check. Each edited file is parsed again first, and written (atomically) only when every comment
@@ -766,7 +729,7 @@ int main(int argc, char** argv) {
       }
       const std::string abs = fs::absolute(show_path, ec).lexically_normal().string();
       trl::print_settings(std::cout, config.for_path(abs), show_path);
-      print_targets(std::cout, abs, config, environment_hints);
+      trl::cli::print_targets(std::cout, abs, config, environment_hints);
       return 0;
     }
 
