@@ -10,7 +10,7 @@
 // (num_generations_eval exists there but is not read: grpo_config.py@v0.26.0 L835); from v0.26.1
 // `num_generations_eval or num_generations` (grpo_config.py@v0.26.1 L835, rloo_config.py L598).
 
-#include "rules/batch_support.hpp"
+#include "rules/support/generation_batch.hpp"
 #include "rules/support/rule_support.hpp"
 
 namespace trl {

@@ -3,7 +3,7 @@
 // GRPOConfig/RLOOConfig.__post_init__ (v0.18.0+): generation_batch_size and steps_per_generation
 // are mutually exclusive.
 
-#include "rules/batch_support.hpp"
+#include "rules/support/generation_batch.hpp"
 
 namespace trl {
 

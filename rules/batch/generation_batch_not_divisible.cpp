@@ -10,7 +10,7 @@
 // `global_batch_size = args.per_device_train_batch_size * num_processes`), without gradient
 // accumulation.
 
-#include "rules/batch_support.hpp"
+#include "rules/support/generation_batch.hpp"
 
 namespace trl {
 

@@ -3,7 +3,7 @@
 // GRPOConfig/RLOOConfig.__post_init__ (v0.20.0+): an explicit generation_batch_size must be
 // divisible by per_device_train_batch_size * num_processes.
 
-#include "rules/batch_support.hpp"
+#include "rules/support/generation_batch.hpp"
 
 namespace trl {
 

@@ -6,7 +6,7 @@
 // L566-572); up to v0.27.2 the trainers add a SyncRefModelCallback without a check
 // (grpo_trainer.py@v0.27.2 L763) and the sync silently does nothing.
 
-#include "rules/batch_support.hpp"
+#include "rules/support/generation_batch.hpp"
 #include "rules/support/rule_support.hpp"
 
 namespace trl {

@@ -3,7 +3,7 @@
 // GRPOConfig/RLOOConfig.__post_init__ (v0.17.0+): num_generations < 2 raises; group-relative
 // advantages need at least two completions per prompt.
 
-#include "rules/batch_support.hpp"
+#include "rules/support/generation_batch.hpp"
 
 namespace trl {
 

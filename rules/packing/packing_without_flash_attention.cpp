@@ -7,8 +7,8 @@
 // (sft_trainer.py@v0.19.0 L445-455); before 0.19.0 there is no strategy: packing concatenates the
 // dataset (TRL204 reports that), and no attention implementation keeps the rows' documents apart.
 
-#include "rules/rule_support.hpp"
 #include "rules/support/rule_support.hpp"
+#include "rules/support/setting_findings.hpp"
 
 namespace trl {
 

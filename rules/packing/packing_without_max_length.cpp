@@ -6,8 +6,8 @@
 // `skip_prepare_dataset: True`, and the eval dataset (packed when `eval_packing`, else `packing`)
 // only when `eval_dataset is not None`.
 
-#include "rules/rule_support.hpp"
 #include "rules/support/rule_support.hpp"
+#include "rules/support/setting_findings.hpp"
 
 namespace trl {
 

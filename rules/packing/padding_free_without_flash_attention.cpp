@@ -5,8 +5,8 @@
 // unless transformers (4.54.0+) separates the samples by their position_ids (see
 // rules::attention_may_separate_packed).
 
-#include "rules/rule_support.hpp"
 #include "rules/support/rule_support.hpp"
+#include "rules/support/setting_findings.hpp"
 
 namespace trl {
 

@@ -4,8 +4,8 @@
 // on without packing and max_length is not None: max_length would not be enforced. max_length
 // defaults to 1024, so `padding_free: true` alone raises.
 
-#include "rules/rule_support.hpp"
 #include "rules/support/rule_support.hpp"
+#include "rules/support/setting_findings.hpp"
 
 namespace trl {
 

@@ -6,8 +6,8 @@
 // (trl/data_utils.py pack_dataset@v0.16.0..v0.18.2: the columns are concatenated and cut every
 // seq_length tokens; sft_trainer.py@v0.18.2 calls it whenever args.packing).
 
-#include "rules/rule_support.hpp"
 #include "rules/support/rule_support.hpp"
+#include "rules/support/setting_findings.hpp"
 
 namespace trl {
 

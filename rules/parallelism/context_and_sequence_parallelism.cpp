@@ -2,7 +2,7 @@
 //
 // accelerate ParallelismConfig.__post_init__ (v1.13+, PR #3862): "CP and SP are mutually exclusive".
 
-#include "rules/rule_support.hpp"
+#include "rules/support/setting_findings.hpp"
 
 namespace trl {
 

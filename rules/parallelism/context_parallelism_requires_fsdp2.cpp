@@ -4,7 +4,7 @@
 // (state.py, unless ACCELERATE_ALLOW_CP_STANDALONE=true). With DeepSpeed nothing raises and the
 // context-parallel hook still runs on a setup accelerate never supported.
 
-#include "rules/rule_support.hpp"
+#include "rules/support/setting_findings.hpp"
 
 namespace trl {
 

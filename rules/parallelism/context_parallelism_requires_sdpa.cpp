@@ -4,7 +4,7 @@
 // is supported only with SDPA attention" at the first training step when the model's
 // attn_implementation is not sdpa; the model has already loaded on every GPU by then.
 
-#include "rules/rule_support.hpp"
+#include "rules/support/setting_findings.hpp"
 
 namespace trl {
 

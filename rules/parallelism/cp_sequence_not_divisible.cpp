@@ -8,8 +8,8 @@
 // args.pad_to_multiple_of) only `if data_collator is None` (trl/trainer/sft_trainer.py@v1.9.0
 // L1186-1207).
 
-#include "rules/rule_support.hpp"
 #include "rules/support/rule_support.hpp"
+#include "rules/support/setting_findings.hpp"
 
 namespace trl {
 

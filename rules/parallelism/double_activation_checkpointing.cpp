@@ -7,8 +7,8 @@
 
 #include "analyzer/eval/version_target.hpp"
 #include "analyzer/knowledge/knowledge.hpp"
-#include "rules/rule_support.hpp"
 #include "rules/support/rule_support.hpp"
+#include "rules/support/setting_findings.hpp"
 
 namespace trl {
 

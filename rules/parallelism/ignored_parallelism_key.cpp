@@ -5,7 +5,7 @@
 // added; parallelism_config keys do not, so `cp_size: 2` sets a useless attribute and context
 // parallelism silently stays off.
 
-#include "rules/rule_support.hpp"
+#include "rules/support/setting_findings.hpp"
 
 namespace trl {
 

@@ -6,8 +6,8 @@
 // has its own process group (#3916)"); accelerate v1.12.0 parallelism_config.py
 // _validate_accelerator raises on total_size != num_processes for DeepSpeed SP too.
 
-#include "rules/rule_support.hpp"
 #include "rules/support/rule_support.hpp"
+#include "rules/support/setting_findings.hpp"
 
 namespace trl {
 

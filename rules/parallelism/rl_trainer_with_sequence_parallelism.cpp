@@ -5,7 +5,7 @@
 // (GRPOConfig/RLOOConfig.__post_init__, v1.4.0+) reads only TrainingArguments.parallelism_config,
 // so CP or SP enabled in the accelerate YAML, on the launch line or in the environment slips past it.
 
-#include "rules/rule_support.hpp"
+#include "rules/support/setting_findings.hpp"
 
 namespace trl {
 

@@ -3,7 +3,7 @@
 // transformers TrainingArguments.__post_init__: load_best_model_at_end with save_strategy != "best"
 // requires eval_strategy == save_strategy.
 
-#include "rules/rule_support.hpp"
+#include "rules/support/setting_findings.hpp"
 
 namespace trl {
 

@@ -8,7 +8,7 @@
 
 #include <algorithm>
 
-#include "rules/rule_support.hpp"
+#include "rules/support/setting_findings.hpp"
 
 namespace trl {
 

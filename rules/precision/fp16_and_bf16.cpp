@@ -2,7 +2,7 @@
 //
 // transformers TrainingArguments.__post_init__: "At most one of fp16 and bf16 can be True".
 
-#include "rules/rule_support.hpp"
+#include "rules/support/setting_findings.hpp"
 
 namespace trl {
 

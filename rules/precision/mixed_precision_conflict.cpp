@@ -5,8 +5,8 @@
 // flag is set. A trainer flag that disagrees with the accelerate config wins silently. TRL
 // configs default bf16 to `not fp16` (trl/trainer/base_config.py).
 
-#include "rules/rule_support.hpp"
 #include "rules/support/rule_support.hpp"
+#include "rules/support/setting_findings.hpp"
 
 namespace trl {
 

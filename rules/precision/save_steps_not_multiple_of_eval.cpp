@@ -3,7 +3,7 @@
 // transformers TrainingArguments.__post_init__: load_best_model_at_end with the steps strategy
 // requires save_steps to be a round multiple of eval_steps (eval_steps defaults to logging_steps).
 
-#include "rules/rule_support.hpp"
+#include "rules/support/setting_findings.hpp"
 
 namespace trl {
 

@@ -1,5 +1,6 @@
-// Small helpers the run rules share: describing a setting and where it came from, picking the
-// span a finding points at, and adding a related location for each conflicting value.
+// Small helpers the run rules share (namespace support): describing a setting and where it came
+// from, picking the span a finding points at, and adding a related location for each
+// conflicting value. The helpers that read the context are in rules/support/rule_support.hpp.
 #pragma once
 
 #include <initializer_list>

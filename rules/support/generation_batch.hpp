@@ -2,8 +2,8 @@
 // shared by the TRL30x rules.
 #pragma once
 
-#include "rules/rule_support.hpp"
 #include "rules/support/rule_support.hpp"
+#include "rules/support/setting_findings.hpp"
 
 namespace trl::batch {
 
