@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <iterator>
 #include <span>
 #include <string>
 #include <vector>
@@ -166,7 +167,7 @@ struct Module {
   template <typename T>
   static Range append(std::vector<T>& pool, std::vector<T> items) {
     Range r{static_cast<std::uint32_t>(pool.size()), static_cast<std::uint32_t>(items.size())};
-    for (T& x : items) pool.push_back(std::move(x));
+    pool.insert(pool.end(), std::make_move_iterator(items.begin()), std::make_move_iterator(items.end()));
     return r;
   }
 };

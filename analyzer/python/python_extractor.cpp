@@ -737,23 +737,28 @@ class Converter {
   bool deep_reported_ = false;
 };
 
-// The arrays a module is built in, one set per thread and kept from one file to the next: a
-// module's size is known only once it is built, and its arrays are then copied at their exact
-// size. Reserving from the text's size held twice the memory a module needs (real code
-// averages one expression per 35 bytes and one statement per 190, the densest file of
+// The arrays a module is built in, one set per thread and kept from one file to the next
+// (extract below): a module's size is known only once it is built, and its arrays are then copied
+// at their exact size. Reserving from the text's size held twice the memory a module needs (real
+// code averages one expression per 35 bytes and one statement per 190, the densest file of
 // huggingface/trl one expression per 10 bytes), and growing by doubling moved every expression
 // and touched fresh memory at each step.
-struct Scratch {
-  Module module;
-  bool busy = false;
-};
-
 template <typename T>
 void move_exact(std::vector<T>& from, std::vector<T>& to) {
   to.clear();
   to.reserve(from.size());
   to.insert(to.end(), std::make_move_iterator(from.begin()), std::make_move_iterator(from.end()));
   from.clear();
+}
+
+void clear_keeping_capacity(Module& m) {
+  m.exprs.clear();
+  m.stmts.clear();
+  m.body.clear();
+  m.constant_pool.clear();
+  m.id_pool.clear();
+  m.op_pool.clear();
+  m.arg_pool.clear();
 }
 
 void move_exact(Module& from, Module& to) {
@@ -825,25 +830,13 @@ PythonFacts extract(std::string_view text, FileId file) {
     return facts;
   }
   TSNode root = ts_tree_root_node(tree.get());
-  thread_local Scratch scratch;
-  // The scratch arrays serve one conversion at a time; one started during another (the
-  // converter starts none) builds in a module of its own.
-  if (scratch.busy) {
-    Converter conv(text, file, facts, facts.module);
-    facts.module.body = conv.block(root, 0);
-  } else {
-    scratch.busy = true;
-    try {
-      Converter conv(text, file, facts, scratch.module);
-      scratch.module.body = conv.block(root, 0);
-    } catch (...) {
-      scratch.module = Module{};  // nothing of a half-built module stays
-      scratch.busy = false;
-      throw;
-    }
-    move_exact(scratch.module, facts.module);
-    scratch.busy = false;
-  }
+  thread_local Module scratch;
+  // Emptied first (capacity kept): a conversion ended by an exception leaves its part-built
+  // module there.
+  clear_keeping_capacity(scratch);
+  Converter conv(text, file, facts, scratch);
+  scratch.body = conv.block(root, 0);
+  move_exact(scratch, facts.module);
   facts.module.has_syntax_error = ts_node_has_error(root);
   facts.comments = ts::comments(root, text, file);
   return facts;
