@@ -274,7 +274,7 @@ ValueRef Exec::call(const py::Expr& e, Scope& scope, int depth) {
   }
   // A library name: a class the knowledge describes, or a call the table of library models
   // names (models/registry.cpp, kCallModels).
-  if (ValueRef v = call_library(*this, LibraryCall{e, m_.args(e), *callee, scope, depth})) return v;
+  if (ValueRef v = call_library(*this, LibraryCall{e, *callee, scope, depth})) return v;
   eval_args(e, scope, depth);
   return make_unknown(e.span);
 }

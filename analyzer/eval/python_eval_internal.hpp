@@ -254,6 +254,8 @@ class Exec {
   const std::vector<std::string>& names_in(py::StmtId fid);
 
   const std::vector<py::StmtId>& body() const { return section_body_ ? *section_body_ : m_.body; }
+  // The module run (its pools hold an expression's arguments, items and constant).
+  const py::Module& module() const { return m_; }
 
   // Byte ranges of module-level blocks a known test skipped (sorted and merged by sort_dead).
   std::vector<std::pair<std::uint32_t, std::uint32_t>> dead_;

@@ -15,7 +15,6 @@
 #pragma once
 
 #include <memory>
-#include <span>
 #include <string_view>
 
 #include "analyzer/eval/python_eval_internal.hpp"
@@ -27,7 +26,6 @@ namespace trl::pyeval {
 // knowledge class when the knowledge describes it), and the scope it runs in.
 struct LibraryCall {
   const py::Expr& e;
-  std::span<const py::Argument> args;  // e's arguments
   const PyValue& callee;
   Scope& scope;
   int depth;

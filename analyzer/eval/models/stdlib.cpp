@@ -63,11 +63,12 @@ ValueRef builtin_dict(Exec& ex, const LibraryCall& call) {
 // Declines a call without exactly three arguments.
 ValueRef builtin_setattr(Exec& ex, const LibraryCall& call) {
   const py::Expr& e = call.e;
-  if (call.args.size() != 3) return nullptr;
-  ValueRef name = ex.eval(call.args[1].value, call.scope, call.depth);
-  ValueRef v = ex.eval(call.args[2].value, call.scope, call.depth);
+  const auto args = ex.module().args(e);
+  if (args.size() != 3) return nullptr;
+  ValueRef name = ex.eval(args[1].value, call.scope, call.depth);
+  ValueRef v = ex.eval(args[2].value, call.scope, call.depth);
   ex.update_at(
-      call.args[0].value,
+      args[0].value,
       [&](const ValueRef& cur) -> ValueRef {
         if (cur->kind != PyValue::Kind::Object) return nullptr;
         if (name->kind == PyValue::Kind::Const && name->constant.kind == Scalar::Kind::Str)
@@ -82,9 +83,10 @@ ValueRef builtin_setattr(Exec& ex, const LibraryCall& call) {
 // fewer than two arguments.
 ValueRef builtin_getattr(Exec& ex, const LibraryCall& call) {
   const py::Expr& e = call.e;
-  if (call.args.size() < 2) return nullptr;
-  ValueRef obj = ex.eval(call.args[0].value, call.scope, call.depth);
-  ValueRef name = ex.eval(call.args[1].value, call.scope, call.depth);
+  const auto args = ex.module().args(e);
+  if (args.size() < 2) return nullptr;
+  ValueRef obj = ex.eval(args[0].value, call.scope, call.depth);
+  ValueRef name = ex.eval(args[1].value, call.scope, call.depth);
   if (name->kind == PyValue::Kind::Const && name->constant.kind == Scalar::Kind::Str)
     return ex.attribute(obj, name->constant.s, e.span);
   return make_unknown(e.span);
@@ -93,8 +95,9 @@ ValueRef builtin_getattr(Exec& ex, const LibraryCall& call) {
 // int(x), float(x), str(x), bool(x) of one positional argument: the converted constant.
 ValueRef builtin_conversion(Exec& ex, const LibraryCall& call) {
   const py::Expr& e = call.e;
-  if (call.args.size() != 1 || call.args[0].kind != py::Argument::Kind::Positional) return nullptr;
-  return convert(call.callee.qualified, ex.eval(call.args[0].value, call.scope, call.depth), e.span);
+  const auto args = ex.module().args(e);
+  if (args.size() != 1 || args[0].kind != py::Argument::Kind::Positional) return nullptr;
+  return convert(call.callee.qualified, ex.eval(args[0].value, call.scope, call.depth), e.span);
 }
 
 // vars(obj): the object's own attribute dict (Exec::attribute_dict).
