@@ -5,6 +5,8 @@
 // the recorded seed sessions (tests/fuzz/seeds/lsp/) can name its files.
 #include <unistd.h>
 
+#include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -21,10 +23,16 @@ namespace {
 
 constexpr const char* kRoot = "/tmp/trl-lint-fuzz-lsp";
 
-// Copies the fixture to kRoot (each file written to a temporary name, then renamed: several
-// fuzzing processes may share the folder).
+// Copies the project named by TRL_LINT_FUZZ_LSP_PROJECT (run_fuzzer.sh sets it to a TRL101 case
+// of tests/cases, written out) to kRoot, each file written to a temporary name, then renamed:
+// several fuzzing processes may share the folder.
 void make_workspace() {
-  const fs::path fixture = fs::path(TRL_SOURCE_DIR) / "fixtures/trl101/yaml_packing_accel_yaml_cp";
+  const char* project = std::getenv("TRL_LINT_FUZZ_LSP_PROJECT");
+  if (!project || !fs::is_directory(project)) {
+    std::fprintf(stderr, "fuzz_lsp: TRL_LINT_FUZZ_LSP_PROJECT must name the workspace's project (run_fuzzer.sh sets it)\n");
+    std::abort();
+  }
+  const fs::path fixture = project;
   for (const auto& e : fs::recursive_directory_iterator(fixture)) {
     if (!e.is_regular_file()) continue;
     const fs::path to = fs::path(kRoot) / fs::relative(e.path(), fixture);

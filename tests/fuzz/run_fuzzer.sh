@@ -3,8 +3,9 @@
 #   run_fuzzer.sh replay <replay-binary> <target>             each seed and regression input once
 #   run_fuzzer.sh smoke  <libfuzzer-binary> <target> <secs>   a short fuzzing run in a temporary corpus
 #   run_fuzzer.sh fuzz   <libfuzzer-binary> <target> <secs> <corpus-dir>   a longer run that keeps its corpus
-# Seeds come from fixtures/ (files of the target's kind; whole fixture projects for `runs`) and
-# from regressions/<target>/, the inputs of crashes found before.
+# Seeds come from the fixture projects (tests/cases/*.md written out, and fixtures/: files of the
+# target's kind; whole fixture projects for `runs`) and from regressions/<target>/, the inputs of
+# crashes found before.
 set -euo pipefail
 mode=$1 bin=$2 target=$3
 here=$(cd "$(dirname "$0")" && pwd)
@@ -37,11 +38,11 @@ seeds() {
       n=$((n + 1))
       case $f in *.toml) { printf '\x01'; sed '/^\[tool.trl-lint\]/d' "$f"; } > "$out/seed-$n" ;;
                  *) { printf '\x00'; cat "$f"; } > "$out/seed-$n" ;; esac
-    done < <(find "$root/fixtures" "$root/tests" -type f \( -name '.trl-lint.y*ml' -o -name 'pyproject.toml' \) -print0 | sort -z)
+    done < <(find "$fixtures" "$root/tests" -type f \( -name '.trl-lint.y*ml' -o -name 'pyproject.toml' \) -print0 | sort -z)
   elif [ -n "$pattern" ]; then
     while IFS= read -r -d '' f; do
       n=$((n + 1)); cp "$f" "$out/seed-$n"
-    done < <(find "$root/fixtures" -type f -name "$pattern" -print0 | sort -z)
+    done < <(find "$fixtures" -type f -name "$pattern" -print0 | sort -z)
   else
     # One seed per fixture project: its files joined as `=== path` sections. The step-limit
     # fixtures (dataflow/step_limit_*) run 120,000-240,000 evaluation steps on purpose: 12-20 s
@@ -53,13 +54,17 @@ seeds() {
       n=$((n + 1))
       (cd "$dir" && find . -type f \( -name '*.py' -o -name '*.y*ml' -o -name '*.sh' \) -print0 | sort -z |
         while IFS= read -r -d '' f; do printf '=== %s\n' "${f#./}"; cat "$f"; done) > "$out/seed-$n"
-    done < <(find "$root/fixtures" -name expected.txt -print0 | sort -z)
+    done < <(find "$fixtures" -name expected.txt -print0 | sort -z)
   fi
   if [ -d "$here/regressions/$target" ]; then cp "$here/regressions/$target"/* "$out"/ 2>/dev/null || true; fi
 }
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
+fixtures=$work/fixtures
+python3 "$root/tests/cases/mdtest.py" materialize "$fixtures" "$root/tests/cases" "$root/fixtures/example" \
+  "$root/fixtures/formats"
+export TRL_LINT_FUZZ_LSP_PROJECT=$fixtures/TRL101/yaml_packing_accel_yaml_cp
 # Sanitizer findings must fail the run, and a hang is a finding too.
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}

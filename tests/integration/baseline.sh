@@ -4,8 +4,9 @@
 set -u
 bin=$1
 src=$2
+: "${TRL_LINT_FIXTURES:?the fixture projects: build/fixtures, which the build writes (ctest sets this)}"
 . "$src/tests/integration/lib.sh"
-dir=$(scratch_copy trl101/yaml_packing_accel_yaml_cp)
+dir=$(scratch_copy TRL101/yaml_packing_accel_yaml_cp)
 trap 'rm -rf "$dir"' EXIT
 cd "$dir" || exit 2
 # The subject is TRL101; other rules' true findings on this fixture are out of scope.
@@ -63,8 +64,8 @@ echo '{"findings": 3}' > bad.json
 # A file whose name is not UTF-8: the baseline (JSON, UTF-8) holds the name with U+FFFD, and
 # reading it back matches the finding all the same.
 nu=$(mktemp -d)
-cp "$src/fixtures/TRL501/python_tokenizer_deprecated/requirements.txt" "$nu/"
-cp "$src/fixtures/TRL501/python_tokenizer_deprecated/train.py" "$nu/$(printf 'caf\351.py')"
+cp "$TRL_LINT_FIXTURES/TRL501/python_tokenizer_deprecated/requirements.txt" "$nu/"
+cp "$TRL_LINT_FIXTURES/TRL501/python_tokenizer_deprecated/train.py" "$nu/$(printf 'caf\351.py')"
 (cd "$nu" && "$bin" -n -q --write-baseline bl.json .) || { rm -rf "$nu"; fail "writing a baseline with a non-UTF-8 name"; }
 out=$(cd "$nu" && "$bin" -n -q --output-format concise --baseline bl.json . 2>&1); status=$?
 rm -rf "$nu"

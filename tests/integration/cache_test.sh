@@ -12,7 +12,7 @@ unset TRL_LINT_CACHE_DIR TRL_LINT_NO_CACHE
 export TRL_LINT_CACHE_TRACE=1
 
 proj=$work/proj
-cp -r "$fixtures/trl101/yaml_packing_accel_yaml_cp" "$proj"
+cp -r "$fixtures/TRL101/yaml_packing_accel_yaml_cp" "$proj"
 rm -f "$proj/expected.txt" "$proj/CASE.md"
 mkdir -p "$proj/lib"
 printf 'import os\n\ndef unrelated(x):\n    return os.path.join(x, "a")\n' > "$proj/lib/unrelated.py"

@@ -6,6 +6,7 @@
 set -uo pipefail
 bin=$(realpath "$1")
 src=$(realpath "$2")
+: "${TRL_LINT_FIXTURES:?the fixture projects: build/fixtures, which the build writes (ctest sets this)}"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 fail() { echo "FAIL: $1"; echo "--- output:"; cat "$tmp/out" 2>/dev/null; exit 1; }
@@ -182,7 +183,7 @@ grep -q '^trl-lint:' "$tmp/out" && fail "-v wrote to stdout"
 # `noqa` already there; the next check is clean and reports no unused directive; a second run adds
 # nothing; it cannot be combined with --fix.
 a=$tmp/addnoqa
-cp -a "$src/fixtures/trl101/yaml_packing_accel_yaml_cp" "$a"
+cp -a "$TRL_LINT_FIXTURES/TRL101/yaml_packing_accel_yaml_cp" "$a"
 rm -f "$a/expected.txt"
 cd "$a" || exit 2
 sed -i 's/^pad_to_multiple_of: 4$/pad_to_multiple_of: 4  # noqa: E501/' recipes/qwen2.5-0.5b/sft_long.yaml

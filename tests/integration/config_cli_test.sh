@@ -4,7 +4,7 @@
 # style: the whole project is analysed, findings touching the files are reported).
 set -uo pipefail
 bin=$(realpath "$1")
-fixture=$(realpath "$2")  # a TRL101 project (fixtures/config/per_file_ignores without its config)
+fixture=$(realpath "$2")  # a TRL101 project (tests/cases/config.md#per_file_ignores without its config)
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 fail() { echo "FAIL: $1"; echo "--- output:"; cat "$tmp/out"; exit 1; }

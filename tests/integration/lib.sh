@@ -2,8 +2,9 @@
 fail() { echo "FAIL: $*"; exit 1; }
 scratch_copy() {  # fixture folder (relative to fixtures/) -> prints a scratch copy's path
   local dir
+  : "${TRL_LINT_FIXTURES:?the fixture projects: build/fixtures, which the build writes (ctest sets this)}"
   dir=$(mktemp -d)
-  cp -R "$src/fixtures/$1/." "$dir/"
+  cp -R "$TRL_LINT_FIXTURES/$1/." "$dir/"
   rm -f "$dir/expected.txt" "$dir/CASE.md" "$dir/ARGS"
   echo "$dir"
 }

@@ -7,7 +7,7 @@ set -uo pipefail
 bin=$(realpath "$1")
 fixtures=$(realpath "$2")
 fail() { echo "FAIL: $*"; exit 1; }
-for project in example trl101/yaml_packing_accel_yaml_cp; do
+for project in example TRL101/yaml_packing_accel_yaml_cp; do
   dir=$fixtures/$project
   [ -d "$dir" ] || fail "no fixture $project"
   want=$(cd "$dir" && "$bin" --no-cache --output-format concise --threads 2 . 2>&1; echo "exit $?")

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # scripts/new-rule in a temporary copy of the repository: the scaffolded rule compiles into the
-# library and the binary, `trl-lint rule` documents it, ctest picks up its two fixtures, the silent
-# fixture passes and the firing one fails until the check is written; bad arguments and a taken
+# library and the binary, `trl-lint rule` documents it, ctest picks up its cases, the silent case
+# passes and the firing one fails until the check is written; bad arguments and a taken
 # code are refused. Only trl-lint is built in the copy (ccache makes the unchanged files cheap),
 # with the Release build type.
 set -euo pipefail
@@ -30,13 +30,13 @@ grep -q 'class ScaffoldCheckRule final : public Rule' "$f" || fail "Rule class m
 # In code order: after TRL306's factory, before TRL401's.
 decls=$(grep -n '^std::unique_ptr<Rule> make_' rules/registry.cpp)
 echo "$decls" | grep -A1 'make_sync_ref_model_without_beta' | grep -q make_scaffold_check_rule || fail "declaration not in code order"
-for c in fires_example silent_example; do
-  for x in CASE.md expected.txt launch.sh recipes/train.yaml recipes/accelerate.yaml scripts/train.py; do
-    [ -f "fixtures/TRL399/$c/$x" ] || fail "fixtures/TRL399/$c/$x missing"
-  done
+cases=tests/cases/TRL399.md
+[ -f "$cases" ] || fail "$cases not created"
+[ "$(python3 tests/cases/mdtest.py list "$cases")" = "$(printf 'fires_example\nsilent_example')" ] || fail "cases: $(python3 tests/cases/mdtest.py list "$cases")"
+for x in launch.sh recipes/train.yaml recipes/accelerate.yaml scripts/train.py; do
+  [ "$(grep -c "^\`\`\`[a-z]* $x\$" "$cases")" -eq 2 ] || fail "$x is not written in both cases"
 done
-[ -s fixtures/TRL399/silent_example/expected.txt ] && fail "silent fixture expects findings"
-grep -q 'TRL399' fixtures/TRL399/fires_example/expected.txt || fail "firing fixture expects nothing"
+[ "$(grep -c '  #> TRL399$' "$cases")" -eq 1 ] || fail "the firing case does not mark one line"
 clang-format --dry-run -Werror "$f" || fail "scaffolded rule is not clang-formatted"
 
 # Every family's folder comes from rules/families.def: TRL0xx in rules/config, TRL5xx in rules/api.
@@ -53,7 +53,7 @@ for args in "TRL399 other-name" "TRL398 scaffold-check-rule" "TRL39 x" "XYZ123 x
   [ "$st" -eq 2 ] || fail "new-rule $args: exit $st, expected 2 ($msg)"
 done
 [ "$(cat rules/registry.cpp)" = "$before" ] || fail "a refused scaffold changed the registry"
-[ -e fixtures/TRL398 ] && fail "a refused scaffold created fixtures"
+[ -e tests/cases/TRL398.md ] && fail "a refused scaffold created cases"
 
 # Build only the library and the binary, as a Release build (-O3 -DNDEBUG): the suite's own
 # builds are RelWithDebInfo, and GCC warns differently at -O3, so this copy is also what keeps the
@@ -74,11 +74,11 @@ grep -q '^TRL399  scaffold-check-rule' <<<"$all" || fail "rule --all lacks TRL39
 grep -q '^TRL599  scaffold-api-rule' <<<"$all" || fail "rule --all lacks TRL599"
 build/trl-lint --select TRL399 --output-format concise fixtures/example >/dev/null || fail "--select TRL399 (inert rule) did not exit 0"
 
-# ctest sees both fixtures; the silent one passes, the firing one waits for the check.
-tests=$(cd build && ctest -N -R '^golden/TRL399/')
-echo "$tests" | grep -q 'golden/TRL399/fires_example' || fail "ctest does not list fires_example"
-echo "$tests" | grep -q 'golden/TRL399/silent_example' || fail "ctest does not list silent_example"
-tests/golden/check_golden.sh "$repo/build/trl-lint" fixtures/TRL399/silent_example || fail "silent fixture"
-set +e; msg=$(tests/golden/check_golden.sh "$repo/build/trl-lint" fixtures/TRL399/fires_example); st=$?; set -e
-[ "$st" -eq 1 ] && echo "$msg" | grep -q 'golden mismatch' || fail "the firing fixture should fail until the rule is written ($st: $msg)"
+# ctest sees the cases; the silent one passes, the firing one waits for the check.
+tests=$(cd build && ctest -N -R '^cases/TRL399$')
+echo "$tests" | grep -q 'cases/TRL399' || fail "ctest does not list cases/TRL399"
+python3 tests/cases/mdtest.py check build/trl-lint "$cases" silent_example || fail "silent case"
+set +e; msg=$(python3 tests/cases/mdtest.py check build/trl-lint "$cases" fires_example); st=$?; set -e
+[ "$st" -eq 1 ] && grep -qF "recipes/train.yaml: marked [(1, 'TRL399')], the snapshot has nothing" <<<"$msg" ||
+  fail "the firing case should fail until the rule is written ($st: $msg)"
 echo "new-rule scaffold OK"

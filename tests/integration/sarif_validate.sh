@@ -6,6 +6,7 @@
 set -u
 bin=$1
 src=$2
+: "${TRL_LINT_FIXTURES:?the fixture projects: build/fixtures, which the build writes (ctest sets this)}"
 validator=$(cd "$src/tools/sarif" && node -p "require('@microsoft/sarif-multitool')" 2>/dev/null)
 if [ -z "$validator" ] || [ ! -x "$validator" ]; then
   echo "SARIF multitool not installed: run \`make setup-check\` (npm ci in tools/sarif)"
@@ -16,14 +17,14 @@ trap 'rm -rf "$out"' EXIT
 count=0
 while IFS= read -r expected; do
   dir=$(dirname "$expected")
-  name=$(echo "${dir#"$src"/fixtures/}" | tr '/' '_')
+  name=$(echo "${dir#"$TRL_LINT_FIXTURES"/}" | tr '/' '_')
   args=()
   [ -f "$dir/ARGS" ] && read -r -a args < "$dir/ARGS"
   (cd "$dir" && "$bin" --output-format sarif "${args[@]}" . > "$out/$name.sarif")
   status=$?
   if [ "$status" -gt 1 ]; then echo "trl-lint failed ($status) on $dir"; exit 1; fi
   count=$((count + 1))
-done < <(find "$src/fixtures" -name expected.txt | sort)
+done < <(find "$TRL_LINT_FIXTURES" -name expected.txt | sort)
 [ "$count" -gt 0 ] || { echo "no fixture projects found"; exit 1; }
 
 # DOTNET_CLI_TELEMETRY_OPTOUT: no telemetry; the log is SARIF too, read with node.

@@ -4,8 +4,9 @@
 set -u
 bin=$1
 src=$2
+: "${TRL_LINT_FIXTURES:?the fixture projects: build/fixtures, which the build writes (ctest sets this)}"
 . "$src/tests/integration/lib.sh"
-dir=$(scratch_copy trl101/packing_false)
+dir=$(scratch_copy TRL101/packing_false)
 trap 'rm -rf "$dir"' EXIT
 cd "$dir" || exit 2
 # The subject is TRL101; other rules' true findings on this fixture are out of scope.
@@ -83,7 +84,7 @@ expect_eq "disk file still untouched" "$before" "$(cat recipes/config.yaml)"
 # 7b. A buffer that starts with a UTF-8 byte order mark comes back with it, the rest fixed as
 #     without it (the mark is not three spaces: Python would see an indented first line).
 bomdir=$(mktemp -d)
-cp -r "$src/fixtures/TRL501/python_tokenizer_deprecated/." "$bomdir/"
+cp -r "$TRL_LINT_FIXTURES/TRL501/python_tokenizer_deprecated/." "$bomdir/"
 (cd "$bomdir" && "$bin" -n --stdin-filename train.py --fix --unsafe-fixes < train.py) > "$bomdir/plain.out" 2>/dev/null
 { printf '\xef\xbb\xbf'; cat "$bomdir/train.py"; } > "$bomdir/bom.in"
 (cd "$bomdir" && "$bin" -n --stdin-filename train.py --fix --unsafe-fixes < bom.in) > "$bomdir/bom.out" 2>/dev/null

@@ -6,6 +6,7 @@
 set -uo pipefail
 bin=$1 case=$2
 src=$(cd "$(dirname "$0")/../.." && pwd)
+: "${TRL_LINT_FIXTURES:?the fixture projects: build/fixtures, which the build writes (ctest sets this)}"
 work=$(mktemp -d)
 trap 'chmod -R u+rwX "$work" 2>/dev/null; rm -rf "$work"' EXIT
 cd "$work" || exit 2
@@ -28,7 +29,7 @@ expect_status() { [ "$status" -eq "$1" ] || fail "exit code $status, want $1"; }
 
 # A project where TRL101 fires (packing in the trainer YAML, cp_size=2 in the accelerate YAML).
 trl101_project() {
-  cp -r "$src/fixtures/trl101/yaml_packing_accel_yaml_cp" "$1"
+  cp -r "$TRL_LINT_FIXTURES/TRL101/yaml_packing_accel_yaml_cp" "$1"
   rm -f "$1/expected.txt" "$1/CASE.md"
 }
 

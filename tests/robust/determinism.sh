@@ -6,12 +6,13 @@ set -uo pipefail
 export TRL_LINT_NO_CACHE=1
 bin=$1
 src=$(cd "$(dirname "$0")/../.." && pwd)
+: "${TRL_LINT_FIXTURES:?the fixture projects: build/fixtures, which the build writes (ctest sets this)}"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-cp -r "$src/fixtures" "$work/fixtures"
+cp -r "$TRL_LINT_FIXTURES" "$work/fixtures"
 # Many files with findings in many folders, so that threads finish in varying order.
 for i in $(seq 1 15); do
-  cp -r "$src/fixtures/trl101/yaml_packing_accel_yaml_cp" "$work/fixtures/gen$i"
+  cp -r "$TRL_LINT_FIXTURES/TRL101/yaml_packing_accel_yaml_cp" "$work/fixtures/gen$i"
   rm -f "$work/fixtures/gen$i/expected.txt"
 done
 cd "$work" || exit 2

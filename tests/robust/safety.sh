@@ -13,6 +13,7 @@ unset TRL_LINT_CACHE_DIR TRL_LINT_NO_CACHE
 [ -n "${TRL_LINT_SANITIZED:-}" ] && export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0"
 bin=$(realpath "$1")
 src=$(cd "$(dirname "$0")/../.." && pwd)
+: "${TRL_LINT_FIXTURES:?the fixture projects: build/fixtures, which the build writes (ctest sets this)}"
 work=$(mktemp -d)
 traces=$(mktemp -d)
 trap 'rm -rf "$work" "$traces"' EXIT
@@ -20,7 +21,7 @@ fail() { echo "FAIL: $*"; exit 1; }
 command -v strace >/dev/null || fail "strace is missing: run \`make setup-test\`"
 
 proj=$work/proj
-cp -r "$src/fixtures/trl101/yaml_packing_accel_yaml_cp" "$proj"
+cp -r "$TRL_LINT_FIXTURES/TRL101/yaml_packing_accel_yaml_cp" "$proj"
 # Bait: a script that would leave a mark if it were ever run or imported, and a symlink out.
 cat >> "$proj/scripts/sft.py" <<'PY'
 import os, socket

@@ -151,7 +151,7 @@ struct Copy {
     fs::remove_all(root);
     for (const auto& sub : subfolders) {
       fs::create_directories(root / sub);
-      fs::copy(fs::path(TRL_LINT_SOURCE_DIR) / "fixtures" / fixture, root / sub, fs::copy_options::recursive);
+      fs::copy(fs::path(TRL_LINT_FIXTURES_DIR) / fixture, root / sub, fs::copy_options::recursive);
     }
     root = fs::canonical(root);
   }

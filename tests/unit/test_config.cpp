@@ -49,7 +49,7 @@ std::string error_of(const std::function<void()>& f) {
   return "";
 }
 
-// The TRL101 project of fixtures/trl101/yaml_packing_accel_yaml_cp, reduced.
+// The TRL101 project of TRL101/yaml_packing_accel_yaml_cp in tests/cases/TRL101.md, reduced.
 void write_cp_project(const ConfigDir& d, const std::string& prefix = "") {
   d.write(prefix + "recipes/accel_cp2.yaml",
           "distributed_type: FSDP\nfsdp_config:\n  fsdp_version: 2\nnum_processes: 2\nparallelism_config:\n"

@@ -656,7 +656,7 @@ TEST_CASE("unreadable, binary and non-UTF-8 files are reported and the run goes 
 }
 
 TEST_CASE("output does not depend on the number of threads", "[determinism]") {
-  const std::string example = std::string(TRL_LINT_SOURCE_DIR) + "/fixtures/trl101";
+  const std::string example = std::string(TRL_LINT_FIXTURES_DIR) + "/TRL101";
   const std::string one = concise(example, 1);
   CHECK_FALSE(one.empty());
   CHECK(concise(example, 2) == one);

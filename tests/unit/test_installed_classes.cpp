@@ -165,10 +165,10 @@ TEST_CASE("installed environment: distribution metadata", "[installed]") {
 
 TEST_CASE("installed environment: --python names an environment", "[installed]") {
   CHECK(environment_of_python_option("/definitely/missing/bin/python").empty());
-  const std::string here = std::string(TRL_LINT_SOURCE_DIR) + "/fixtures/TRL001/installed_version_beats_pin/.venv";
+  const std::string here = std::string(TRL_LINT_FIXTURES_DIR) + "/TRL001/installed_version_beats_pin/.venv";
   CHECK(environment_of_python_option(here) == here);
   CHECK(is_python_environment(here));
-  CHECK_FALSE(is_python_environment(std::string(TRL_LINT_SOURCE_DIR) + "/fixtures"));
+  CHECK_FALSE(is_python_environment(std::string(TRL_LINT_FIXTURES_DIR)));
   // A file that is not in a bin/ folder names no environment.
   CHECK(environment_of_python_option(std::string(TRL_LINT_SOURCE_DIR) + "/README.md").empty());
 }

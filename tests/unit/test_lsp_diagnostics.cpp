@@ -6,7 +6,7 @@
 using namespace trl::lsp_test;
 
 TEST_CASE("lsp server: a cross-file finding appears, goes with an edit of the other file, and returns") {
-  Copy p("trl101/yaml_packing_accel_yaml_cp");
+  Copy p("TRL101/yaml_packing_accel_yaml_cp");
   const std::string recipe = "recipes/qwen2.5-0.5b/sft_long.yaml";
   const std::string accel = "recipes/accelerate_configs/context_parallel_2gpu.yaml";
   Session s;
@@ -74,7 +74,7 @@ TEST_CASE("lsp server: a cross-file finding appears, goes with an edit of the ot
 }
 
 TEST_CASE("lsp server: diagnostics on non-ASCII lines are in UTF-16 units; noqa hover; close reverts") {
-  Copy p("trl101/yaml_packing_accel_yaml_cp");
+  Copy p("TRL101/yaml_packing_accel_yaml_cp");
   // Before transformers 4.54.0 sdpa mixes packed samples: TRL201 fires beside TRL101.
   p.write("requirements.txt", "transformers==4.53.0\n");
   const std::string recipe = "recipes/qwen2.5-0.5b/sft_long.yaml";

@@ -182,7 +182,7 @@ TEST_CASE("lsp robust: requests before initialize, after shutdown, and with inva
 }
 
 TEST_CASE("lsp robust: notifications and requests for documents the server does not know") {
-  Copy p("trl101/yaml_packing_accel_yaml_cp");
+  Copy p("TRL101/yaml_packing_accel_yaml_cp");
   Session s;
   s.add(request(1, "initialize", init_params(p.root.string())));
   const std::string ghost = p.uri("no/such/file.yaml");
@@ -224,7 +224,7 @@ TEST_CASE("lsp robust: notifications and requests for documents the server does 
 }
 
 TEST_CASE("lsp robust: edits out of range are clamped, reported in the log, and serving goes on") {
-  Copy p("trl101/yaml_packing_accel_yaml_cp");
+  Copy p("TRL101/yaml_packing_accel_yaml_cp");
   const std::string recipe = "recipes/qwen2.5-0.5b/sft_long.yaml";
   Session s;
   s.add(request(1, "initialize", init_params(p.root.string())));

@@ -8,7 +8,7 @@ using namespace trl::lsp_test;
 
 TEST_CASE("lsp server: an edit re-judges only the runs its file takes part in, and republishes their files") {
   // Two independent copies of a cross-file project: a/ and b/, one run each.
-  Copy p("trl101/yaml_packing_accel_yaml_cp", {"a", "b"});
+  Copy p("TRL101/yaml_packing_accel_yaml_cp", {"a", "b"});
   const std::string recipe = "/recipes/qwen2.5-0.5b/sft_long.yaml";
   const std::string accel = "/recipes/accelerate_configs/context_parallel_2gpu.yaml";
   Session s;
@@ -51,7 +51,7 @@ TEST_CASE("lsp server: an edit re-judges only the runs its file takes part in, a
 
 TEST_CASE("lsp server: an edit judges again only the scripts and files it touches") {
   // Two independent copies of a cross-file project: a/ and b/, one script and two YAML files each.
-  Copy p("trl101/yaml_packing_accel_yaml_cp", {"a", "b"});
+  Copy p("TRL101/yaml_packing_accel_yaml_cp", {"a", "b"});
   const std::string recipe = "a/recipes/qwen2.5-0.5b/sft_long.yaml";
   const std::string script = "a/scripts/sft.py";
   auto edited = [&](const std::string& file, json change) {
@@ -127,7 +127,7 @@ TEST_CASE("lsp server: a settings module another file starts importing is no lon
 }
 
 TEST_CASE("lsp server: a launch line edited to drop the recipe takes its finding away; the undo brings it back") {
-  Copy p("trl101/yaml_packing_accel_yaml_cp");
+  Copy p("TRL101/yaml_packing_accel_yaml_cp");
   const std::string launch = "launch.sh";
   const std::string recipe = "recipes/qwen2.5-0.5b/sft_long.yaml";
   std::string text = p.read(launch);
@@ -161,7 +161,7 @@ TEST_CASE("lsp server: a launch line edited to drop the recipe takes its finding
 }
 
 TEST_CASE("lsp server: many incremental edits (tree-sitter re-parse, partial re-judging) agree with a fresh start") {
-  Copy p("trl101/yaml_packing_accel_yaml_cp");
+  Copy p("TRL101/yaml_packing_accel_yaml_cp");
   const std::string recipe = "recipes/qwen2.5-0.5b/sft_long.yaml";
   const std::string script = "scripts/sft.py";
   std::string yaml = p.read(recipe), py = p.read(script);
@@ -270,7 +270,7 @@ TEST_CASE("tree-sitter re-parse: the edited old tree re-parsed equals a full par
 }
 
 TEST_CASE("lsp server: a watched file changed on disk re-judges its runs; a created file reloads everything") {
-  Copy p("trl101/yaml_packing_accel_yaml_cp");
+  Copy p("TRL101/yaml_packing_accel_yaml_cp");
   const std::string recipe = "recipes/qwen2.5-0.5b/sft_long.yaml";
   const std::string accel = "recipes/accelerate_configs/context_parallel_2gpu.yaml";
   std::string text = p.read(accel);

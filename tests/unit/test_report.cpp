@@ -362,7 +362,7 @@ TEST_CASE("building and judging on several threads gives every fixture project t
   // notes, related locations, fixes) are compared, with and without the script cache the CLI
   // gives the builder and the rules that read the scripts' evaluations.
   std::size_t projects = 0, with_findings = 0, with_runs = 0, declared_total = 0;
-  for (const auto& group : fs::directory_iterator(fs::path(TRL_LINT_SOURCE_DIR) / "fixtures")) {
+  for (const auto& group : fs::directory_iterator(fs::path(TRL_LINT_FIXTURES_DIR))) {
     if (!group.is_directory()) continue;
     for (const auto& dir : fs::directory_iterator(group.path())) {
       if (!dir.is_directory()) continue;
@@ -412,7 +412,7 @@ TEST_CASE(
   // collect_diagnostics judges them (runs, scripts, files) and finished, the parts must be the
   // whole: same findings, and where several parts reach one place, the same one kept.
   std::size_t projects = 0, scripts_judged = 0, files_judged = 0;
-  for (const auto& group : fs::directory_iterator(fs::path(TRL_LINT_SOURCE_DIR) / "fixtures")) {
+  for (const auto& group : fs::directory_iterator(fs::path(TRL_LINT_FIXTURES_DIR))) {
     if (!group.is_directory()) continue;
     for (const auto& dir : fs::directory_iterator(group.path())) {
       if (!dir.is_directory()) continue;

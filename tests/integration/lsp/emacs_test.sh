@@ -2,12 +2,13 @@
 # Emacs (batch) with eglot as the LSP client of `trl-lint server`, set up by
 # editors/emacs/trl-lint.el as a user pastes it, on a cross-file fixture project.
 # Usage: emacs_test.sh TRL_LINT SOURCE_DIR [FIXTURE]
-#   FIXTURE (default fixtures/trl101/python_packing_accel_yaml_cp) must have TRL101 on
+#   FIXTURE (default tests/cases/TRL101.md#python_packing_accel_yaml_cp) must have TRL101 on
 #   train.py's `packing=True` line.
 set -euo pipefail
 trl=$(realpath "$1")
 src=$(realpath "$2")
-fixture=${3:-$src/fixtures/trl101/python_packing_accel_yaml_cp}
+: "${TRL_LINT_FIXTURES:?the fixture projects: build/fixtures, which the build writes (ctest sets this)}"
+fixture=${3:-$TRL_LINT_FIXTURES/TRL101/python_packing_accel_yaml_cp}
 command -v emacs >/dev/null || { echo "emacs is not installed: run make setup-check"; exit 1; }
 command -v git >/dev/null || { echo "git is not installed: run make setup-check"; exit 1; }
 work=$(mktemp -d)

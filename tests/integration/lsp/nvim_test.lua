@@ -1,5 +1,5 @@
 -- Drives `trl-lint server` from Neovim 0.7 (headless) as a real LSP client. Environment:
--- TRL_LINT (the executable), TRL_PROJECT (a copy of fixtures/trl101/yaml_packing_accel_yaml_cp).
+-- TRL_LINT (the executable), TRL_PROJECT (a copy of tests/cases/TRL101.md#yaml_packing_accel_yaml_cp).
 -- Exits 0 when every step passes; otherwise prints the failed step and exits 1.
 local trl = os.getenv("TRL_LINT")
 local root = os.getenv("TRL_PROJECT")

@@ -4,10 +4,11 @@
 set -euo pipefail
 trl=$(realpath "$1")
 src=$(realpath "$2")
+: "${TRL_LINT_FIXTURES:?the fixture projects: build/fixtures, which the build writes (ctest sets this)}"
 command -v nvim >/dev/null || { echo "nvim is not installed: run make setup-check"; exit 1; }
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-cp -r "$src/fixtures/trl101/yaml_packing_accel_yaml_cp" "$work/project"
+cp -r "$TRL_LINT_FIXTURES/TRL101/yaml_packing_accel_yaml_cp" "$work/project"
 export TRL_LINT=$trl TRL_PROJECT=$work/project
 export HOME=$work XDG_CONFIG_HOME=$work/config XDG_DATA_HOME=$work/data XDG_STATE_HOME=$work/state XDG_CACHE_HOME=$work/cache
 export TRL_SOURCE=$src
