@@ -29,7 +29,8 @@ constexpr const char* kRoot = "/tmp/trl-lint-fuzz-lsp";
 void make_workspace() {
   const char* project = std::getenv("TRL_LINT_FUZZ_LSP_PROJECT");
   if (!project || !fs::is_directory(project)) {
-    std::fprintf(stderr, "fuzz_lsp: TRL_LINT_FUZZ_LSP_PROJECT must name the workspace's project (run_fuzzer.sh sets it)\n");
+    std::fprintf(stderr,
+                 "fuzz_lsp: TRL_LINT_FUZZ_LSP_PROJECT must name the workspace's project (run_fuzzer.sh sets it)\n");
     std::abort();
   }
   const fs::path fixture = project;
