@@ -52,7 +52,8 @@ fuzz: fuzz-build ## Fuzz every target for FUZZ_SECONDS (60) each; corpora kept i
 # sanitizers: the check tier's tests run no more of our code than it does under sanitizers
 # (clang-format, clang-tidy, the new-rule build) or repeat it over every fixture project many times.
 # Tests labelled `sweep` (the test tier's runs over every fixture project) are left out too: the
-# golden tests already run each project there once, and a sample of each sweep keeps its checks.
+# cases and golden tests already run each project there once, and a sample of each sweep keeps
+# its checks.
 test-asan: setup-test ## Build with AddressSanitizer+UndefinedBehaviorSanitizer in build-asan and run the test tier there
 	[ -f $(ASAN_BUILD)/CMakeCache.txt ] || cmake -S . -B $(ASAN_BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo \
 	  -DTRL_LINT_SANITIZE=ON -DTRL_LINT_FUZZ_SMOKE=OFF
@@ -69,7 +70,7 @@ demo: setup $(BUILD)/CMakeCache.txt ## Install what the build needs, build build
 # Two tiers of tests (ctest labels, declared beside each test in tests/CMakeLists.txt):
 # `make test` runs every test without the label `check`; `make check` runs those too, then the
 # `check` ones and the sanitized suite.
-test: setup-test $(BUILD)/CMakeCache.txt ## Install the test tools, build trl-lint and the test binaries, run the test tier (unit, golden, integration)
+test: setup-test $(BUILD)/CMakeCache.txt ## Install the test tools, build trl-lint and the test binaries, run the test tier (unit, cases, golden, integration)
 	cmake --build $(BUILD) -j $(JOBS) --target test_binaries
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS) -LE '^check$$'
 
