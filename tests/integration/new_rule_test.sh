@@ -26,10 +26,9 @@ for h in '## What it does' '## Why is this bad?' '## Example' '## Use instead' '
   grep -qF "$h" "$f" || fail "doc section '$h' missing"
 done
 grep -q 'class ScaffoldCheckRule final : public Rule' "$f" || fail "Rule class missing"
-[ "$(grep -c 'make_scaffold_check_rule()' rules/registry.cpp)" -eq 2 ] || fail "registry lines missing"
-# In code order: after TRL306's factory, before TRL401's.
-decls=$(grep -n '^std::unique_ptr<Rule> make_' rules/registry.cpp)
-echo "$decls" | grep -A1 'make_sync_ref_model_without_beta' | grep -q make_scaffold_check_rule || fail "declaration not in code order"
+[ "$(grep -c '^TRL_RULE(TRL399, scaffold_check_rule)$' rules/rules.def)" -eq 1 ] || fail "no line in rules/rules.def"
+# In code order: after TRL306's line, before TRL401's.
+grep -A1 '^TRL_RULE(TRL306, ' rules/rules.def | grep -q '^TRL_RULE(TRL399, ' || fail "rules/rules.def: not in code order"
 cases=tests/cases/TRL399.md
 [ -f "$cases" ] || fail "$cases not created"
 [ "$(python3 tests/cases/mdtest.py list "$cases")" = "$(printf 'fires_example\nsilent_example')" ] || fail "cases: $(python3 tests/cases/mdtest.py list "$cases")"
@@ -47,12 +46,12 @@ scripts/new-rule TRL599 scaffold-api-rule >/dev/null
 
 # Refusals: a taken code, a taken name, a malformed code or name, a pipeline code (TRL9xx)
 # (exit 2, nothing changed).
-before=$(cat rules/registry.cpp)
+before=$(cat rules/rules.def)
 for args in "TRL399 other-name" "TRL398 scaffold-check-rule" "TRL39 x" "XYZ123 x" "TRL397 Bad_Name" "TRL999 file-problem"; do
   set +e; msg=$(scripts/new-rule $args 2>&1); st=$?; set -e
   [ "$st" -eq 2 ] || fail "new-rule $args: exit $st, expected 2 ($msg)"
 done
-[ "$(cat rules/registry.cpp)" = "$before" ] || fail "a refused scaffold changed the registry"
+[ "$(cat rules/rules.def)" = "$before" ] || fail "a refused scaffold changed the table of rules"
 [ -e tests/cases/TRL398.md ] && fail "a refused scaffold created cases"
 
 # Build only the library and the binary, as a Release build (-O3 -DNDEBUG): the suite's own

@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 #include <set>
 #include <string>
+#include <vector>
 
 #include "rules/registry.hpp"
 
@@ -48,4 +49,17 @@ TEST_CASE("registry: trl-lint's own codes (TRL9xx) are rules like the others, in
   for (const auto& f : trl::rule_families()) CHECK(f.tool == (f.digit == '9'));
   const auto infos = trl::all_rule_infos();
   CHECK(infos.size() == trl::all_rules().size());
+}
+
+TEST_CASE("the rule table lists each rule under its own code") {
+  // rules/rules.def names each rule's code beside its factory; scripts/new-rule keeps the table
+  // in code order by reading those codes.
+  const std::vector<std::string> table = {
+#define TRL_RULE(code, factory) #code,
+#include "rules/rules.def"
+#undef TRL_RULE
+  };
+  const auto& rules = trl::all_rules();
+  REQUIRE(table.size() == rules.size());
+  for (std::size_t i = 0; i < table.size(); ++i) CHECK(table[i] == rules[i]->info().code);
 }
