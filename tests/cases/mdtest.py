@@ -375,7 +375,8 @@ def main(argv):
                     for case in parse(os.path.join(folder, name))[1]:
                         materialize(case, bases, os.path.join(out, name[:-3], case.name))
             for c in copies:
-                shutil.copytree(c, os.path.join(out, os.path.basename(c.rstrip("/"))), symlinks=True)
+                shutil.copytree(c, os.path.join(out, os.path.basename(c.rstrip("/"))), symlinks=True,
+                                ignore=shutil.ignore_patterns(".trl-lint_cache"))
             return 0
         binary, path, only = os.path.abspath(argv[2]), argv[3], set(argv[4:])
         preamble, cases = parse(path)
