@@ -439,6 +439,32 @@ std::string encode_history(const std::map<std::string, LibraryHistory, std::less
         }
       }
     }
+    body.u32(static_cast<std::uint32_t>(lib.trainers.size()));
+    for (const auto& [tname, th] : lib.trainers) {
+      body.str(tname);
+      body.u32(static_cast<std::uint32_t>(th.spans.size()));
+      for (const auto& sp : th.spans) {
+        body.u8(index(sp.from));
+        body.u8(index(sp.to));
+        body.u32(file_index(sp.file));
+        body.str(sp.init_src);
+        body.u8(sp.params_known ? 1 : 0);
+      }
+      body.u32(static_cast<std::uint32_t>(th.params.size()));
+      for (const auto& [pname, spans] : th.params) {
+        body.str(pname);
+        body.u32(static_cast<std::uint32_t>(spans.size()));
+        for (const auto& ps : spans) {
+          body.u8(index(ps.from));
+          body.u8(index(ps.to));
+          body.u32(static_cast<std::uint32_t>(ps.pos + 1));  // -1 (an alias) as 0
+          body.str(ps.kind);
+          body.u8(static_cast<std::uint8_t>((ps.required ? 1 : 0) | (ps.deprecated ? 2 : 0)));
+          body.str(ps.new_name);
+          body.u32(file_index(ps.source.substr(0, ps.source.find('@'))));
+        }
+      }
+    }
     w.strings(files);
     w.out += body.out;
   }
@@ -495,6 +521,38 @@ std::map<std::string, LibraryHistory, std::less<>> decode_history(std::string_vi
       }
       std::string name = c.name;
       lib.classes.emplace(std::move(name), std::move(c));
+    }
+    for (std::uint32_t m = r.count(); m > 0; --m) {
+      TrainerHistory th;
+      th.name = r.str();
+      for (std::uint32_t k = r.count(); k > 0; --k) {
+        TrainerHistory::Span sp;
+        sp.from = release(r.u8());
+        sp.to = release(r.u8());
+        sp.file = file(r.u32());
+        sp.init_src = r.str();
+        sp.params_known = r.u8() != 0;
+        th.spans.push_back(std::move(sp));
+      }
+      for (std::uint32_t k = r.count(); k > 0; --k) {
+        std::string pname = r.str();
+        auto& spans = th.params[pname];
+        for (std::uint32_t j = r.count(); j > 0; --j) {
+          TrainerHistory::ParamSpan ps;
+          ps.from = release(r.u8());
+          ps.to = release(r.u8());
+          ps.pos = static_cast<int>(r.u32()) - 1;
+          ps.kind = r.str();
+          const std::uint8_t flags = r.u8();
+          ps.required = flags & 1;
+          ps.deprecated = flags & 2;
+          ps.new_name = r.str();
+          ps.source = file(r.u32()) + "@v" + ps.from + (ps.from == ps.to ? "" : "..v" + ps.to);
+          spans.push_back(std::move(ps));
+        }
+      }
+      std::string name = th.name;
+      lib.trainers.emplace(std::move(name), std::move(th));
     }
     std::string name = lib.library;
     out.emplace(std::move(name), std::move(lib));

@@ -178,9 +178,9 @@ struct ClassHistory {
   std::map<std::string, std::vector<FieldSpan>, std::less<>> fields;
 };
 
-// A trainer's __init__ over the releases, from the `trainers:` of history_trl.yaml. Read when the
-// knowledge is built from the YAML files (from_texts): what is derived from it (the positional
-// orders, the versions of trainer-keyword renames) is embedded, the tables themselves are not.
+// A trainer's __init__ over the releases, from the `trainers:` of history_trl.yaml: the positional
+// orders and the versions of trainer-keyword renames are derived from it when the knowledge is
+// built, and the keywords each release accepts are read from it (Knowledge::trainer_keywords).
 struct TrainerHistory {
   struct Span {
     std::string from, to;
@@ -207,7 +207,7 @@ struct LibraryHistory {
   std::string library;
   std::vector<std::string> releases;
   std::map<std::string, ClassHistory, std::less<>> classes;
-  std::map<std::string, TrainerHistory, std::less<>> trainers;  // only when loaded from YAML
+  std::map<std::string, TrainerHistory, std::less<>> trainers;
 };
 
 class Knowledge {
@@ -288,11 +288,22 @@ class Knowledge {
   // 0.19.1)"; "" when the history never had it.
   std::string field_change(std::string_view cls, std::string_view field, std::string_view version) const;
   // What the history shows of the old name of `r` (an argument rename; nothing for a value rename):
-  // a config field's ranges, or a trainer's __init__ parameter's (the trainer tables are only
-  // known to knowledge loaded from the YAML files).
+  // a config field's ranges, or a trainer's __init__ parameter's.
   RenameHistory rename_history(const Rename& r) const;
-  // The __init__ history of a trainer, or null (knowledge loaded from the YAML files only).
+  // The __init__ history of a trainer, or null.
   const TrainerHistory* trainer_history(std::string_view cls) const;
+  // The keywords `trainer`'s __init__ accepts at `version` of its library, judged at the newest
+  // scanned release not after `version` (a patch release between two scanned ones keeps the
+  // signature of the one before): its parameters (by position or keyword) and the old names
+  // `deprecate_kwarg` maps to them, with the file the signature was read from (`file@vX`).
+  // Nothing when the history cannot say: no history of the trainer, a version outside it, a
+  // release where the trainer did not exist, an __init__ the history does not follow (inherited
+  // from a class outside it), or one that takes **kwargs.
+  struct TrainerKeywords {
+    std::vector<std::string> names;
+    std::string source;
+  };
+  std::optional<TrainerKeywords> trainer_keywords(std::string_view trainer, std::string_view version) const;
 
  private:
   void load(const std::string& name, const std::string& text);

@@ -22,6 +22,9 @@ Finds names nothing accepts, and suggests the nearest valid one:
   `accelerate_config`, ...), which it forwards to accelerate. Scripts with their own dataclasses,
   or that keep unknown arguments (`return_remaining_strings=True`), are not judged;
 - keyword arguments of known config classes in Python (`SFTConfig(...)`, `ParallelismConfig(...)`);
+- keyword arguments of TRL's trainers (`SFTTrainer(...)`), judged with the trainer's `__init__` at
+  the target release, as the release history read it from TRL's source (0.9.3 on). A trainer whose
+  `__init__` takes `**kwargs`, or that a patcher such as unsloth replaces, is not judged;
 - keys of an accelerate config YAML, at the top level and under `fsdp_config`,
   `deepspeed_config`, `dynamo_config` and `parallelism_config`.
 
@@ -142,6 +145,20 @@ std::string release_source(const Knowledge& k, const std::vector<const ClassInfo
   return "";
 }
 
+// For a keyword `trainer`'s __init__ takes at other releases than `version` (per the release
+// history): ": SFTTrainer has it from TRL 0.15.0 on, not yet in 0.12.0"; "" otherwise.
+std::string trainer_release_note(const Knowledge& k, const std::string& trainer, const std::string& name,
+                                 const std::string& version) {
+  const TrainerHistory* th = k.trainer_history(trainer);
+  if (!th) return "";
+  auto it = th->params.find(name);
+  if (it == th->params.end() || it->second.empty()) return "";
+  for (const auto& ps : it->second)
+    if (compare_versions(ps.from, version) > 0)
+      return ": " + trainer + " has it from TRL " + ps.from + " on, not yet in " + version;
+  return ": " + trainer + " had it until TRL " + it->second.back().to + ", not in " + version;
+}
+
 std::string class_list(const std::vector<const ClassInfo*>& classes) {
   std::string out;
   for (std::size_t i = 0; i < classes.size(); ++i)
@@ -223,6 +240,10 @@ class UnknownConfigKey final : public Rule {
     for (const Construction& c : summary.constructions) {
       if (!c.cls) continue;
       const ClassRole role = c.cls->role;
+      if (role == ClassRole::Trainer) {
+        check_trainer(context, c, t, out);
+        continue;
+      }
       if (role != ClassRole::TrainerConfig && role != ClassRole::ParallelismConfig && role != ClassRole::ModelConfig &&
           role != ClassRole::ScriptArgs)
         continue;
@@ -250,6 +271,41 @@ class UnknownConfigKey final : public Rule {
         d.notes.push_back(c.cls->name + "(...) raises TypeError: unexpected keyword argument");
         out.push_back(std::move(d));
       }
+    }
+  }
+
+  // Keyword arguments of TRL's trainers, against the trainer's __init__ at the target release.
+  void check_trainer(const RuleContext& context, const Construction& c, const VersionTargets& t,
+                     std::vector<Diagnostic>& out) const {
+    const Knowledge& k = Knowledge::get();
+    if (c.cls->package != "trl" || !c.patched_by.empty()) return;
+    const VersionTarget& target = t.of("trl");
+    if (!target.version) return;
+    const auto accepted = k.trainer_keywords(c.cls->name, *target.version);
+    if (!accepted) return;
+    // The trainer's config class as the target release has it: a keyword that is one of its fields
+    // belongs in `args=`.
+    const ClassInfo* config = nullptr;
+    for (const auto& [name, cls] : k.classes())
+      if (cls.role == ClassRole::TrainerConfig && !cls.trainer.empty() && cls.trainer == c.cls->trainer)
+        config = rules::class_at_target(context, k, cls, t);
+    for (const Member& kw : c.keywords) {
+      const auto& names = accepted->names;
+      if (std::find(names.begin(), names.end(), kw.name) != names.end() || is_old_name(k, kw.name)) continue;
+      Span at = rules::find_word(context, kw.set_at, kw.name);
+      if (!at.valid()) at = kw.set_at;
+      const std::string change = trainer_release_note(k, c.cls->name, kw.name, *target.version);
+      Diagnostic d = make_merged(at, "`" + kw.name + "` is not an argument of " + c.cls->name + "; judged against " +
+                                         target.describe() + change);
+      if (config && k.field(*config, kw.name))
+        d.help = "`" + kw.name + "` is a field of " + config->name + ": set it in the " + config->name +
+                 " passed as `args=`";
+      else if (change.empty())
+        if (auto near = rules::nearest(kw.name, names); !near.empty()) d.help = "did you mean `" + near + "`?";
+      d.notes.push_back(c.cls->name + "(...) raises TypeError: unexpected keyword argument");
+      d.notes.push_back("the arguments of " + c.cls->name + ".__init__ read from " + accepted->source);
+      if (target.pin.valid()) d.related.push_back({target.pin, "version pinned here"});
+      out.push_back(std::move(d));
     }
   }
 

@@ -2,6 +2,7 @@
 // (tests/history/expected_trl.yaml, checked against the generator by tests/history/
 // check_generator.sh) loaded as knowledge, asked for the fields of a class at a release, and
 // kept through the binary form; the trainers' tables give the positional orders of the trainers.
+#include <algorithm>
 #include <catch2/catch.hpp>
 
 #include "analyzer/knowledge/knowledge.hpp"
@@ -222,11 +223,91 @@ TEST_CASE("history: the trainers' positional orders come from their __init__ tab
   CHECK(kto->init_positional[1].source == "trl/trainer/kto_trainer.py@v0.12.0..v0.21.0 (release history)");
   CHECK(kto->init_positional[2].from == "1.9.0");
   CHECK(kto->init_positional[2].params == std::vector<std::string>{"model", "ref_model", "args", "data_collator"});
-  // The tables stay out of the binary form; the orders derived from them are in it.
+  // The binary form keeps the tables as they are, and the orders derived from them.
   const Knowledge blob = Knowledge::from_blob(k.to_blob());
-  CHECK_FALSE(blob.trainer_history("SFTTrainer"));
+  const TrainerHistory* kept = blob.trainer_history("SFTTrainer");
+  REQUIRE(kept);
+  const TrainerHistory* read_yaml = k.trainer_history("SFTTrainer");
+  REQUIRE(kept->spans.size() == read_yaml->spans.size());
+  REQUIRE(kept->params.size() == read_yaml->params.size());
+  for (const auto& [name, spans] : read_yaml->params) {
+    INFO(name);
+    REQUIRE(kept->params.count(name));
+    const auto& got = kept->params.at(name);
+    REQUIRE(got.size() == spans.size());
+    for (std::size_t i = 0; i < spans.size(); ++i) {
+      CHECK(got[i].from == spans[i].from);
+      CHECK(got[i].to == spans[i].to);
+      CHECK(got[i].pos == spans[i].pos);
+      CHECK(got[i].kind == spans[i].kind);
+      CHECK(got[i].deprecated == spans[i].deprecated);
+      CHECK(got[i].new_name == spans[i].new_name);
+      CHECK(got[i].source == spans[i].source);
+    }
+  }
+  CHECK(blob.to_blob() == k.to_blob());
   REQUIRE(blob.find("KTOTrainer"));
   CHECK(blob.find("KTOTrainer")->init_positional.size() == 3);
+}
+
+TEST_CASE("history: the keywords a trainer's __init__ takes at a release", "[history]") {
+  const Knowledge k = Knowledge::from_texts(
+      {{"classes.yaml", kTrainers}, {"history_trl.yaml", read("tests/history/expected_trl.yaml")}});
+  auto has = [](const Knowledge::TrainerKeywords& t, const char* name) {
+    return std::find(t.names.begin(), t.names.end(), name) != t.names.end();
+  };
+  // 0.12.0: `tokenizer` is accepted as deprecate_kwarg's old name of `processing_class`.
+  const auto at_0_12 = k.trainer_keywords("SFTTrainer", "0.12.0");
+  REQUIRE(at_0_12);
+  CHECK(has(*at_0_12, "processing_class"));
+  CHECK(has(*at_0_12, "tokenizer"));
+  CHECK(has(*at_0_12, "dataset_text_field"));
+  CHECK_FALSE(has(*at_0_12, "compute_loss_func"));
+  CHECK(at_0_12->source == "trl/trainer/sft_trainer.py@v0.12.0");
+  // A release between two scanned ones is judged at the one before it: 0.15.2 as 0.12.0.
+  const auto between = k.trainer_keywords("SFTTrainer", "0.15.2");
+  REQUIRE(between);
+  CHECK(between->names == at_0_12->names);
+  CHECK(between->source == "trl/trainer/sft_trainer.py@v0.12.0");
+  const auto newest = k.trainer_keywords("SFTTrainer", "1.9.0");
+  REQUIRE(newest);
+  CHECK(has(*newest, "compute_loss_func"));
+  CHECK_FALSE(has(*newest, "tokenizer"));
+  CHECK_FALSE(has(*newest, "dataset_text_field"));
+  // Outside the history, or a trainer it does not have: nothing to judge by.
+  CHECK_FALSE(k.trainer_keywords("SFTTrainer", "0.11.4"));
+  CHECK_FALSE(k.trainer_keywords("SFTTrainer", "1.10.0"));
+  CHECK_FALSE(k.trainer_keywords("NoSuchTrainer", "1.9.0"));
+  // The same through the binary form.
+  const Knowledge blob = Knowledge::from_blob(k.to_blob());
+  const auto from_blob = blob.trainer_keywords("SFTTrainer", "0.12.0");
+  REQUIRE(from_blob);
+  CHECK(from_blob->names == at_0_12->names);
+}
+
+TEST_CASE("history: a trainer that takes **kwargs, or whose __init__ the history does not follow, is not judged",
+          "[history]") {
+  const char* history = R"(
+history:
+  trl:
+    releases: ['0.11.4', '0.12.0']
+    trainers:
+      GKDTrainer:
+        spans:
+          - {from: '0.11.4', to: '0.12.0', file: trl/trainer/gkd_trainer.py, bases: [SFTTrainer]}
+        params:
+          teacher_model: [{from: '0.11.4', to: '0.12.0', pos: 0, kind: pos}]
+          kwargs: [{from: '0.11.4', to: '0.11.4', pos: 3, kind: varkw}]
+      BaseTrainer:
+        spans:
+          - {from: '0.12.0', to: '0.12.0', file: trl/trainer/base_trainer.py, bases: [Trainer], init: unknown}
+)";
+  const Knowledge k = Knowledge::from_texts({{"history_trl.yaml", history}});
+  CHECK_FALSE(k.trainer_keywords("GKDTrainer", "0.11.4"));
+  const auto later = k.trainer_keywords("GKDTrainer", "0.12.0");
+  REQUIRE(later);
+  CHECK(later->names == std::vector<std::string>{"teacher_model"});
+  CHECK_FALSE(k.trainer_keywords("BaseTrainer", "0.12.0"));
 }
 
 TEST_CASE("history: a hand-kept order the trainer history gives, or a trainer it lacks, is refused", "[history]") {

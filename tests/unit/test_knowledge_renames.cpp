@@ -148,8 +148,9 @@ TEST_CASE("renames: the embedded renames carry the history's versions and their 
   CHECK(beta->deprecated == "0.9.3");
   CHECK(beta->removed == "0.13.0");
   CHECK(beta->deprecated_source.find("the __init__ deprecates it") != std::string::npos);
-  // The tables themselves are not embedded: the embedded knowledge has the derived versions only.
-  CHECK_FALSE(k.trainer_history("SFTTrainer"));
+  // The embedded knowledge keeps the tables too.
+  CHECK(k.trainer_history("SFTTrainer"));
+  CHECK(k.rename_history(*tok).described);
   const Knowledge full = Knowledge::from_texts(knowledge_files(true));
   CHECK(full.rename_history(*tok).described);
 }
