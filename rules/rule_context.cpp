@@ -73,4 +73,9 @@ const ClassInfo* RuleContext::installed_class(const ClassInfo& cls, const Versio
   return in_.installed_class ? in_.installed_class(cls, targets) : nullptr;
 }
 
+std::optional<Knowledge::TrainerKeywords> RuleContext::installed_trainer_keywords(const ClassInfo& trainer,
+                                                                                  const VersionTargets& targets) const {
+  return in_.installed_trainer_keywords ? in_.installed_trainer_keywords(trainer, targets) : std::nullopt;
+}
+
 }  // namespace trl

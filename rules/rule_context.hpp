@@ -9,6 +9,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string_view>
 #include <vector>
 
@@ -16,6 +17,7 @@
 #include "analyzer/eval/training_run.hpp"
 #include "analyzer/eval/version_target.hpp"
 #include "analyzer/facts/yaml_node.hpp"
+#include "analyzer/knowledge/knowledge.hpp"
 #include "analyzer/source/source_file.hpp"
 
 namespace trl {
@@ -36,6 +38,10 @@ class RuleContext {
     // A class as the installed source of a library newer than the knowledge defines it (null:
     // none is; analyzer/eval/installed_classes.hpp).
     std::function<const ClassInfo*(const ClassInfo&, const VersionTargets&)> installed_class;
+    // The keywords a trainer's __init__ takes in the installed source of a library newer than the
+    // knowledge (nothing: none is, or the source cannot say; analyzer/eval/installed_classes.hpp).
+    std::function<std::optional<Knowledge::TrainerKeywords>(const ClassInfo&, const VersionTargets&)>
+        installed_trainer_keywords;
   };
   explicit RuleContext(Inputs inputs);
   ~RuleContext();
@@ -65,6 +71,11 @@ class RuleContext {
   // library's target in `targets` is newer than the knowledge and was read from an environment;
   // null otherwise (rules::class_at_target uses it).
   const ClassInfo* installed_class(const ClassInfo& cls, const VersionTargets& targets) const;
+  // The keywords `trainer`'s __init__ takes in the installed source of its library, when that
+  // library's target in `targets` is newer than the knowledge and was read from an environment;
+  // nothing otherwise (Knowledge::trainer_keywords answers for the releases it knows).
+  std::optional<Knowledge::TrainerKeywords> installed_trainer_keywords(const ClassInfo& trainer,
+                                                                       const VersionTargets& targets) const;
 
  private:
   struct Lazy;  // what is computed when first asked, under a lock

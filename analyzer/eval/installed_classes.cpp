@@ -6,6 +6,7 @@
 #include <fstream>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <tuple>
 
@@ -352,6 +353,49 @@ class Reader {
     return true;
   }
 
+  // The keywords `__init__` of class `name` (defined in `mod`) takes: its parameters after self,
+  // and the old names a `deprecate_kwarg("old", ...)` decorator maps onto them. A class without
+  // an `__init__` takes its first base's, when the package defines that base. False when that
+  // cannot be said: the class or an `__init__` is not found in the package, or it takes **kwargs.
+  bool init_keywords(const Module& mod, const std::string& name, std::vector<std::string>& out, int depth) {
+    if (depth > 16) return false;
+    const py::Module& m = mod.ir;
+    const py::Stmt* cls = nullptr;
+    for (py::StmtId sid : m.body) {
+      const py::Stmt& s = m.stmt(sid);
+      if (s.kind == py::StmtKind::ClassDef && s.name == name) cls = &s;
+    }
+    if (!cls) return false;
+    for (py::StmtId sid : cls->body) {
+      const py::Stmt& s = m.stmt(sid);
+      if (s.kind != py::StmtKind::FunctionDef || s.name != "__init__") continue;
+      for (std::size_t i = 1; i < s.params.size(); ++i) {  // after self
+        const py::Param& p = s.params[i];
+        if (p.kind == py::Param::Kind::DoubleStar) return false;
+        if (p.kind == py::Param::Kind::Normal) out.push_back(p.name);
+      }
+      for (py::ExprId d : s.decorators) {
+        const py::Expr& call = m.expr(d);
+        if (call.kind != py::ExprKind::Call || last_name(m, call.a) != "deprecate_kwarg") continue;
+        for (const auto& a : m.args(call))
+          if (a.kind == py::Argument::Kind::Positional) {
+            if (const std::string old = string_value(m, a.value); !old.empty()) out.push_back(old);
+            break;
+          }
+      }
+      return true;
+    }
+    for (py::ExprId b : cls->bases) {
+      const std::string base = last_name(m, b);
+      if (base.empty() || base == "object" || base == "Generic" || base == "ABC") continue;
+      if (defined_in(mod, base)) return init_keywords(mod, base, out, depth + 1);
+      if (const std::string path = import_source(mod, base); !path.empty())
+        if (const Module* other = module(path)) return init_keywords(*other, base, out, depth + 1);
+      return false;  // a base outside the package (transformers' Trainer): not followed
+    }
+    return false;
+  }
+
  private:
   static bool defined_in(const Module& mod, const std::string& name) {
     for (py::StmtId sid : mod.ir.body) {
@@ -526,6 +570,27 @@ const ClassInfo* installed_class(const Knowledge& k, const ClassInfo& cls, const
   if (!changed) return nullptr;
   it->second = std::move(c);
   return it->second.get();
+}
+
+std::optional<Knowledge::TrainerKeywords> installed_trainer_keywords(const Knowledge& k, const ClassInfo& trainer,
+                                                                     const VersionTargets& targets) {
+  if (trainer.package.empty()) return std::nullopt;
+  const VersionTarget& target = targets.of(trainer.package);
+  if (target.installed_site.empty() || !newer_than_knowledge(k, target)) return std::nullopt;
+  static std::mutex mutex;
+  static std::map<std::pair<std::string, std::string>, std::optional<Knowledge::TrainerKeywords>> cache;
+  std::lock_guard<std::mutex> lock(mutex);
+  auto [it, fresh] = cache.try_emplace({target.installed_site, trainer.name});
+  if (!fresh) return it->second;
+  const std::string file = find_module(target.installed_site, trainer.package, module_of(trainer, k), trainer.name);
+  if (file.empty()) return std::nullopt;
+  Reader reader(target.installed_site, label(target));
+  const Module* mod = reader.module(file);
+  Knowledge::TrainerKeywords out;
+  if (!mod || !reader.init_keywords(*mod, trainer.name, out.names, 0)) return std::nullopt;
+  out.source = file + " of the installed " + label(target) + " (newer than the releases trl-lint knows)";
+  it->second = std::move(out);
+  return it->second;
 }
 
 }  // namespace trl

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -26,6 +27,14 @@ namespace trl {
 // Null when neither applies, or the source is not found or not readable. Read once per (source,
 // class) and kept for the life of the process. ClassInfo::source names the file read.
 const ClassInfo* installed_class(const Knowledge& k, const ClassInfo& cls, const VersionTargets& targets);
+
+// The keywords the `__init__` of `trainer` takes, as the installed source of its library defines
+// it, when that library's target is newer than the knowledge and was read from an environment:
+// the parameters after self and the old names `deprecate_kwarg` maps onto them, through the
+// package's own bases when the class has no `__init__`. Nothing otherwise, or when the source
+// cannot say (not found, **kwargs, a base outside the package). `source` names the file read.
+std::optional<Knowledge::TrainerKeywords> installed_trainer_keywords(const Knowledge& k, const ClassInfo& trainer,
+                                                                     const VersionTargets& targets);
 
 // Reads the dataclass `name` from the Python source `text` of module `module_path` (a path under
 // a site-packages folder, `trl/trainer/sft_config.py`) and from the modules of `site` it imports

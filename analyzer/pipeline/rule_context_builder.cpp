@@ -24,6 +24,9 @@ RuleContext make_rule_context(const Project& project, const std::vector<FileId>&
   in.installed_class = [](const ClassInfo& cls, const VersionTargets& targets) {
     return trl::installed_class(Knowledge::get(), cls, targets);
   };
+  in.installed_trainer_keywords = [](const ClassInfo& trainer, const VersionTargets& targets) {
+    return trl::installed_trainer_keywords(Knowledge::get(), trainer, targets);
+  };
   return RuleContext(std::move(in));
 }
 

@@ -23,8 +23,9 @@ Finds names nothing accepts, and suggests the nearest valid one:
   or that keep unknown arguments (`return_remaining_strings=True`), are not judged;
 - keyword arguments of known config classes in Python (`SFTConfig(...)`, `ParallelismConfig(...)`);
 - keyword arguments of TRL's trainers (`SFTTrainer(...)`), judged with the trainer's `__init__` at
-  the target release, as the release history read it from TRL's source (0.9.3 on). A trainer whose
-  `__init__` takes `**kwargs`, or that a patcher such as unsloth replaces, is not judged;
+  the target release, as the release history read it from TRL's source (0.9.3 on), or as the
+  installed source of a release newer than the history defines it. A trainer whose `__init__`
+  takes `**kwargs`, or that a patcher such as unsloth replaces, is not judged;
 - keys of an accelerate config YAML, at the top level and under `fsdp_config`,
   `deepspeed_config`, `dynamo_config` and `parallelism_config`.
 
@@ -281,7 +282,9 @@ class UnknownConfigKey final : public Rule {
     if (c.cls->package != "trl" || !c.patched_by.empty()) return;
     const VersionTarget& target = t.of("trl");
     if (!target.version) return;
-    const auto accepted = k.trainer_keywords(c.cls->name, *target.version);
+    // The installed source of a release newer than the knowledge, else the release history.
+    auto accepted = context.installed_trainer_keywords(*c.cls, t);
+    if (!accepted) accepted = k.trainer_keywords(c.cls->name, *target.version);
     if (!accepted) return;
     // The trainer's config class as the target release has it: a keyword that is one of its fields
     // belongs in `args=`.
@@ -294,7 +297,8 @@ class UnknownConfigKey final : public Rule {
       if (std::find(names.begin(), names.end(), kw.name) != names.end() || is_old_name(k, kw.name)) continue;
       Span at = rules::find_word(context, kw.set_at, kw.name);
       if (!at.valid()) at = kw.set_at;
-      const std::string change = trainer_release_note(k, c.cls->name, kw.name, *target.version);
+      const bool installed = !target.installed_site.empty() && newer_than_knowledge(k, target);
+      const std::string change = installed ? "" : trainer_release_note(k, c.cls->name, kw.name, *target.version);
       Diagnostic d = make_merged(at, "`" + kw.name + "` is not an argument of " + c.cls->name + "; judged against " +
                                          target.describe() + change);
       if (config && k.field(*config, kw.name))

@@ -1,7 +1,12 @@
 // A release newer than the knowledge, read from its installed source (installed_classes.hpp): the
 // C++ extraction must give the same fields as tools/knowledge_history.py does, and the metadata of
 // an environment must be read as pip writes it.
+#include <unistd.h>
+
+#include <algorithm>
 #include <catch2/catch.hpp>
+#include <filesystem>
+#include <fstream>
 
 #include "analyzer/eval/installed_classes.hpp"
 #include "analyzer/knowledge/knowledge.hpp"
@@ -189,4 +194,90 @@ TEST_CASE("installed environment: a release newer than the knowledge", "[install
   targets.trl.library = "trl";
   targets.trl.version = "99.0.0";
   CHECK(installed_class(k, *k.find("SFTConfig"), targets) == nullptr);
+}
+
+namespace {
+
+// A site-packages folder of made-up modules, removed at the end.
+struct Site {
+  std::filesystem::path root;
+  Site() {
+    static int counter = 0;
+    root = std::filesystem::temp_directory_path() /
+           ("trl-lint-site-" + std::to_string(::getpid()) + "-" + std::to_string(counter++));
+    std::filesystem::create_directories(root);
+  }
+  ~Site() {
+    std::error_code ec;
+    std::filesystem::remove_all(root, ec);
+  }
+  void write(const std::string& rel, const std::string& text) const {
+    std::filesystem::create_directories((root / rel).parent_path());
+    std::ofstream(root / rel) << text;
+  }
+};
+
+}  // namespace
+
+TEST_CASE("installed source: the keywords a trainer's __init__ takes", "[installed]") {
+  const Knowledge& k = Knowledge::get();
+  Site site;
+  site.write("trl/__init__.py", "");
+  site.write("trl/trainer/__init__.py", "");
+  // SFTTrainer: its own __init__, a deprecate_kwarg alias, *args skipped, keyword-only kept.
+  site.write("trl/trainer/sft_trainer.py", R"(
+from ..utils import deprecate_kwarg
+from .base_trainer import BaseTrainer
+
+
+class SFTTrainer(BaseTrainer):
+    @deprecate_kwarg("tokenizer", "2.0.0", new_name="processing_class")
+    def __init__(self, model, args=None, *extra, processing_class=None, document_boundaries=None):
+        super().__init__(model, args)
+)");
+  // DPOTrainer: no __init__ of its own; its base (in another module of the package) has one.
+  site.write("trl/trainer/dpo_trainer.py", R"(
+from .base_trainer import BaseTrainer
+
+
+class DPOTrainer(BaseTrainer):
+    pass
+)");
+  site.write("trl/trainer/base_trainer.py", R"(
+from transformers import Trainer
+
+
+class BaseTrainer(Trainer):
+    def __init__(self, model, args=None, ref_model=None):
+        super().__init__(model=model, args=args)
+)");
+  // KTOTrainer: **kwargs; GRPOTrainer: derives from transformers' Trainer only.
+  site.write("trl/trainer/kto_trainer.py",
+             "class KTOTrainer:\n    def __init__(self, model, **kwargs):\n        pass\n");
+  site.write("trl/trainer/grpo_trainer.py",
+             "from transformers import Trainer\n\nclass GRPOTrainer(Trainer):\n    pass\n");
+  VersionTargets targets;
+  targets.trl.library = "trl";
+  targets.trl.version = "99.0.0";
+  targets.trl.installed_site = site.root.string();
+  auto names = [&](const char* cls) -> std::optional<std::vector<std::string>> {
+    const ClassInfo* c = k.find(cls);
+    REQUIRE(c);
+    auto got = installed_trainer_keywords(k, *c, targets);
+    if (!got) return std::nullopt;
+    std::sort(got->names.begin(), got->names.end());
+    return got->names;
+  };
+  CHECK(names("SFTTrainer") ==
+        std::vector<std::string>{"args", "document_boundaries", "model", "processing_class", "tokenizer"});
+  CHECK(names("DPOTrainer") == std::vector<std::string>{"args", "model", "ref_model"});
+  CHECK_FALSE(names("KTOTrainer"));
+  CHECK_FALSE(names("GRPOTrainer"));
+  const auto sft = installed_trainer_keywords(k, *k.find("SFTTrainer"), targets);
+  REQUIRE(sft);
+  CHECK(sft->source ==
+        "trl/trainer/sft_trainer.py of the installed TRL 99.0.0 (newer than the releases trl-lint knows)");
+  // A release the knowledge has: the history answers, not the installed source.
+  targets.trl.version = k.library("trl")->newest;
+  CHECK_FALSE(installed_trainer_keywords(k, *k.find("SFTTrainer"), targets));
 }
