@@ -21,6 +21,15 @@ struct Knowledge::HistoryStore {
   std::map<std::pair<std::string, std::string>, std::unique_ptr<ClassInfo>> built;  // (class, version)
 };
 
+// Where a history entry was read: "file@vFROM..vTO" ("file@vFROM" for one release).
+inline std::string range_source(const std::string& file, const std::string& from, const std::string& to) {
+  return file + "@v" + from + (from == to ? "" : "..v" + to);
+}
+// The file part of such a source.
+inline std::string source_file(const std::string& source) {
+  return source.substr(0, source.find('@'));
+}
+
 // The binary form of the histories, and back (knowledge.cpp). decode throws bin::BinaryFormatError.
 std::string encode_history(const std::map<std::string, LibraryHistory, std::less<>>& libraries);
 std::map<std::string, LibraryHistory, std::less<>> decode_history(std::string_view blob);

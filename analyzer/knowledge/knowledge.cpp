@@ -435,7 +435,7 @@ std::string encode_history(const std::map<std::string, LibraryHistory, std::less
           put_scalar(body, f.default_value);
           body.strings(f.choices);
           // The file part of the source ("file@v0.1..v0.2"), from the table.
-          body.u32(file_index(f.source.substr(0, f.source.find('@'))));
+          body.u32(file_index(source_file(f.source)));
         }
       }
     }
@@ -461,7 +461,7 @@ std::string encode_history(const std::map<std::string, LibraryHistory, std::less
           body.str(ps.kind);
           body.u8(static_cast<std::uint8_t>((ps.required ? 1 : 0) | (ps.deprecated ? 2 : 0)));
           body.str(ps.new_name);
-          body.u32(file_index(ps.source.substr(0, ps.source.find('@'))));
+          body.u32(file_index(source_file(ps.source)));
         }
       }
     }
@@ -515,7 +515,7 @@ std::map<std::string, LibraryHistory, std::less<>> decode_history(std::string_vi
           fs.deprecated = flags & 4;
           f.default_value = get_scalar(r);
           f.choices = r.strings();
-          f.source = file(r.u32()) + "@v" + fs.from + (fs.from == fs.to ? "" : "..v" + fs.to);
+          f.source = range_source(file(r.u32()), fs.from, fs.to);
           spans.push_back(std::move(fs));
         }
       }
@@ -547,7 +547,7 @@ std::map<std::string, LibraryHistory, std::less<>> decode_history(std::string_vi
           ps.required = flags & 1;
           ps.deprecated = flags & 2;
           ps.new_name = r.str();
-          ps.source = file(r.u32()) + "@v" + ps.from + (ps.from == ps.to ? "" : "..v" + ps.to);
+          ps.source = range_source(file(r.u32()), ps.from, ps.to);
           spans.push_back(std::move(ps));
         }
       }

@@ -387,7 +387,7 @@ void Knowledge::load(const std::string& file, const std::string& text) {
                 ps.deprecated = e["deprecated"] && e["deprecated"].as<bool>();
                 ps.new_name = str_or_empty(e["new"]);
                 const std::string src = e["src"] ? str_or_empty(e["src"]) : file_at(ps.from);
-                ps.source = src + "@v" + ps.from + (ps.from == ps.to ? "" : "..v" + ps.to);
+                ps.source = range_source(src, ps.from, ps.to);
                 spans.push_back(std::move(ps));
               }
             }
@@ -430,7 +430,7 @@ void Knowledge::load(const std::string& file, const std::string& text) {
               fs.to = listed(str_or_empty(e["to"]), ch.name + "." + fname);
               std::string src = e["src"] ? str_or_empty(e["src"]) : file_at(fs.from);
               fs.info = parse_field(fname, e, "");
-              fs.info.source = src + "@v" + fs.from + (fs.from == fs.to ? "" : "..v" + fs.to);
+              fs.info.source = range_source(src, fs.from, fs.to);
               fs.deprecated = e["deprecated"] && e["deprecated"].as<bool>();
               spans.push_back(std::move(fs));
             }
