@@ -2,6 +2,7 @@
 // accelerate YAML key that the target version does not accept.
 
 #include <algorithm>
+#include <optional>
 
 #include "rules/rule.hpp"
 #include "rules/support/rule_support.hpp"
@@ -286,22 +287,30 @@ class UnknownConfigKey final : public Rule {
     auto accepted = context.installed_trainer_keywords(*c.cls, t);
     if (!accepted) accepted = k.trainer_keywords(c.cls->name, *target.version);
     if (!accepted) return;
-    // The trainer's config class as the target release has it: a keyword that is one of its fields
-    // belongs in `args=`.
-    const ClassInfo* config = nullptr;
-    for (const auto& [name, cls] : k.classes())
-      if (cls.role == ClassRole::TrainerConfig && !cls.trainer.empty() && cls.trainer == c.cls->trainer)
-        config = rules::class_at_target(context, k, cls, t);
+    // The trainer's config class as the target release has it, looked up at the first keyword
+    // reported: a keyword that is one of its fields belongs in `args=`.
+    std::optional<const ClassInfo*> config;
+    auto config_class = [&]() -> const ClassInfo* {
+      if (!config) {
+        const ClassInfo* named = nullptr;
+        for (const auto& [name, cls] : k.classes())
+          if (cls.role == ClassRole::TrainerConfig && !cls.trainer.empty() && cls.trainer == c.cls->trainer)
+            named = &cls;
+        config = named ? rules::class_at_target(context, k, *named, t) : nullptr;
+      }
+      return *config;
+    };
+    // Read from an installed source: the history says nothing of that release.
+    const bool installed = !target.installed_site.empty() && newer_than_knowledge(k, target);
+    const auto& names = accepted->names;
     for (const Member& kw : c.keywords) {
-      const auto& names = accepted->names;
       if (std::find(names.begin(), names.end(), kw.name) != names.end() || is_old_name(k, kw.name)) continue;
       Span at = rules::find_word(context, kw.set_at, kw.name);
       if (!at.valid()) at = kw.set_at;
-      const bool installed = !target.installed_site.empty() && newer_than_knowledge(k, target);
       const std::string change = installed ? "" : trainer_release_note(k, c.cls->name, kw.name, *target.version);
       Diagnostic d = make_merged(at, "`" + kw.name + "` is not an argument of " + c.cls->name + "; judged against " +
                                          target.describe() + change);
-      if (config && k.field(*config, kw.name))
+      if (const ClassInfo* config = config_class(); config && k.field(*config, kw.name))
         d.help = "`" + kw.name + "` is a field of " + config->name + ": set it in the " + config->name +
                  " passed as `args=`";
       else if (change.empty())
