@@ -281,15 +281,21 @@ def marks_of(concise):
     return out
 
 
-def check_marks(case, bases):
-    files = project_files(case, bases)
-    expected = marks_of(concise_lines(next((s.text() for s in case.snapshots() if s.view is None), "")))
+def unmarkable(findings, files):
+    """Problems of findings (path -> ...) in files the case cannot mark: not written, or a base's."""
     problems = []
-    for path, by_line in expected.items():
+    for path in findings:
         if path not in files:
             problems.append(f"a finding in {path}, a file the case does not write")
         elif files[path][1]:
-            problems.append(f"a finding in {path}, a file of a base: write it in the case to mark its lines")
+            problems.append(f"a finding in {path}, a file of a base: write that file in the case to mark its lines")
+    return problems
+
+
+def check_marks(case, bases):
+    files = project_files(case, bases)
+    expected = marks_of(concise_lines(next((s.text() for s in case.snapshots() if s.view is None), "")))
+    problems = unmarkable(expected, files)
     for path, (f, from_base) in files.items():
         if from_base:
             continue
@@ -346,11 +352,10 @@ def run_case(case, bases, binary, update, scratch):
     for s in case.snapshots():
         if s.view:
             s.lines = read(os.path.join(root, VIEWS[s.view])).rstrip("\n").split("\n")
-    wanted = marks_of(read(os.path.join(root, "expected.txt")).splitlines())
-    files = project_files(case, bases)
-    for path in wanted:
-        if path not in files or files[path][1]:
-            return [f"`{case.name}`: a finding in {path}; write that file in the case to mark its lines"]
+    wanted = marks_of(concise_lines(full or ""))  # as check_marks reads them
+    problems = unmarkable(wanted, project_files(case, bases))
+    if problems:
+        return problems
     for f in case.files():
         f.set_marks({n: sorted(codes) for n, codes in wanted.get(f.path, {}).items()})
     return []
