@@ -8,6 +8,7 @@ with the `ast` module: nothing of the library is imported or run.
 
     tools/knowledge_history.py trl /path/to/trl rules/knowledge/history_trl.yaml
     tools/knowledge_history.py accelerate /path/to/accelerate rules/knowledge/history_accelerate.yaml
+    tools/knowledge_history.py transformers /path/to/transformers rules/knowledge/history_transformers.yaml [--origin REPO]
     tools/knowledge_history.py dir tests/unit/data/history/trl > out.yaml   # releases as folders
 
 What is read at each release:
@@ -28,6 +29,10 @@ What is read at each release:
   fields first, the class's own declarations win); other bases (TrainingArguments) are kept as
   bases.
 - for accelerate, the options `launch_command_parser` in commands/launch.py adds.
+- for transformers, `TrainingArguments` in src/transformers/training_args.py. A field its
+  `__post_init__` converts to an enum (`self.f = SomeEnum(self.f)`, which raises ValueError on any
+  other value) takes that enum's string values as its choices (`choices_from: enum`); the enums are
+  read from training_args.py, trainer_utils.py and debug_utils.py of the same release.
 
 Output: for each class, the release ranges where it exists (with its bases and file), and for each
 field the release ranges with one type/default/choices each. A range names the first and the last
@@ -40,7 +45,12 @@ import re
 import subprocess
 import sys
 
-MIN_RELEASE = {"trl": (0, 9), "accelerate": (0, 30)}
+MIN_RELEASE = {"trl": (0, 9), "accelerate": (0, 30), "transformers": (4, 40)}
+# transformers: the file of TrainingArguments, and the files of the enums its __post_init__ converts
+# its strategy, scheduler and optimizer fields to.
+TRANSFORMERS_FILES = ("src/transformers/training_args.py",)
+TRANSFORMERS_ENUM_FILES = ("src/transformers/training_args.py", "src/transformers/trainer_utils.py",
+                           "src/transformers/debug_utils.py")
 CLASS_SUFFIXES = ("Config", "Arguments", "Plugin")
 
 
@@ -235,6 +245,55 @@ def class_fields(cls):
             entry["deprecated"] = True
         fields[name] = entry
     return fields
+
+
+def enum_values(source, tag, paths):
+    """Enum classes defined in `paths` at `tag`: name -> the string values of their members."""
+    out = {}
+    for path in paths:
+        text = source.read(tag, path)
+        if not text:
+            continue
+        try:
+            tree = ast.parse(text)
+        except SyntaxError:
+            continue
+        for node in tree.body:
+            if not isinstance(node, ast.ClassDef):
+                continue
+            if not any(ast.unparse(b).split(".")[-1].endswith("Enum") for b in node.bases):
+                continue
+            values = []
+            for stmt in node.body:
+                if (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name)
+                        and isinstance(stmt.value, ast.Constant) and isinstance(stmt.value.value, str)
+                        and stmt.value.value not in values):
+                    values.append(stmt.value.value)
+            if values:
+                out[node.name] = values
+    return out
+
+
+def enum_conversions(cls, enums):
+    """Fields the class's __post_init__ converts to one of `enums` (`self.f = E(self.f)`, at any
+    depth of its body): field name -> the enum's values."""
+    out = {}
+    post = next((s for s in cls.body if isinstance(s, ast.FunctionDef) and s.name == "__post_init__"), None)
+    if post is None:
+        return out
+    for node in ast.walk(post):
+        if not (isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.value, ast.Call)):
+            continue
+        target, call = node.targets[0], node.value
+        if not (isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and target.value.id == "self"):
+            continue
+        if not (isinstance(call.func, ast.Name) and call.func.id in enums and len(call.args) == 1 and not call.keywords):
+            continue
+        arg = call.args[0]
+        if isinstance(arg, ast.Attribute) and isinstance(arg.value, ast.Name) and arg.value.id == "self" \
+                and arg.attr == target.attr:
+            out[target.attr] = enums[call.func.id]
+    return out
 
 
 def launch_options(tree):
@@ -472,8 +531,12 @@ def scan_trainers(source, tag, paths):
 
 def scan_release(source, library, tag):
     """classes: name -> {file, bases, fields}; options: launch options (accelerate)."""
+    enums = {}
     if library == "trl":
         paths = source.files(tag, "trl")
+    elif library == "transformers":
+        paths = list(TRANSFORMERS_FILES)
+        enums = enum_values(source, tag, TRANSFORMERS_ENUM_FILES)
     else:
         paths = [p for p in source.files(tag, "src/accelerate")
                  if p.endswith(("utils/dataclasses.py", "parallelism_config.py", "commands/launch.py"))]
@@ -495,6 +558,10 @@ def scan_release(source, library, tag):
                 continue
             bases = [ast.unparse(b).split(".")[-1] for b in node.bases]
             info = {"file": path, "bases": bases, "fields": class_fields(node)}
+            for fname, values in enum_conversions(node, enums).items():
+                # The conversion raises ValueError on any other value, whatever the entry point.
+                if fname in info["fields"] and not info["fields"][fname].get("choices"):
+                    info["fields"][fname] = dict(info["fields"][fname], choices=values, choices_from="enum")
             # One class per name: outside trl/experimental first (the public one).
             old = found.get(node.name)
             if old is None or ("experimental" in old["file"] and "experimental" not in path):
@@ -702,7 +769,7 @@ def trainer_tables(releases, scans):
 
 
 def main(argv):
-    if len(argv) < 2 or argv[0] not in ("trl", "accelerate", "dir"):
+    if len(argv) < 2 or argv[0] not in ("trl", "accelerate", "transformers", "dir"):
         print(__doc__, file=sys.stderr)
         return 2
     if argv[0] == "dir":
@@ -714,10 +781,15 @@ def main(argv):
         print(__doc__, file=sys.stderr)
         return 2
     library, repo = argv[0], argv[1]
+    # --origin TEXT: the repository the tags were read from, when it is not huggingface/<library>
+    # (a fork that keeps the upstream release tags).
+    origin = f"huggingface/{library}"
+    if "--origin" in argv[3:]:
+        origin = argv[argv.index("--origin") + 1]
     head = subprocess.run(["git", "-C", repo, "describe", "--tags", "--always"], capture_output=True, text=True)
     # Only the classes trl-lint knows by name (the hand-written files beside the output).
     keep = known_classes(os.path.dirname(os.path.abspath(argv[2]))) | EXTRA_CLASSES.get(library, set())
-    text = generate(GitSource(repo), library, f"the git tags of huggingface/{library} ({head.stdout.strip()})", keep)
+    text = generate(GitSource(repo), library, f"the git tags of {origin} ({head.stdout.strip()})", keep)
     with open(argv[2], "w", encoding="utf-8") as f:
         f.write(text)
     return 0
