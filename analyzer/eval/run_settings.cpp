@@ -253,15 +253,21 @@ void Builder::apply_parser_inputs(TrainingRun& run, const std::vector<const Clas
   apply_cli_args(l.args, classes, k_, run.args);
 }
 
-// The run's config class as its targeted TRL release has it (TrainingRun::defaults_class).
+// The run's config class as its targeted TRL release has it, with TrainingArguments as the
+// targeted transformers release has it, for targets older than the hand-written field lists
+// (TrainingRun::defaults_class); null when both are judged by those lists.
 const ClassInfo* Builder::at_target_release(const TrainingRun& run) const {
   if (!run.config_class || run.config_class->package != "trl") return nullptr;
-  const LibraryReleases* lib = k_.library("trl");
   const VersionTargets t = version_targets(p_, run.version_anchor(), k_);
-  if (!lib || !t.trl.known() || lib->fields_complete_from.empty() ||
-      compare_versions(*t.trl.version, lib->fields_complete_from) >= 0)
-    return nullptr;
-  return k_.at(*run.config_class, *t.trl.version);
+  auto older = [&](const VersionTarget& v) {
+    const LibraryReleases* lib = k_.library(v.library);
+    return lib && v.known() && !lib->fields_complete_from.empty() &&
+           compare_versions(*v.version, lib->fields_complete_from) < 0;
+  };
+  const ClassInfo* c = run.config_class;
+  if (older(t.trl) && !(c = k_.at(*c, *t.trl.version))) return nullptr;
+  if (older(t.transformers)) c = k_.with_bases_at(*c, "transformers", *t.transformers.version);
+  return c == run.config_class ? nullptr : c;
 }
 
 }  // namespace run_builder_detail

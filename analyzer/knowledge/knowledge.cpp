@@ -71,18 +71,36 @@ RenameHistory Knowledge::rename_history(const Rename& r) const {
   const auto lib = libs.find(h->library);
   if (lib == libs.end()) return out;
   out.described = true;
+  const auto& releases = lib->second.releases;
   for (const auto& fs : *spans)
     if (fs.deprecated) {
       out.deprecated = fs.from;
-      out.deprecated_source = fs.info.source + " (release history: the help text says deprecated)";
+      out.deprecated_at_first = !releases.empty() && fs.from == releases.front();
+      out.deprecated_source = fs.info.source + " (release history: the help text says deprecated" +
+                              (out.deprecated_at_first ? " already at its first release" : "") + ")";
       break;
     }
-  const auto& releases = lib->second.releases;
   auto pos = [&](const std::string& v) { return std::find(releases.begin(), releases.end(), v) - releases.begin(); };
   const ClassHistory::FieldSpan& last = spans->back();
   const auto next = static_cast<std::size_t>(pos(last.to)) + 1;
   if (next > releases.size()) return out;
   if (next == releases.size()) {  // the newest scanned release has it
+    // The hand-written field lists may describe a later release than the history scans
+    // (transformers: the history to 5.1.0, the lists of 5.2.0): whether that release still has
+    // the old name is what those lists say.
+    const LibraryReleases* lists = library(h->library);
+    if (lists && !lists->fields_complete_from.empty() &&
+        std::find(releases.begin(), releases.end(), lists->fields_complete_from) == releases.end()) {
+      const ClassInfo* now = find(h->name);
+      if (!now || now->fields.empty()) return out;
+      out.removal_known = true;
+      if (!field(*now, r.old_name)) {
+        out.removed = lists->fields_complete_from;
+        out.removed_source = last.info.source + " (release history); not in " + now->source + " (the field lists of " +
+                             lists->fields_complete_from + ")";
+      }
+      return out;
+    }
     out.removal_known = true;
     return out;
   }
@@ -127,15 +145,18 @@ RenameHistory Knowledge::trainer_rename_history(const Rename& r, const std::vect
   }
   if (!spans) return out;
   out.described = true;
+  const auto& releases = lib->releases;
   for (const auto& ps : *spans)
     if (ps.deprecated) {
       out.deprecated = ps.from;
+      out.deprecated_at_first = !releases.empty() && ps.from == releases.front();
+      const std::string first = out.deprecated_at_first ? " already at its first release" : "";
       out.deprecated_source =
-          ps.source + (ps.kind == "alias" ? " (release history: deprecate_kwarg takes it for `" + ps.new_name + "`)"
-                                          : " (release history: the __init__ deprecates it)");
+          ps.source + (ps.kind == "alias"
+                           ? " (release history: deprecate_kwarg takes it for `" + ps.new_name + "`" + first + ")"
+                           : " (release history: the __init__ deprecates it" + first + ")");
       break;
     }
-  const auto& releases = lib->releases;
   auto pos = [&](const std::string& v) {
     return static_cast<std::size_t>(std::find(releases.begin(), releases.end(), v) - releases.begin());
   };
@@ -607,7 +628,8 @@ std::string Knowledge::to_blob() const {
     w.str(rn.old_name);
     w.str(rn.new_name);
     w.str(rn.field);
-    w.u8(static_cast<std::uint8_t>((rn.is_value ? 1 : 0) | (rn.unsafe_fix ? 2 : 0) | (rn.no_fix ? 4 : 0)));
+    w.u8(static_cast<std::uint8_t>((rn.is_value ? 1 : 0) | (rn.unsafe_fix ? 2 : 0) | (rn.no_fix ? 4 : 0) |
+                                   (rn.deprecated_or_earlier ? 8 : 0)));
     w.scalar(rn.old_value);
     w.scalar(rn.new_value);
     w.str(rn.deprecated);
@@ -713,6 +735,7 @@ Knowledge Knowledge::from_blob(std::string_view blob) try {
     rn.is_value = flags & 1;
     rn.unsafe_fix = flags & 2;
     rn.no_fix = flags & 4;
+    rn.deprecated_or_earlier = flags & 8;
     rn.old_value = get_scalar(r);
     rn.new_value = get_scalar(r);
     rn.deprecated = r.str();

@@ -85,7 +85,9 @@ struct Rename {
   Scalar old_value;
   Scalar new_value;
   std::string deprecated;  // first release that warns; "" when not verified
-  std::string removed;     // first release without it; "" while still accepted
+  // `deprecated` is the first release the history scans: the deprecation may be older.
+  bool deprecated_or_earlier = false;
+  std::string removed;  // first release without it; "" while still accepted
   std::string note;
   std::string source;  // where the rename was read
   // Where `deprecated` and `removed` were read, when not in `source`: a file@tag of the library, or
@@ -104,6 +106,7 @@ struct RenameHistory {
   // First release whose help text (a trainer: whose __init__ source) deprecates it; "" when none.
   std::string deprecated;
   std::string deprecated_source;
+  bool deprecated_at_first = false;  // already at the first release the history scans
   // The history shows whether the old name was removed: the newest scanned release has it, or a
   // release after its last range has the class with a field list the history describes in full
   // (not one inherited from a base the tables do not follow, such as `_KTOConfig`; for a trainer,
@@ -279,9 +282,15 @@ class Knowledge {
   bool history_covers(std::string_view library, std::string_view version) const;
   // `cls` as it was at `version` of its library: the fields the history records there, with the
   // package, role and trainer of `cls`, and the bases of that release (looked up in this
-  // knowledge). Null when the history does not cover `version` or the class did not exist then.
-  // The class lives as long as this knowledge.
+  // knowledge). A release the history did not scan is judged at the newest scanned one before it.
+  // Null when the history does not cover `version` or the class did not exist then. The class
+  // lives as long as this knowledge.
   const ClassInfo* at(const ClassInfo& cls, std::string_view version) const;
+  // `cls` with its bases of another library (TrainingArguments under TRL's configs) as release
+  // `version` of `library` has them: their fields flattened into the class (its own declarations
+  // win), their own bases kept. `cls` itself when it has no such base with a history there. The
+  // class lives as long as this knowledge.
+  const ClassInfo* with_bases_at(const ClassInfo& cls, std::string_view library, std::string_view version) const;
   // The history of a class, or null.
   const ClassHistory* history(std::string_view cls) const;
   // For a field `cls` lacks at `version`: "added in 0.22.0" or "removed in 0.20.0 (last in

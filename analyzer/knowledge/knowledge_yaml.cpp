@@ -98,6 +98,7 @@ void Knowledge::derive_rename_versions() {
     if (r.deprecated.empty() && !h.deprecated.empty()) {
       r.deprecated = std::move(h.deprecated);
       r.deprecated_source = std::move(h.deprecated_source);
+      r.deprecated_or_earlier = h.deprecated_at_first;
     }
     if (r.removed.empty() && !h.removed.empty()) {
       r.removed = std::move(h.removed);

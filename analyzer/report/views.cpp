@@ -146,10 +146,20 @@ void print_run(std::ostream& out, const TrainingRun& r, const Project& project) 
       << (r.script == kNoFile ? "" : " (" + printable(project.sources.get(r.script).path) + ")") << '\n';
   out << "trainer: " << (r.trainer.empty() ? "unknown" : r.trainer) << '\n';
   out << "trainer config: " << config_text(r, project) << '\n';
-  if (r.defaults_class)
-    out << "defaults: of " << r.defaults_class->name << " in "
-        << version_targets(project, r.version_anchor(), Knowledge::get()).trl.describe() << ", read from "
-        << r.defaults_class->source << '\n';
+  if (r.defaults_class) {
+    // The transformers release named when TrainingArguments' defaults come from its history.
+    const Knowledge& k = Knowledge::get();
+    const VersionTargets t = version_targets(project, r.version_anchor(), k);
+    const LibraryReleases* tf = k.library("transformers");
+    const ClassInfo* args = k.find("TrainingArguments");
+    const ClassInfo* args_at = args && t.transformers.known() && tf && !tf->fields_complete_from.empty() &&
+                                       compare_versions(*t.transformers.version, tf->fields_complete_from) < 0
+                                   ? k.at(*args, *t.transformers.version)
+                                   : nullptr;
+    out << "defaults: of " << r.defaults_class->name << " in " << t.trl.describe()
+        << (args_at ? " and " + t.transformers.describe() : "") << ", read from " << r.defaults_class->source
+        << (args_at ? " and " + args_at->source : "") << '\n';
+  }
   out << "accelerate config: " << accel_or_missing(r, project) << '\n';
   if (const auto why = explanations(r); !why.empty()) {
     out << "unresolved or ignored, and why:\n";

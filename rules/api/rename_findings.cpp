@@ -54,7 +54,8 @@ void report(Context& cx, const Rename& r, Span at, const VersionTargets& targets
                                          : "is deprecated: renamed to `" + r.new_name + "`";
   else
     msg += state == RenameState::Removed ? "was removed" : "is deprecated and will be removed";
-  if (!r.deprecated.empty()) msg += " (deprecated in " + L + " " + r.deprecated;
+  if (!r.deprecated.empty())
+    msg += " (deprecated in " + L + " " + r.deprecated + (r.deprecated_or_earlier ? " or earlier" : "");
   if (!r.removed.empty()) msg += (r.deprecated.empty() ? " (" : ", ") + std::string("removed in ") + r.removed;
   if (!r.deprecated.empty() || !r.removed.empty()) msg += ")";
   msg += "; judged against " + target.describe();

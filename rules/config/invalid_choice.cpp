@@ -29,9 +29,10 @@ checked only when it is used is reported only then: `packing_strategy`
 when packing is on, `vllm_mode` when `use_vllm` is on, SFT `loss_type` without Liger. Values a
 newer release renamed are TRL503's; booleans from `no`/`off` are TRL003's. Judged with the
 value lists of the target versions: the hand-checked lists for TRL 1.9.0 and transformers 5.2.0
-on, and for older TRL releases (0.9.3 on) the release history generated from TRL's source
-(metadata `choices`, `Literal` annotations, help text that says "must be one of"). Older targets
-are not judged.
+on, and for older releases (TRL 0.9.3 on, transformers 4.40.0 on) the release history generated
+from the libraries' source (metadata `choices`, `Literal` annotations, help text that says "must
+be one of", and the enum `TrainingArguments.__post_init__` converts a field to: `save_strategy:
+best` before transformers 4.47.0). Older targets are not judged.
 
 ## Why is this bad?
 Some values fail at start (`TrainingArguments` enums, `accelerate launch`), but many are checked
@@ -67,13 +68,6 @@ packing_strategy: bfd
 - accelerate `src/accelerate/utils/dataclasses.py` (`DistributedType`, `PrecisionType`) (v1.14.0)
 )"};
 
-bool version_ok(const VersionTargets& t, const Knowledge& k, const char* lib) {
-  const LibraryReleases* r = k.library(lib);
-  const VersionTarget& v = t.of(lib);
-  return r && v.version &&
-         (r->fields_complete_from.empty() || compare_versions(*v.version, r->fields_complete_from) >= 0);
-}
-
 class InvalidChoice final : public Rule {
  public:
   const RuleInfo& info() const override { return kInfo; }
@@ -86,7 +80,7 @@ class InvalidChoice final : public Rule {
     if (given.empty() && run.config_class) given.push_back(run.config_class);
     if (given.empty()) return;
     const VersionTargets& t = context.targets(run);
-    if (!rules::fields_known_at(k, t, "trl") || !version_ok(t, k, "transformers")) return;
+    if (!rules::fields_known_at(k, t, "trl") || !rules::fields_known_at(k, t, "transformers")) return;
     // Each class as the target release has it (a class the release did not have: not judged).
     std::vector<const ClassInfo*> classes;
     for (const ClassInfo* c : given)
@@ -110,8 +104,10 @@ class InvalidChoice final : public Rule {
       d.label = "set here (" + s.origin_text() + ")";
       suggest(d, at, context, s.value.s, f->choices);
       if (!f->source.empty()) d.notes.push_back("source: " + f->source);
-      if (rules::judged_by_history(k, *given.front(), t))
-        d.notes.push_back("judged against " + t.trl.describe() + ", with that release's field lists");
+      if (rules::judged_by_history(k, *given.front(), t) || rules::history_judges(k, t, "transformers"))
+        d.notes.push_back("judged against " + rules::judged_against(k, t) +
+                          (rules::history_judges(k, t, "transformers") ? ", with those releases' field lists"
+                                                                       : ", with that release's field lists"));
       if (run.launch) d.related.push_back({run.launch->span, "used by this launch", true});
       out.push_back(std::move(d));
     }

@@ -33,9 +33,10 @@ Finds names nothing accepts, and suggests the nearest valid one:
 Renamed and removed names are TRL501/TRL502's business; a misspelled `parallelism_config` key
 without the `parallelism_config_` prefix is TRL108's. Keys are judged with the field lists of the
 target versions: the hand-checked lists for TRL 1.9.0, transformers 5.2.0 and accelerate 1.14.0
-on, and for older TRL releases (0.9.3 on) the release history generated from TRL's source, which
-also says when a field came later (`GRPOConfig has it from TRL 0.26.0 on, not yet in 0.21.0`) or
-went earlier. Older targets, and transformers before 5.2.0, are not judged.
+on, and for older releases (TRL 0.9.3 on, transformers 4.40.0 on: TrainingArguments, the base of
+TRL's configs) the release history generated from the libraries' source, which also says when a
+field came later (`GRPOConfig has it from TRL 0.26.0 on, not yet in 0.21.0`) or went earlier.
+Older targets are not judged.
 
 ## Why is this bad?
 `TrlParser` raises "Unknown arguments from config file" (TRL >= 0.19) or, in TRL's own scripts,
@@ -114,11 +115,22 @@ void all_fields(const Knowledge& k, const ClassInfo& cls, std::vector<std::strin
     if (const ClassInfo* base = k.find(b)) all_fields(k, *base, out, depth + 1);
 }
 
-// For a name one of `classes` has in another release than the target (per the release history):
-// ": GRPOConfig has it from TRL 0.26.0 on, not in 0.21.0"; "" otherwise.
+// `classes` and their bases, each once, the classes first: a base of another library
+// (TrainingArguments) has its own history and target.
+std::vector<const ClassInfo*> with_bases(const Knowledge& k, const std::vector<const ClassInfo*>& classes) {
+  std::vector<const ClassInfo*> out(classes.begin(), classes.end());
+  for (std::size_t i = 0; i < out.size() && i < 64; ++i)
+    for (const auto& b : out[i]->bases)
+      if (const ClassInfo* base = k.find(b); base && std::find(out.begin(), out.end(), base) == out.end())
+        out.push_back(base);
+  return out;
+}
+
+// For a name one of `classes` (or a base) has in another release than the target (per the release
+// history): ": GRPOConfig has it from TRL 0.26.0 on, not in 0.21.0"; "" otherwise.
 std::string release_note(const Knowledge& k, const std::vector<const ClassInfo*>& classes, const std::string& name,
                          const VersionTargets& t) {
-  for (const ClassInfo* c : classes) {
+  for (const ClassInfo* c : with_bases(k, classes)) {
     if (!rules::judged_by_history(k, *c, t)) continue;
     const std::string& version = *t.of(c->package).version;
     const std::string change = k.field_change(c->name, name, version);
@@ -137,7 +149,7 @@ std::string release_note(const Knowledge& k, const std::vector<const ClassInfo*>
 // The note citing where the release history read the field.
 std::string release_source(const Knowledge& k, const std::vector<const ClassInfo*>& classes, const std::string& name,
                            const VersionTargets& t) {
-  for (const ClassInfo* c : classes) {
+  for (const ClassInfo* c : with_bases(k, classes)) {
     if (!rules::judged_by_history(k, *c, t)) continue;
     const std::string& version = *t.of(c->package).version;
     if (k.field_change(c->name, name, version).empty()) continue;
@@ -180,7 +192,7 @@ class UnknownConfigKey final : public Rule {
     if (!run.args_from_parser || !run.parser_classes_complete || run.parser_keeps_unknown || run.parser_classes.empty())
       return;
     const VersionTargets& t = context.targets(run);
-    if (!rules::fields_known_at(k, t, "trl") || !at_least(t, k, "transformers")) return;
+    if (!rules::fields_known_at(k, t, "trl") || !rules::fields_known_at(k, t, "transformers")) return;
     const bool trl_cli = run.launch && run.launch->launcher == Launcher::Trl;
     // Each class as the target release has it. A parser class the release did not have keeps its
     // newest fields: more known names, never a false report.
@@ -212,9 +224,9 @@ class UnknownConfigKey final : public Rule {
       if (!at.valid()) at = s.span;
       const bool yaml = s.origin == Origin::TrainerYaml;
       const std::string change = release_note(k, run.parser_classes, key, t);
-      Diagnostic d =
-          make_merged(at, std::string(yaml ? "trainer YAML key" : "flag") + " `" + key + "` is not an argument of " +
-                              class_list(run.parser_classes) + "; judged against " + t.trl.describe() + change);
+      Diagnostic d = make_merged(at, std::string(yaml ? "trainer YAML key" : "flag") + " `" + key +
+                                         "` is not an argument of " + class_list(run.parser_classes) +
+                                         "; judged against " + rules::judged_against(k, t) + change);
       if (k.launch_flag(key)) {
         d.notes.push_back("`" + key +
                           "` is an `accelerate launch` option: the script's argument parser does not read it");
@@ -250,7 +262,8 @@ class UnknownConfigKey final : public Rule {
           role != ClassRole::ScriptArgs)
         continue;
       if (!fully_described(k, *c.cls)) continue;
-      if (!rules::fields_known_at(k, t, c.cls->package) || (c.cls->package == "trl" && !at_least(t, k, "transformers")))
+      if (!rules::fields_known_at(k, t, c.cls->package) ||
+          (c.cls->package == "trl" && !rules::fields_known_at(k, t, "transformers")))
         continue;
       const ClassInfo* cls = rules::class_at_target(context, k, *c.cls, t);
       if (!cls) continue;              // the target release has no such class: not this rule's business
@@ -262,8 +275,10 @@ class UnknownConfigKey final : public Rule {
         Span at = rules::find_word(context, kw.set_at, kw.name);
         if (!at.valid()) at = kw.set_at;
         const std::string change = release_note(k, {c.cls}, kw.name, t);
-        Diagnostic d = make_merged(at, "`" + kw.name + "` is not an argument of " + c.cls->name + "; judged against " +
-                                           t.of(c.cls->package).describe() + change);
+        const std::string judged =
+            c.cls->package == "trl" ? rules::judged_against(k, t) : t.of(c.cls->package).describe();
+        Diagnostic d = make_merged(
+            at, "`" + kw.name + "` is not an argument of " + c.cls->name + "; judged against " + judged + change);
         if (!change.empty())
           d.notes.push_back(release_source(k, {c.cls}, kw.name, t));
         else if (auto near = rules::nearest(kw.name, names); !near.empty())

@@ -285,12 +285,21 @@ bool fields_known_at(const Knowledge& k, const VersionTargets& t, std::string_vi
   return k.history_covers(library, *v.version);
 }
 
-bool judged_by_history(const Knowledge& k, const ClassInfo& cls, const VersionTargets& t) {
-  if (cls.package.empty()) return false;
-  const LibraryReleases* r = k.library(cls.package);
-  const VersionTarget& v = t.of(cls.package);
+bool history_judges(const Knowledge& k, const VersionTargets& t, std::string_view library) {
+  const LibraryReleases* r = k.library(library);
+  const VersionTarget& v = t.of(library);
   return r && v.version && !r->fields_complete_from.empty() &&
-         compare_versions(*v.version, r->fields_complete_from) < 0 && k.history_covers(cls.package, *v.version);
+         compare_versions(*v.version, r->fields_complete_from) < 0 && k.history_covers(library, *v.version);
+}
+
+bool judged_by_history(const Knowledge& k, const ClassInfo& cls, const VersionTargets& t) {
+  return !cls.package.empty() && history_judges(k, t, cls.package);
+}
+
+std::string judged_against(const Knowledge& k, const VersionTargets& t) {
+  std::string out = t.trl.describe();
+  if (history_judges(k, t, "transformers")) out += " and " + t.transformers.describe();
+  return out;
 }
 
 const ClassInfo* class_at_target(const RuleContext& context, const Knowledge& k, const ClassInfo& cls,
@@ -299,7 +308,13 @@ const ClassInfo* class_at_target(const RuleContext& context, const Knowledge& k,
   if (judged_by_history(k, cls, t) && k.history(cls.name)) at = k.at(cls, *t.of(cls.package).version);
   if (!at) return nullptr;
   // A library installed newer than the knowledge: the class (or its bases) from the source.
-  if (const ClassInfo* installed = context.installed_class(*at, t)) return installed;
+  if (const ClassInfo* installed = context.installed_class(*at, t)) at = installed;
+  // Bases of another library judged by its own history (TrainingArguments at an older
+  // transformers under a TRL config), as that library's target release has them.
+  for (const char* library : {"trl", "transformers", "accelerate"}) {
+    if (library == cls.package || !history_judges(k, t, library)) continue;
+    at = k.with_bases_at(*at, library, *t.of(library).version);
+  }
   return at;
 }
 

@@ -108,13 +108,21 @@ bool fields_known_at(const Knowledge& k, const VersionTargets& t, std::string_vi
 // a target older than the hand-written field lists (Knowledge::at); `cls` itself for newer
 // targets and classes without history; with the installed source where a library is installed
 // newer than the knowledge (RuleContext::installed_class). Null when the history covers the target and says
-// the class did not exist then.
+// the class did not exist then. Its bases of another library whose target is judged by that
+// library's history (TrainingArguments at transformers 4.46 under a TRL config) are flattened in
+// as that release has them (Knowledge::with_bases_at).
 const ClassInfo* class_at_target(const RuleContext& context, const Knowledge& k, const ClassInfo& cls,
                                  const VersionTargets& t);
 // For classes built from an installed source (class_at_target): the note saying
 // the target is newer than the knowledge and which files were read; "" when none is.
 std::string installed_source_note(const Knowledge& k, const std::vector<const ClassInfo*>& classes);
+// True when the target of `library` is older than the hand-written field lists and the release
+// history covers it.
+bool history_judges(const Knowledge& k, const VersionTargets& t, std::string_view library);
 // True when the target of `cls`'s library is older than the hand-written field lists.
 bool judged_by_history(const Knowledge& k, const ClassInfo& cls, const VersionTargets& t);
+// The targets a trainer argument is judged against: "TRL 0.21.0 (requirements.txt: ...)", with
+// " and transformers 4.46.0 (...)" when transformers is judged by its release history.
+std::string judged_against(const Knowledge& k, const VersionTargets& t);
 
 }  // namespace trl::rules

@@ -349,23 +349,70 @@ renames:
                                              {"classes.yaml", kTrainers},
                                              {"history_trl.yaml", read("tests/history/expected_trl.yaml")}});
   REQUIRE(k.renames().size() == 3);
-  // deprecate_kwarg takes `tokenizer` at 0.12.0; 0.21.0, the next stored release, does not.
+  // deprecate_kwarg takes `tokenizer` at 0.12.0; 0.21.0, the next stored release, does not. 0.12.0
+  // is the first stored release: the deprecation may be older, and the source says so.
   const Rename& tok = k.renames()[0];
   CHECK(tok.deprecated == "0.12.0");
+  CHECK(tok.deprecated_or_earlier);
   CHECK(tok.deprecated_source ==
-        "trl/trainer/sft_trainer.py@v0.12.0 (release history: deprecate_kwarg takes it for `processing_class`)");
+        "trl/trainer/sft_trainer.py@v0.12.0 (release history: deprecate_kwarg takes it for `processing_class` already "
+        "at its first release)");
   CHECK(tok.removed == "0.21.0");
   CHECK(tok.removed_source ==
         "trl/trainer/sft_trainer.py@v0.12.0 (release history: not an __init__ parameter in v0.21.0)");
   // Listed by _deprecate_arguments at 0.12.0.
   const Rename& packing = k.renames()[1];
   CHECK(packing.deprecated == "0.12.0");
+  CHECK(packing.deprecated_or_earlier);
   CHECK(packing.deprecated_source ==
-        "trl/trainer/sft_trainer.py@v0.12.0 (release history: the __init__ deprecates it)");
+        "trl/trainer/sft_trainer.py@v0.12.0 (release history: the __init__ deprecates it already at its first "
+        "release)");
   CHECK(packing.removed == "0.21.0");
   // KTOTrainer at 0.12.0 has no `tokenizer` at all: nothing the tables describe.
   const Rename& kto = k.renames()[2];
   CHECK_FALSE(k.rename_history(kto).described);
   CHECK(kto.deprecated.empty());
   CHECK(kto.removed.empty());
+}
+
+TEST_CASE("history: a base of another library at that library's release", "[history]") {
+  const Knowledge k =
+      Knowledge::from_texts({{"classes.yaml", kClasses},
+                             {"history_trl.yaml", read("tests/history/expected_trl.yaml")},
+                             {"history_transformers.yaml", read("tests/history/expected_transformers.yaml")}});
+  const ClassInfo* sft = k.find("SFTConfig");
+  REQUIRE(sft);
+  // TRL 0.21.0's SFTConfig over transformers 4.40.0's TrainingArguments: the base's fields of that
+  // release are flattened in, the class's own kept, and the base no longer looked up by name.
+  const ClassInfo* trl_old = k.at(*sft, "0.21.0");
+  REQUIRE(trl_old);
+  const ClassInfo* both = k.with_bases_at(*trl_old, "transformers", "4.40.0");
+  REQUIRE(both);
+  CHECK(both != trl_old);
+  CHECK(both->bases.empty());
+  CHECK(k.field(*both, "packing"));
+  CHECK(k.field(*both, "evaluation_strategy"));
+  CHECK_FALSE(k.field(*both, "eval_strategy"));                // from 4.46.0 in the stored releases
+  CHECK_FALSE(k.field(*both, "per_device_train_batch_size"));  // not in the excerpts: the newest list is not used
+  // A release between two stored ones is judged by the one before it: 4.46.3 by 4.46.0.
+  const ClassInfo* mid = k.with_bases_at(*sft, "transformers", "4.46.3");
+  REQUIRE(mid);
+  CHECK(k.field(*mid, "eval_strategy"));
+  CHECK(k.field(*mid, "use_ipex"));
+  const FieldInfo* save = k.field(*mid, "save_strategy");
+  REQUIRE(save);
+  CHECK(std::find(save->choices.begin(), save->choices.end(), "best") == save->choices.end());
+  // At 4.47.0 SaveStrategy accepts `best`; use_ipex is gone.
+  const ClassInfo* newer = k.with_bases_at(*sft, "transformers", "4.47.0");
+  REQUIRE(newer);
+  save = k.field(*newer, "save_strategy");
+  REQUIRE(save);
+  CHECK(std::find(save->choices.begin(), save->choices.end(), "best") != save->choices.end());
+  CHECK_FALSE(k.field(*newer, "use_ipex"));
+  // Built once per class and release.
+  CHECK(k.with_bases_at(*sft, "transformers", "4.47.0") == newer);
+  // Outside the history, or the class's own library: the class itself.
+  CHECK(k.with_bases_at(*sft, "transformers", "4.39.0") == sft);
+  CHECK(k.with_bases_at(*sft, "transformers", "5.2.0") == sft);
+  CHECK(k.with_bases_at(*sft, "trl", "0.21.0") == sft);
 }

@@ -103,6 +103,7 @@ TEST_CASE("renames: the embedded renames carry the history's versions and their 
   const Rename* max_seq = find("SFTConfig", "max_seq_length");
   REQUIRE(max_seq);
   CHECK(max_seq->deprecated == "0.16.0");
+  CHECK_FALSE(max_seq->deprecated_or_earlier);  // 0.16.0 is not the history's first release
   CHECK(max_seq->removed == "0.20.0");
   CHECK(max_seq->deprecated_source.rfind("trl/trainer/sft_config.py@v0.16.0..v0.19.1 (release history", 0) == 0);
   CHECK(max_seq->removed_source.rfind("trl/trainer/sft_config.py@v0.16.0..v0.19.1 (release history", 0) == 0);
