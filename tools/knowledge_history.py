@@ -1,10 +1,14 @@
 #!/usr/bin/env python3
-"""Generates rules/knowledge/history_*.yaml: the configuration classes of TRL and accelerate at
-every release, as version-indexed tables.
+"""Generates rules/knowledge/history_*.yaml: the configuration classes of TRL, accelerate and
+transformers at every release, as version-indexed tables.
 
 Run by hand when a library releases (not at build time); commit its output. It reads the
-libraries' source text at each release tag of a git checkout with `git cat-file` and parses it
-with the `ast` module: nothing of the library is imported or run.
+libraries' source text at each release tag of a git checkout with `git cat-file`; nothing of the
+library is imported or run. The configuration dataclasses and enums are read by trl-lint's own
+Python extraction, the reading trl-lint does of an installed release newer than its knowledge:
+build it first (`cmake --build build --target history_extract`; $TRL_LINT_HISTORY_EXTRACT names
+another binary). The trainers' `__init__` signatures and `accelerate launch`'s options are read
+with Python's `ast` module.
 
     tools/knowledge_history.py trl /path/to/trl rules/knowledge/history_trl.yaml
     tools/knowledge_history.py accelerate /path/to/accelerate rules/knowledge/history_accelerate.yaml
@@ -29,10 +33,11 @@ What is read at each release:
   fields first, the class's own declarations win); other bases (TrainingArguments) are kept as
   bases.
 - for accelerate, the options `launch_command_parser` in commands/launch.py adds.
-- for transformers, `TrainingArguments` in src/transformers/training_args.py. A field its
-  `__post_init__` converts to an enum (`self.f = SomeEnum(self.f)`, which raises ValueError on any
-  other value) takes that enum's string values as its choices (`choices_from: enum`); the enums are
-  read from training_args.py, trainer_utils.py and debug_utils.py of the same release.
+- for transformers, `TrainingArguments` in src/transformers/training_args.py.
+- in every library, a dataclass field its `__post_init__` converts to an enum (`self.f =
+  SomeEnum(self.f)`, which raises ValueError on any other value) takes that enum's string values
+  as its choices (`choices_from: enum`): the enum of the class's own module, else of another
+  module read at that release (for transformers also trainer_utils.py and debug_utils.py).
 
 Output: for each class, the release ranges where it exists (with its bases and file), and for each
 field the release ranges with one type/default/choices each. A range names the first and the last
@@ -40,11 +45,14 @@ release of the scanned list where the entry holds; the source of an entry is its
 """
 
 import ast
+import json
 import os
 import re
 import subprocess
 import sys
 
+EXTRACTOR = os.environ.get("TRL_LINT_HISTORY_EXTRACT") or os.path.join(
+    os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "build", "history_extract")
 MIN_RELEASE = {"trl": (0, 9), "accelerate": (0, 30), "transformers": (4, 40)}
 # transformers: the file of TrainingArguments, and the files of the enums its __post_init__ converts
 # its strategy, scheduler and optimizer fields to.
@@ -157,143 +165,40 @@ def literal(node):
     return False, None
 
 
-def annotation_info(node):
-    """(type, nullable, literal choices) of an annotation."""
-    text = ast.unparse(node) if node is not None else ""
-    text = text.replace("typing.", "")
-    nullable = "Optional[" in text or "None" in re.split(r"[\[\],| ]+", text)
-    choices = []
-    for sub in ast.walk(node) if node is not None else []:
-        if isinstance(sub, ast.Subscript) and ast.unparse(sub.value).split(".")[-1] == "Literal":
-            elts = sub.slice.elts if isinstance(sub.slice, ast.Tuple) else [sub.slice]
-            choices += [str(e.value) for e in elts if isinstance(e, ast.Constant) and e.value is not None]
-    core = re.sub(r"^(Optional|Union)\[|\]$", "", text)
-    words = [w for w in re.split(r"[\[\],| ]+", core) if w and w != "None"]
-    head = words[0] if words else ""
-    kinds = {"bool": "bool", "int": "int", "float": "float", "str": "str", "dict": "dict", "Dict": "dict",
-             "list": "list", "List": "list", "tuple": "list", "Tuple": "list", "Literal": "str"}
-    typ = kinds.get(head, "object")
-    if head == "Union" or ("Union[" in text and len({kinds.get(w) for w in words if w in kinds}) > 1):
-        typ = "object"
-    return typ, nullable, choices
-
-
-HELP_CHOICES = re.compile(r"must be one of[:\s]+((?:[`'\"]+[\w.\-]+[`'\"]+(?:,\s*|\s+or\s+|,\s+or\s+)?)+)",
-                          re.IGNORECASE)
-
-
-def help_choices(help_text):
-    m = HELP_CHOICES.search(help_text or "")
-    if not m:
-        return []
-    return re.findall(r"[`'\"]+([\w.\-]+)[`'\"]+", m.group(1))
-
-
-def is_dataclass(cls):
-    for d in cls.decorator_list:
-        target = d.func if isinstance(d, ast.Call) else d
-        if ast.unparse(target).split(".")[-1] == "dataclass":
-            return True
-    return False
-
-
-def class_fields(cls):
-    """The fields a dataclass body declares, in order: name -> entry."""
-    fields = {}
-    for stmt in cls.body:
-        if not isinstance(stmt, ast.AnnAssign) or not isinstance(stmt.target, ast.Name):
-            continue
-        name = stmt.target.id
-        ann = ast.unparse(stmt.annotation)
-        if "ClassVar" in ann or "InitVar" in ann:
-            continue
-        typ, nullable, choices = annotation_info(stmt.annotation)
-        entry = {"type": typ}
-        help_text = None
-        value = stmt.value
-        if isinstance(value, ast.Call) and ast.unparse(value.func).split(".")[-1] == "field":
-            kw = {k.arg: k.value for k in value.keywords if k.arg}
-            if isinstance(kw.get("init"), ast.Constant) and kw["init"].value is False:
-                continue
-            if "default" in kw:
-                ok, v = literal(kw["default"])
-                if ok:
-                    entry["default"] = v
-            meta = kw.get("metadata")
-            if isinstance(meta, ast.Dict):
-                for k, v in zip(meta.keys, meta.values):
-                    key = k.value if isinstance(k, ast.Constant) else None
-                    if key == "help":
-                        help_text = string_value(v)
-                    elif key == "choices" and isinstance(v, (ast.List, ast.Tuple)):
-                        choices = [str(e.value) for e in v.elts if isinstance(e, ast.Constant) and e.value is not None]
-        elif value is not None:
-            ok, v = literal(value)
-            if ok:
-                entry["default"] = v
-        if "default" in entry and entry["default"] is None:
-            nullable = True
-        if nullable:
-            entry["nullable"] = True
-        if not choices and help_text:
-            choices = help_choices(help_text)
-            if choices:
-                entry["choices_from"] = "help"
-        if choices:
-            entry["choices"] = choices
-        if help_text and re.search(r"\bdeprecated\b", help_text, re.IGNORECASE):
-            entry["deprecated"] = True
-        fields[name] = entry
-    return fields
-
-
-def enum_values(source, tag, paths):
-    """Enum classes defined in `paths` at `tag`: name -> the string values of their members."""
-    out = {}
+def extract(source, tag, paths):
+    """What trl-lint's own Python extraction reads of `paths` at `tag` (tools/history_extract.cpp,
+    built as build/history_extract; $TRL_LINT_HISTORY_EXTRACT names another binary): per module,
+    its dataclasses (own fields, bases, enum conversions in __post_init__) and its enums."""
+    chunks = []
     for path in paths:
         text = source.read(tag, path)
-        if not text:
+        if text is None:
             continue
-        try:
-            tree = ast.parse(text)
-        except SyntaxError:
-            continue
-        for node in tree.body:
-            if not isinstance(node, ast.ClassDef):
-                continue
-            if not any(ast.unparse(b).split(".")[-1].endswith("Enum") for b in node.bases):
-                continue
-            values = []
-            for stmt in node.body:
-                if (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name)
-                        and isinstance(stmt.value, ast.Constant) and isinstance(stmt.value.value, str)
-                        and stmt.value.value not in values):
-                    values.append(stmt.value.value)
-            if values:
-                out[node.name] = values
-    return out
+        data = text.encode("utf-8")
+        chunks.append(f"{path}\t{len(data)}\n".encode() + data)
+    if not chunks:
+        return []
+    if not os.access(EXTRACTOR, os.X_OK):
+        sys.exit(f"knowledge_history.py: {EXTRACTOR} not found: build it with "
+                 "`cmake --build build --target history_extract` (or set TRL_LINT_HISTORY_EXTRACT)")
+    done = subprocess.run([EXTRACTOR], input=b"".join(chunks), capture_output=True, check=True)
+    return json.loads(done.stdout)["modules"]
 
 
-def enum_conversions(cls, enums):
-    """Fields the class's __post_init__ converts to one of `enums` (`self.f = E(self.f)`, at any
-    depth of its body): field name -> the enum's values."""
-    out = {}
-    post = next((s for s in cls.body if isinstance(s, ast.FunctionDef) and s.name == "__post_init__"), None)
-    if post is None:
-        return out
-    for node in ast.walk(post):
-        if not (isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.value, ast.Call)):
-            continue
-        target, call = node.targets[0], node.value
-        if not (isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and target.value.id == "self"):
-            continue
-        if not (isinstance(call.func, ast.Name) and call.func.id in enums and len(call.args) == 1 and not call.keywords):
-            continue
-        arg = call.args[0]
-        if isinstance(arg, ast.Attribute) and isinstance(arg.value, ast.Name) and arg.value.id == "self" \
-                and arg.attr == target.attr:
-            out[target.attr] = enums[call.func.id]
-    return out
+def field_entry(f):
+    """A field as the tables record it, from the extractor's reading."""
+    entry = {"type": f["type"]}
+    if "default" in f:
+        entry["default"] = f["default"]
+    if f["nullable"]:
+        entry["nullable"] = True
+    if f["choices"]:
+        entry["choices"] = f["choices"]
+        if f["choices_from_help"]:
+            entry["choices_from"] = "help"
+    if f["deprecated"]:
+        entry["deprecated"] = True
+    return entry
 
 
 def launch_options(tree):
@@ -531,41 +436,47 @@ def scan_trainers(source, tag, paths):
 
 def scan_release(source, library, tag):
     """classes: name -> {file, bases, fields}; options: launch options (accelerate)."""
-    enums = {}
     if library == "trl":
         paths = source.files(tag, "trl")
     elif library == "transformers":
         paths = list(TRANSFORMERS_FILES)
-        enums = enum_values(source, tag, TRANSFORMERS_ENUM_FILES)
     else:
         paths = [p for p in source.files(tag, "src/accelerate")
                  if p.endswith(("utils/dataclasses.py", "parallelism_config.py", "commands/launch.py"))]
     found = {}
     options = {}
     trainers = scan_trainers(source, tag, paths) if library == "trl" else {}
-    for path in paths:
-        text = source.read(tag, path)
-        if not text or ("@dataclass" not in text and "launch_command_parser" not in text):
+    if library == "accelerate":
+        for path in paths:
+            text = source.read(tag, path) if path.endswith("commands/launch.py") else None
+            if text and "launch_command_parser" in text:
+                try:
+                    options = launch_options(ast.parse(text))
+                except SyntaxError:
+                    pass
+    readable = [p for p in paths if "@dataclass" in (source.read(tag, p) or "")]
+    enum_paths = [p for p in TRANSFORMERS_ENUM_FILES if p not in readable] if library == "transformers" else []
+    modules = extract(source, tag, readable + enum_paths)
+    enums = {}
+    for m in modules:
+        enums.update(m["enums"])
+    for m in modules:
+        path = m["path"]
+        if path not in readable:
             continue
-        try:
-            tree = ast.parse(text)
-        except SyntaxError:
-            continue
-        if library == "accelerate" and path.endswith("commands/launch.py"):
-            options = launch_options(tree)
-        for node in tree.body:
-            if not isinstance(node, ast.ClassDef) or not is_dataclass(node):
-                continue
-            bases = [ast.unparse(b).split(".")[-1] for b in node.bases]
-            info = {"file": path, "bases": bases, "fields": class_fields(node)}
-            for fname, values in enum_conversions(node, enums).items():
+        for c in m["dataclasses"]:
+            fields = {f["name"]: field_entry(f) for f in c["fields"]}
+            for fname, enum in c["enum_conversions"].items():
                 # The conversion raises ValueError on any other value, whatever the entry point.
-                if fname in info["fields"] and not info["fields"][fname].get("choices"):
-                    info["fields"][fname] = dict(info["fields"][fname], choices=values, choices_from="enum")
+                # The enum of the class's own module first, else one of another module read.
+                values = m["enums"].get(enum) or enums.get(enum)
+                if values and fname in fields and not fields[fname].get("choices"):
+                    fields[fname] = dict(fields[fname], choices=values, choices_from="enum")
+            info = {"file": path, "bases": c["bases"], "fields": fields}
             # One class per name: outside trl/experimental first (the public one).
-            old = found.get(node.name)
+            old = found.get(c["name"])
             if old is None or ("experimental" in old["file"] and "experimental" not in path):
-                found[node.name] = info
+                found[c["name"]] = info
     classes = {}
     for name, info in found.items():
         if not name.endswith(CLASS_SUFFIXES) or name.startswith("_"):

@@ -183,7 +183,23 @@ struct FoundClass {
   std::string file;
   std::vector<std::string> bases;
   std::vector<std::pair<std::string, FieldInfo>> fields;  // declaration order
+  // What the release-history generator also records (scan_module): fields whose help text says
+  // "deprecated", and fields whose choices come from help text that says "must be one of".
+  std::set<std::string> deprecated, choices_from_help;
 };
+
+// True when `text` holds the word "deprecated", in any case (a regular expression's `\b`: not
+// next to a letter, digit or underscore).
+bool says_deprecated(const std::string& text) {
+  const std::string l = lower(text);
+  auto word = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
+  for (std::size_t at = l.find("deprecated"); at != std::string::npos; at = l.find("deprecated", at + 1)) {
+    const bool before = at == 0 || !word(l[at - 1]);
+    const bool after = at + 10 >= l.size() || !word(l[at + 10]);
+    if (before && after) return true;
+  }
+  return false;
+}
 
 bool is_dataclass(const py::Module& m, const py::Stmt& s) {
   for (py::ExprId d : s.decorators)
@@ -260,7 +276,15 @@ FoundClass read_class(const Module& mod, const py::Stmt& cls, const std::string&
       }
     }
     if (f.has_default && f.default_value.kind == Scalar::Kind::Null) f.nullable = true;
-    if (f.choices.empty() && !help.empty()) f.choices = help_choices(help);
+    out.choices_from_help.erase(f.name);
+    if (f.choices.empty() && !help.empty()) {
+      f.choices = help_choices(help);
+      if (!f.choices.empty()) out.choices_from_help.insert(f.name);
+    }
+    if (says_deprecated(help))
+      out.deprecated.insert(f.name);
+    else
+      out.deprecated.erase(f.name);
     f.source = mod.path + " of the installed " + version;
     auto existing =
         std::find_if(out.fields.begin(), out.fields.end(), [&](const auto& p) { return p.first == f.name; });
@@ -591,6 +615,99 @@ std::optional<Knowledge::TrainerKeywords> installed_trainer_keywords(const Knowl
   out.source = file + " of the installed " + label(target) + " (newer than the releases trl-lint knows)";
   it->second = std::move(out);
   return it->second;
+}
+
+namespace {
+
+// The string values of an enum class's members (`NO = "no"`), in order, each once.
+std::vector<std::string> enum_members(const py::Module& m, const py::Stmt& cls) {
+  std::vector<std::string> out;
+  for (py::StmtId sid : cls.body) {
+    const py::Stmt& s = m.stmt(sid);
+    if (s.kind != py::StmtKind::Assign || s.annotation != py::kNoExpr || s.targets.size() != 1) continue;
+    if (m.expr(s.targets.front()).kind != py::ExprKind::Name || s.value == py::kNoExpr) continue;
+    const py::Expr& v = m.expr(s.value);
+    if (v.kind != py::ExprKind::Constant || m.constant(v).kind != Scalar::Kind::Str) continue;
+    const std::string& value = m.constant(v).s;
+    if (std::find(out.begin(), out.end(), value) == out.end()) out.push_back(value);
+  }
+  return out;
+}
+
+// `self.f = E(self.f)` anywhere in `body` (nested blocks included): f -> E.
+void enum_conversions(const py::Module& m, const std::vector<py::StmtId>& body,
+                      std::vector<std::pair<std::string, std::string>>& out, int depth = 0) {
+  if (depth > 64) return;
+  auto self_attr = [&](py::ExprId id) -> std::string {
+    if (id == py::kNoExpr) return "";
+    const py::Expr& e = m.expr(id);
+    if (e.kind != py::ExprKind::Attribute || e.a == py::kNoExpr) return "";
+    const py::Expr& base = m.expr(e.a);
+    return base.kind == py::ExprKind::Name && base.name == "self" ? e.name : "";
+  };
+  for (py::StmtId sid : body) {
+    const py::Stmt& s = m.stmt(sid);
+    if (s.kind == py::StmtKind::Assign && s.targets.size() == 1 && s.value != py::kNoExpr) {
+      const std::string field = self_attr(s.targets.front());
+      const py::Expr& call = m.expr(s.value);
+      if (!field.empty() && call.kind == py::ExprKind::Call && call.a != py::kNoExpr &&
+          m.expr(call.a).kind == py::ExprKind::Name) {
+        const auto args = m.args(call);
+        if (args.size() == 1 && args.front().kind == py::Argument::Kind::Positional &&
+            self_attr(args.front().value) == field)
+          out.emplace_back(field, m.expr(call.a).name);
+      }
+    }
+    if (s.kind == py::StmtKind::FunctionDef || s.kind == py::StmtKind::ClassDef) continue;
+    enum_conversions(m, s.body, out, depth + 1);
+    enum_conversions(m, s.orelse, out, depth + 1);
+    for (const auto& h : s.handlers) enum_conversions(m, h, out, depth + 1);
+  }
+}
+
+}  // namespace
+
+ModuleScan scan_module(const std::string& path, const std::string& text) {
+  ModuleScan out;
+  Module mod;
+  mod.path = path;
+  mod.text = text;
+  if (text.empty()) return out;
+  mod.ir = python::extract(mod.text, kNoFile).module;
+  const py::Module& m = mod.ir;
+  for (py::StmtId sid : m.body) {
+    const py::Stmt& s = m.stmt(sid);
+    if (s.kind != py::StmtKind::ClassDef) continue;
+    bool is_enum = false;
+    for (py::ExprId b : s.bases) {
+      const std::string base = last_name(m, b);
+      is_enum = is_enum || (base.size() >= 4 && base.compare(base.size() - 4, 4, "Enum") == 0);
+    }
+    if (is_enum) {
+      if (auto values = enum_members(m, s); !values.empty()) out.enums.emplace_back(s.name, std::move(values));
+      continue;
+    }
+    if (!is_dataclass(m, s)) continue;
+    FoundClass found = read_class(mod, s, "");
+    ModuleScan::Class c;
+    c.name = s.name;
+    c.bases = std::move(found.bases);
+    for (auto& [name, info] : found.fields) {
+      ModuleScan::Field f;
+      f.info = std::move(info);
+      f.info.source.clear();
+      f.deprecated = found.deprecated.count(name) > 0;
+      f.choices_from_help = found.choices_from_help.count(name) > 0;
+      c.fields.emplace_back(name, std::move(f));
+    }
+    for (py::StmtId member : s.body) {
+      const py::Stmt& fn = m.stmt(member);
+      if (fn.kind == py::StmtKind::FunctionDef && fn.name == "__post_init__")
+        enum_conversions(m, fn.body, c.enum_conversions);
+    }
+    out.dataclasses.push_back(std::move(c));
+  }
+  return out;
 }
 
 }  // namespace trl

@@ -48,4 +48,28 @@ struct ReadClass {
 ReadClass read_dataclass(const std::string& site, const std::string& module_path, const std::string& text,
                          const std::string& name);
 
+// What tools/knowledge_history.py reads of one module of a release, through trl-lint's own
+// Python extraction (tools/history_extract.cpp prints it): every top-level `@dataclass` with the
+// fields its body declares (as read_dataclass reads them, without its bases' fields), whether
+// each field's help text says "deprecated" and whether its choices come from help text that says
+// "must be one of"; the fields its `__post_init__` converts to an enum (`self.f = E(self.f)`, at
+// any depth of the body); and every enum class (a base named `*Enum`) with its members' string
+// values.
+struct ModuleScan {
+  struct Field {
+    FieldInfo info;
+    bool deprecated = false;
+    bool choices_from_help = false;
+  };
+  struct Class {
+    std::string name;
+    std::vector<std::string> bases;                                     // as named (last component)
+    std::vector<std::pair<std::string, Field>> fields;                  // declaration order
+    std::vector<std::pair<std::string, std::string>> enum_conversions;  // field, enum
+  };
+  std::vector<Class> dataclasses;
+  std::vector<std::pair<std::string, std::vector<std::string>>> enums;
+};
+ModuleScan scan_module(const std::string& path, const std::string& text);
+
 }  // namespace trl

@@ -1,0 +1,75 @@
+// history_extract: what tools/knowledge_history.py reads of a release's modules, through
+// trl-lint's own Python extraction (analyzer/eval/installed_classes.hpp, scan_module). Not part
+// of trl-lint; the generator runs it once per release tag.
+//
+// Input (standard input), for each module: a line `PATH<TAB>SIZE`, then SIZE bytes of its text.
+// Output (standard output), one JSON object:
+//   {"modules": [{"path": ..., "enums": {"IntervalStrategy": ["no", ...]},
+//                 "dataclasses": [{"name": ..., "bases": [...], "enum_conversions": {"f": "E"},
+//                                  "fields": [{"name": ..., "type": ..., "default": ...,
+//                                              "nullable": ..., "choices": [...],
+//                                              "choices_from_help": ..., "deprecated": ...}]}]}]}
+// A field has "default" only when its default is a literal.
+#include <cstdio>
+#include <iostream>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "analyzer/eval/installed_classes.hpp"
+
+namespace {
+
+nlohmann::json scalar_json(const trl::Scalar& v) {
+  switch (v.kind) {
+    case trl::Scalar::Kind::Bool: return v.b;
+    case trl::Scalar::Kind::Int: return v.i;
+    case trl::Scalar::Kind::Float: return v.f;
+    case trl::Scalar::Kind::Str: return v.s;
+    default: return nullptr;
+  }
+}
+
+}  // namespace
+
+int main() {
+  nlohmann::json modules = nlohmann::json::array();
+  std::string header;
+  while (std::getline(std::cin, header)) {
+    const auto tab = header.rfind('\t');
+    if (tab == std::string::npos) {
+      std::cerr << "history_extract: expected `PATH<TAB>SIZE`, got: " << header << '\n';
+      return 2;
+    }
+    const std::string path = header.substr(0, tab);
+    const std::size_t size = std::stoul(header.substr(tab + 1));
+    std::string text(size, '\0');
+    if (size && !std::cin.read(text.data(), static_cast<std::streamsize>(size))) {
+      std::cerr << "history_extract: " << path << ": the input ends before " << size << " bytes\n";
+      return 2;
+    }
+    const trl::ModuleScan scan = trl::scan_module(path, text);
+    nlohmann::json m{{"path", path}, {"enums", nlohmann::json::object()}, {"dataclasses", nlohmann::json::array()}};
+    for (const auto& [name, values] : scan.enums) m["enums"][name] = values;
+    for (const auto& c : scan.dataclasses) {
+      nlohmann::json cls{{"name", c.name},
+                         {"bases", c.bases},
+                         {"enum_conversions", nlohmann::json::object()},
+                         {"fields", nlohmann::json::array()}};
+      for (const auto& [field, en] : c.enum_conversions) cls["enum_conversions"][field] = en;
+      for (const auto& [name, f] : c.fields) {
+        nlohmann::json j{{"name", name},
+                         {"type", f.info.type},
+                         {"nullable", f.info.nullable},
+                         {"choices", f.info.choices},
+                         {"choices_from_help", f.choices_from_help},
+                         {"deprecated", f.deprecated}};
+        if (f.info.has_default) j["default"] = scalar_json(f.info.default_value);
+        cls["fields"].push_back(std::move(j));
+      }
+      m["dataclasses"].push_back(std::move(cls));
+    }
+    modules.push_back(std::move(m));
+  }
+  std::cout << nlohmann::json{{"modules", modules}}.dump() << '\n';
+  return 0;
+}
