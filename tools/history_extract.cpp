@@ -8,8 +8,18 @@
 //                 "dataclasses": [{"name": ..., "bases": [...], "enum_conversions": {"f": "E"},
 //                                  "fields": [{"name": ..., "type": ..., "default": ...,
 //                                              "nullable": ..., "choices": [...],
-//                                              "choices_from_help": ..., "deprecated": ...}]}]}]}
-// A field has "default" only when its default is a literal.
+//                                              "choices_from_help": ..., "deprecated": ...}]}],
+//                 "trainers": [{"name": ..., "bases": ["transformers.Trainer"],
+//                               "init": null | {"forwards_all": ..., "aliases": [[old, new]],
+//                                               "params": [{"name": ..., "pos": ..., "kind": ...,
+//                                                           "required": ..., "default": ...,
+//                                                           "deprecated": ...}]}}],
+//                 "imports": [{"level": 1, "module": "utils", "names": [[name, alias]]}],
+//                 "options": [{"names": ["--num_processes"], "action": "", "type": "int",
+//                              "choices": [...], "help": ...}]}]}
+// A field or parameter has "default" only when its default is a literal; an option has "type"
+// and "choices" only when the call passes them. ModuleScan (installed_classes.hpp) says what each
+// is.
 #include <cstdio>
 #include <iostream>
 #include <nlohmann/json.hpp>
@@ -67,6 +77,39 @@ int main() {
         cls["fields"].push_back(std::move(j));
       }
       m["dataclasses"].push_back(std::move(cls));
+    }
+    m["trainers"] = nlohmann::json::array();
+    for (const auto& t : scan.trainers) {
+      nlohmann::json tj{{"name", t.name}, {"bases", t.bases}, {"init", nullptr}};
+      if (t.init) {
+        nlohmann::json params = nlohmann::json::array();
+        for (const auto& p : t.init->params) {
+          nlohmann::json pj{{"name", p.name},
+                            {"pos", p.pos},
+                            {"kind", p.kind},
+                            {"required", p.required},
+                            {"deprecated", p.deprecated}};
+          if (p.has_default) pj["default"] = scalar_json(p.default_value);
+          params.push_back(std::move(pj));
+        }
+        nlohmann::json aliases = nlohmann::json::array();
+        for (const auto& [old_name, new_name] : t.init->aliases) aliases.push_back({old_name, new_name});
+        tj["init"] = {{"params", params}, {"aliases", aliases}, {"forwards_all", t.init->forwards_all}};
+      }
+      m["trainers"].push_back(std::move(tj));
+    }
+    m["imports"] = nlohmann::json::array();
+    for (const auto& i : scan.imports) {
+      nlohmann::json names = nlohmann::json::array();
+      for (const auto& [name, alias] : i.names) names.push_back({name, alias});
+      m["imports"].push_back({{"level", i.level}, {"module", i.module}, {"names", names}});
+    }
+    m["options"] = nlohmann::json::array();
+    for (const auto& o : scan.options) {
+      nlohmann::json oj{{"names", o.names}, {"action", o.action}, {"help", o.help}};
+      if (o.has_type) oj["type"] = o.type;
+      if (o.has_choices) oj["choices"] = o.choices;
+      m["options"].push_back(std::move(oj));
     }
     modules.push_back(std::move(m));
   }

@@ -4,11 +4,11 @@ transformers at every release, as version-indexed tables.
 
 Run by hand when a library releases (not at build time); commit its output. It reads the
 libraries' source text at each release tag of a git checkout with `git cat-file`; nothing of the
-library is imported or run. The configuration dataclasses and enums are read by trl-lint's own
-Python extraction, the reading trl-lint does of an installed release newer than its knowledge:
+library is imported or run. The source is read by trl-lint's own Python extraction (the reading
+trl-lint does of an installed release newer than its knowledge), through tools/history_extract.cpp:
 build it first (`cmake --build build --target history_extract`; $TRL_LINT_HISTORY_EXTRACT names
-another binary). The trainers' `__init__` signatures and `accelerate launch`'s options are read
-with Python's `ast` module.
+another binary). This script keeps what the tables need beyond one module: which classes and
+files to read, a trainer's base followed through its module's imports, bases flattened, ranges.
 
     tools/knowledge_history.py trl /path/to/trl rules/knowledge/history_trl.yaml
     tools/knowledge_history.py accelerate /path/to/accelerate rules/knowledge/history_accelerate.yaml
@@ -44,7 +44,6 @@ field the release ranges with one type/default/choices each. A range names the f
 release of the scanned list where the entry holds; the source of an entry is its file at those tags.
 """
 
-import ast
 import json
 import os
 import re
@@ -139,32 +138,6 @@ class DirSource:
 
 # --- extraction --------------------------------------------------------------------------------
 
-def string_value(node):
-    """The text of a string literal, implicit concatenation or `+` of literals; None otherwise."""
-    if isinstance(node, ast.Constant) and isinstance(node.value, str):
-        return node.value
-    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
-        a, b = string_value(node.left), string_value(node.right)
-        return a + b if a is not None and b is not None else None
-    if isinstance(node, ast.JoinedStr):
-        return "".join(v.value for v in node.values if isinstance(v, ast.Constant) and isinstance(v.value, str))
-    return None
-
-
-def literal(node):
-    """(True, value) for a literal default (numbers, strings, booleans, None, negated numbers)."""
-    if isinstance(node, ast.Constant) and isinstance(node.value, (bool, int, float, str, type(None))):
-        return True, node.value
-    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
-        ok, v = literal(node.operand)
-        if ok and isinstance(v, (int, float)) and not isinstance(v, bool):
-            return True, -v
-    s = string_value(node)
-    if s is not None:
-        return True, s
-    return False, None
-
-
 def extract(source, tag, paths):
     """What trl-lint's own Python extraction reads of `paths` at `tag` (tools/history_extract.cpp,
     built as build/history_extract; $TRL_LINT_HISTORY_EXTRACT names another binary): per module,
@@ -201,126 +174,45 @@ def field_entry(f):
     return entry
 
 
-def launch_options(tree):
-    """The options `launch_command_parser` adds: name -> entry."""
+def launch_options(module):
+    """The options `launch_command_parser` adds, from the extractor's reading: name -> entry."""
     options = {}
-    for fn in ast.walk(tree):
-        if not isinstance(fn, ast.FunctionDef) or fn.name != "launch_command_parser":
+    for o in module["options"]:
+        longs = [n[2:] for n in o["names"] if n.startswith("--")]
+        if not longs or longs[0] == "help":
             continue
-        for call in ast.walk(fn):
-            if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute)
-                    and call.func.attr == "add_argument"):
-                continue
-            names = [a.value for a in call.args if isinstance(a, ast.Constant) and isinstance(a.value, str)]
-            longs = [n[2:] for n in names if n.startswith("--")]
-            if not longs or longs[0] == "help":
-                continue
-            kw = {k.arg: k.value for k in call.keywords if k.arg}
-            entry = {}
-            action = kw.get("action")
-            if isinstance(action, ast.Constant) and action.value in ("store_true", "store_false"):
-                entry["value"] = False
-            elif "type" in kw:
-                entry["type"] = {"int": "int", "float": "float", "str": "str"}.get(ast.unparse(kw["type"]), "object")
-            if isinstance(kw.get("choices"), (ast.List, ast.Tuple)):
-                entry["choices"] = [str(e.value) for e in kw["choices"].elts if isinstance(e, ast.Constant)]
-            if len(longs) > 1:
-                entry["aliases"] = longs[1:]
-            help_text = string_value(kw["help"]) if "help" in kw else None
-            if help_text and re.search(r"\bdeprecated\b", help_text, re.IGNORECASE):
-                entry["deprecated"] = True
-            options[longs[0]] = entry
+        entry = {}
+        if o["action"] in ("store_true", "store_false"):
+            entry["value"] = False
+        elif "type" in o:
+            entry["type"] = {"int": "int", "float": "float", "str": "str"}.get(o["type"], "object")
+        if "choices" in o:
+            entry["choices"] = o["choices"]
+        if len(longs) > 1:
+            entry["aliases"] = longs[1:]
+        if o["help"] and re.search(r"\bdeprecated\b", o["help"], re.IGNORECASE):
+            entry["deprecated"] = True
+        options[longs[0]] = entry
     return options
 
 
 # --- trainers ----------------------------------------------------------------------------------
 
-# posonly: before `/`; pos: positional or keyword; varargs: `*args`; kw: keyword-only; varkw: `**kwargs`.
-KIND_OF = {"posonly": "posonly", "arg": "pos", "vararg": "varargs", "kwonly": "kw", "kwarg": "varkw"}
-
-
-def decorator_name(d):
-    target = d.func if isinstance(d, ast.Call) else d
-    return ast.unparse(target).split(".")[-1]
-
-
-def string_list(node):
-    if isinstance(node, (ast.List, ast.Tuple)):
-        return [e.value for e in node.elts if isinstance(e, ast.Constant) and isinstance(e.value, str)]
-    return []
-
-
-def deprecated_in_body(fn, names):
-    """Parameters whose handling warns that they are deprecated: an `if` testing the parameter whose
-    body warns "The `p` argument is deprecated" / "Parameter 'p' is deprecated"."""
-    found = set()
-    for node in ast.walk(fn):
-        if not isinstance(node, ast.If):
-            continue
-        tested = {n.id for n in ast.walk(node.test) if isinstance(n, ast.Name)} & names
-        if not tested:
-            continue
-        for stmt in node.body:
-            for call in ast.walk(stmt):
-                if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute)
-                        and call.func.attr in ("warn", "warning", "warning_once") and call.args):
-                    continue
-                text = string_value(call.args[0]) or ""
-                for p in tested:
-                    q = re.escape(p)
-                    if re.search(r"(?:^|\bthe\s+|\bparameter\s+|\bargument\s+)[`'\"]" + q + r"[`'\"]\s+"
-                                 r"(?:argument\s+|parameter\s+)?(?:is|has been)\s+deprecated", text, re.IGNORECASE):
-                        found.add(p)
-    return found
-
-
-def init_signature(fn):
-    """The parameters of an `__init__` (after self): name -> entry with pos, kind, default,
-    deprecated; and the names its decorators accept in place of a parameter (deprecate_kwarg)."""
-    a = fn.args
+def signature(init):
+    """The parameters of an `__init__` as the tables record them, from the extractor's reading:
+    name -> entry with pos, kind, required or default, deprecated; then the old names
+    `deprecate_kwarg` takes in place of a parameter (kind alias)."""
     params = {}
-    order = [("posonly", x) for x in a.posonlyargs] + [("arg", x) for x in a.args]
-    defaults = [None] * (len(order) - len(a.defaults)) + list(a.defaults)
-    listed = [(k, x, d) for (k, x), d in zip(order, defaults)]
-    if listed and listed[0][1].arg in ("self", "cls"):
-        listed = listed[1:]
-    if a.vararg:
-        listed.append(("vararg", a.vararg, None))
-    listed += [("kwonly", x, d) for x, d in zip(a.kwonlyargs, a.kw_defaults)]
-    if a.kwarg:
-        listed.append(("kwarg", a.kwarg, None))
-    for i, (kind, x, d) in enumerate(listed):
-        entry = {"pos": i, "kind": KIND_OF[kind]}
-        if kind in ("posonly", "arg", "kwonly"):
-            if d is None:
-                entry["required"] = True
-            else:
-                ok, v = literal(d)
-                if ok:
-                    entry["default"] = v
-        params[x.arg] = entry
-    deprecated = set()
-    aliases = {}
-    for d in fn.decorator_list:
-        if not isinstance(d, ast.Call):
-            continue
-        name = decorator_name(d)
-        kw = {k.arg: k.value for k in d.keywords if k.arg}
-        if name == "_deprecate_arguments":
-            deprecated |= set(string_list(kw.get("deprecated_args")))
-        elif name == "deprecate_kwarg" and d.args:
-            old = string_value(d.args[0])
-            new = kw.get("new_name", d.args[2] if len(d.args) > 2 else None)
-            new = string_value(new) if new is not None else None
-            if old and old in params:
-                deprecated.add(old)
-            elif old:
-                aliases[old] = new
-    deprecated |= deprecated_in_body(fn, set(params))
-    for p in deprecated:
-        if p in params:
-            params[p]["deprecated"] = True
-    for old, new in aliases.items():
+    for p in init["params"]:
+        entry = {"pos": p["pos"], "kind": p["kind"]}
+        if p["required"]:
+            entry["required"] = True
+        elif "default" in p:
+            entry["default"] = p["default"]
+        if p["deprecated"]:
+            entry["deprecated"] = True
+        params[p["name"]] = entry
+    for old, new in init["aliases"]:
         entry = {"kind": "alias", "deprecated": True}
         if new:
             entry["new"] = new
@@ -328,76 +220,38 @@ def init_signature(fn):
     return params
 
 
-def forwards_all(fn):
-    """True when an `__init__` takes only *args/**kwargs and passes them to super().__init__."""
-    a = fn.args
-    named = [x.arg for x in a.posonlyargs + a.args + a.kwonlyargs if x.arg not in ("self", "cls")]
-    if named or not (a.vararg or a.kwarg):
-        return False
-    for call in ast.walk(fn):
-        if (isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and call.func.attr == "__init__"
-                and isinstance(call.func.value, ast.Call) and ast.unparse(call.func.value.func) == "super"):
-            return True
-    return False
-
-
-def module_imports(tree, path):
+def module_imports(module, path):
     """Names a module imports from TRL modules: local name -> (module folder or file stem, name)."""
     out = {}
     pkg = os.path.dirname(path)
-
-    def visit(stmts):
-        for st in stmts:
-            if isinstance(st, ast.ImportFrom):
-                if st.level:
-                    base = pkg
-                    for _ in range(st.level - 1):
-                        base = os.path.dirname(base)
-                    mod = os.path.join(base, *(st.module or "").split(".")) if st.module else base
-                elif (st.module or "").startswith("trl."):
-                    mod = os.path.join(*st.module.split("."))
-                else:
-                    continue
-                for n in st.names:
-                    out[n.asname or n.name] = (os.path.normpath(mod), n.name)
-            elif isinstance(st, (ast.With, ast.If, ast.Try)):
-                visit(st.body)
-                visit(getattr(st, "orelse", []))
-                for h in getattr(st, "handlers", []):
-                    visit(h.body)
-    visit(tree.body)
-    return out
-
-
-def trainer_classes(tree, path):
-    """Classes named `*Trainer` in a module: name -> {file, bases, init (FunctionDef or None)}."""
-    out = {}
-    for node in tree.body:
-        if not isinstance(node, ast.ClassDef) or not node.name.endswith("Trainer") or node.name.startswith("_"):
+    for st in module["imports"]:
+        if st["level"]:
+            base = pkg
+            for _ in range(st["level"] - 1):
+                base = os.path.dirname(base)
+            mod = os.path.join(base, *st["module"].split(".")) if st["module"] else base
+        elif st["module"].startswith("trl."):
+            mod = os.path.join(*st["module"].split("."))
+        else:
             continue
-        init = next((s for s in node.body if isinstance(s, ast.FunctionDef) and s.name == "__init__"), None)
-        out[node.name] = {"file": path, "bases": [ast.unparse(b) for b in node.bases], "init": init}
+        for name, alias in st["names"]:
+            out[alias or name] = (os.path.normpath(mod), name)
     return out
 
 
-def scan_trainers(source, tag, paths):
+def is_trainer_module(path):
+    return re.fullmatch(r"trl/trainer/[^/]+\.py", path) or path.startswith("trl/experimental/")
+
+
+def scan_trainers(modules):
     """The trainer classes of one release: name -> {file, bases, init_src, params (None: unknown)}."""
     every = []  # (file, name, info, imports)
-    for path in paths:
-        in_trainer = re.fullmatch(r"trl/trainer/[^/]+\.py", path)
-        if not (in_trainer or path.startswith("trl/experimental/")):
+    for m in modules:
+        if not is_trainer_module(m["path"]) or not m["trainers"]:
             continue
-        text = source.read(tag, path)
-        if not text or "Trainer" not in text:
-            continue
-        try:
-            tree = ast.parse(text)
-        except SyntaxError:
-            continue
-        imports = None
-        for name, info in trainer_classes(tree, path).items():
-            imports = imports or module_imports(tree, path)
-            every.append((path, name, info, imports))
+        imports = module_imports(m, m["path"])
+        for t in m["trainers"]:
+            every.append((m["path"], t["name"], {"file": m["path"], "bases": t["bases"], "init": t["init"]}, imports))
 
     def lookup(module, name):
         """A class `name` defined in `module` (a file stem or a package folder), or None."""
@@ -409,8 +263,8 @@ def scan_trainers(source, tag, paths):
         inherits from a trainer of the same release; params None when that is not a TRL trainer."""
         path, name, info, imports = entry
         init = info["init"]
-        if init is not None and not forwards_all(init):
-            return init_signature(init), path
+        if init is not None and not init["forwards_all"]:
+            return signature(init), path
         if not info["bases"] or depth > 8:
             return None, None
         base = info["bases"][0].split(".")[-1]
@@ -435,7 +289,7 @@ def scan_trainers(source, tag, paths):
 
 
 def scan_release(source, library, tag):
-    """classes: name -> {file, bases, fields}; options: launch options (accelerate)."""
+    """classes: name -> {file, bases, fields}; options: launch options (accelerate); trainers."""
     if library == "trl":
         paths = source.files(tag, "trl")
     elif library == "transformers":
@@ -443,23 +297,23 @@ def scan_release(source, library, tag):
     else:
         paths = [p for p in source.files(tag, "src/accelerate")
                  if p.endswith(("utils/dataclasses.py", "parallelism_config.py", "commands/launch.py"))]
-    found = {}
-    options = {}
-    trainers = scan_trainers(source, tag, paths) if library == "trl" else {}
-    if library == "accelerate":
-        for path in paths:
-            text = source.read(tag, path) if path.endswith("commands/launch.py") else None
-            if text and "launch_command_parser" in text:
-                try:
-                    options = launch_options(ast.parse(text))
-                except SyntaxError:
-                    pass
     readable = [p for p in paths if "@dataclass" in (source.read(tag, p) or "")]
-    enum_paths = [p for p in TRANSFORMERS_ENUM_FILES if p not in readable] if library == "transformers" else []
-    modules = extract(source, tag, readable + enum_paths)
+    wanted = list(readable)
+    if library == "trl":
+        wanted += [p for p in paths if p not in wanted and is_trainer_module(p) and "Trainer" in (source.read(tag, p) or "")]
+    if library == "accelerate":
+        wanted += [p for p in paths if p not in wanted and p.endswith("commands/launch.py")]
+    if library == "transformers":
+        wanted += [p for p in TRANSFORMERS_ENUM_FILES if p not in wanted]
+    modules = extract(source, tag, wanted)
+    trainers = scan_trainers(modules) if library == "trl" else {}
+    options = {}
+    found = {}
     enums = {}
     for m in modules:
         enums.update(m["enums"])
+        if library == "accelerate" and m["path"].endswith("commands/launch.py"):
+            options = launch_options(m)
     for m in modules:
         path = m["path"]
         if path not in readable:

@@ -7,6 +7,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <regex>
 #include <set>
 #include <tuple>
 
@@ -665,6 +666,266 @@ void enum_conversions(const py::Module& m, const std::vector<py::StmtId>& body,
   }
 }
 
+// Calls each expression under `id` (itself included) with `visit`.
+template <typename Visit>
+void walk_expr(const py::Module& m, py::ExprId id, Visit& visit, int depth = 0) {
+  if (id == py::kNoExpr || depth > 256) return;
+  const py::Expr& e = m.expr(id);
+  visit(e);
+  for (py::ExprId c : {e.a, e.b, e.c}) walk_expr(m, c, visit, depth + 1);
+  for (py::ExprId c : m.elts(e)) walk_expr(m, c, visit, depth + 1);
+  for (py::ExprId c : m.values(e)) walk_expr(m, c, visit, depth + 1);
+  for (const auto& arg : m.args(e)) walk_expr(m, arg.value, visit, depth + 1);
+}
+
+// Calls `on_stmt` on each statement of `body` and of every block nested in it (functions and
+// classes included), and `on_expr` on each of their expressions.
+template <typename OnStmt, typename OnExpr>
+void walk_stmts(const py::Module& m, const std::vector<py::StmtId>& body, OnStmt& on_stmt, OnExpr& on_expr,
+                int depth = 0) {
+  if (depth > 64) return;
+  for (py::StmtId sid : body) {
+    const py::Stmt& s = m.stmt(sid);
+    on_stmt(s);
+    for (py::ExprId t : s.targets) walk_expr(m, t, on_expr);
+    walk_expr(m, s.value, on_expr);
+    walk_expr(m, s.annotation, on_expr);
+    for (py::ExprId d : s.decorators) walk_expr(m, d, on_expr);
+    for (py::ExprId b : s.bases) walk_expr(m, b, on_expr);
+    for (const auto& p : s.params) walk_expr(m, p.default_value, on_expr);
+    walk_stmts(m, s.body, on_stmt, on_expr, depth + 1);
+    walk_stmts(m, s.orelse, on_stmt, on_expr, depth + 1);
+    for (const auto& h : s.handlers) walk_stmts(m, h, on_stmt, on_expr, depth + 1);
+  }
+}
+
+// The source text of an expression.
+std::string text_of(const Module& mod, py::ExprId id) {
+  if (id == py::kNoExpr) return "";
+  const Span& sp = mod.ir.expr(id).span;
+  return sp.begin <= sp.end && sp.end <= mod.text.size() ? mod.text.substr(sp.begin, sp.end - sp.begin) : "";
+}
+
+// A string literal's text; for an f-string, its text outside the `{...}` fields (what a warning
+// says around its interpolations).
+std::string message_text(const Module& mod, py::ExprId id) {
+  if (id == py::kNoExpr) return "";
+  if (mod.ir.expr(id).kind != py::ExprKind::FString) return string_value(mod.ir, id);
+  const std::string raw = text_of(mod, id);
+  std::string out;
+  int braces = 0;
+  std::size_t i = raw.find_first_of("'\"");
+  if (i == std::string::npos) return "";
+  const char quote = raw[i];
+  for (++i; i < raw.size(); ++i) {
+    const char c = raw[i];
+    if (braces == 0 && c == quote) break;
+    if (c == '{' && i + 1 < raw.size() && raw[i + 1] == '{' && braces == 0) {
+      out += '{';
+      ++i;
+    } else if (c == '{') {
+      ++braces;
+    } else if (c == '}' && braces > 0) {
+      --braces;
+    } else if (braces == 0) {
+      out += c;
+    }
+  }
+  return out;
+}
+
+// A choice or option value as the generator writes it (Python's str() of the constant).
+std::string choice_text(const Scalar& v) {
+  return v.kind == Scalar::Kind::Str    ? v.s
+         : v.kind == Scalar::Kind::Bool ? (v.b ? "True" : "False")
+         : !v.s.empty()                 ? v.s
+         : v.kind == Scalar::Kind::Int  ? std::to_string(v.i)
+                                        : std::to_string(v.f);
+}
+
+// The options a `launch_command_parser` function adds (`parser.add_argument("--name", ...)`).
+void launch_options(const Module& mod, const py::Stmt& fn, std::vector<ModuleScan::Option>& out) {
+  const py::Module& m = mod.ir;
+  auto on_expr = [&](const py::Expr& e) {
+    if (e.kind != py::ExprKind::Call || e.a == py::kNoExpr) return;
+    const py::Expr& callee = m.expr(e.a);
+    if (callee.kind != py::ExprKind::Attribute || callee.name != "add_argument") return;
+    ModuleScan::Option o;
+    for (const auto& arg : m.args(e)) {
+      if (arg.kind == py::Argument::Kind::Positional) {
+        Scalar v;
+        if (literal(m, arg.value, v) && v.kind == Scalar::Kind::Str && m.expr(arg.value).kind == py::ExprKind::Constant)
+          o.names.push_back(v.s);
+        continue;
+      }
+      if (arg.kind != py::Argument::Kind::Keyword) continue;
+      if (arg.keyword == "action") {
+        Scalar v;
+        if (literal(m, arg.value, v) && v.kind == Scalar::Kind::Str) o.action = v.s;
+      } else if (arg.keyword == "type") {
+        o.type = text_of(mod, arg.value);
+        o.has_type = true;
+      } else if (arg.keyword == "choices" && arg.value != py::kNoExpr) {
+        const py::Expr& list = m.expr(arg.value);
+        if (list.kind != py::ExprKind::List && list.kind != py::ExprKind::Tuple) continue;
+        o.has_choices = true;
+        for (py::ExprId c : m.elts(list))
+          if (m.expr(c).kind == py::ExprKind::Constant) o.choices.push_back(choice_text(m.constant(m.expr(c))));
+      } else if (arg.keyword == "help") {
+        o.help = message_text(mod, arg.value);
+      }
+    }
+    out.push_back(std::move(o));
+  };
+  auto on_stmt = [](const py::Stmt&) {};
+  walk_stmts(m, fn.body, on_stmt, on_expr);
+}
+
+// Parameters an `__init__` tests in an `if` whose body warns that they are deprecated ("The `p`
+// argument is deprecated", "Parameter 'p' has been deprecated").
+std::set<std::string> deprecated_in_body(const Module& mod, const py::Stmt& fn, const std::set<std::string>& params) {
+  const py::Module& m = mod.ir;
+  std::set<std::string> found;
+  auto on_stmt = [&](const py::Stmt& s) {
+    if (s.kind != py::StmtKind::If) return;
+    std::set<std::string> tested;
+    auto names = [&](const py::Expr& e) {
+      if (e.kind == py::ExprKind::Name && params.count(e.name)) tested.insert(e.name);
+    };
+    walk_expr(m, s.value, names);
+    if (tested.empty()) return;
+    auto warns = [&](const py::Expr& e) {
+      if (e.kind != py::ExprKind::Call || e.a == py::kNoExpr) return;
+      const py::Expr& callee = m.expr(e.a);
+      if (callee.kind != py::ExprKind::Attribute ||
+          (callee.name != "warn" && callee.name != "warning" && callee.name != "warning_once"))
+        return;
+      const auto args = m.args(e);
+      if (args.empty() || args.front().kind != py::Argument::Kind::Positional) return;
+      const std::string said = message_text(mod, args.front().value);
+      for (const auto& p : tested) {
+        const std::string& q = p;  // a parameter name: letters, digits and `_`, nothing to escape
+        const std::regex re("(?:^|\\bthe\\s+|\\bparameter\\s+|\\bargument\\s+)[`'\"]" + q +
+                                "[`'\"]\\s+(?:argument\\s+|parameter\\s+)?(?:is|has been)\\s+deprecated",
+                            std::regex::icase | std::regex::ECMAScript);
+        if (std::regex_search(said, re)) found.insert(p);
+      }
+    };
+    auto no_stmt = [](const py::Stmt&) {};
+    walk_stmts(m, s.body, no_stmt, warns);
+  };
+  auto no_expr = [](const py::Expr&) {};
+  walk_stmts(m, fn.body, on_stmt, no_expr);
+  return found;
+}
+
+// The signature of an `__init__`: its parameters after self, the old names its decorators take
+// for them (`deprecate_kwarg`), and which the source deprecates.
+ModuleScan::Init read_init(const Module& mod, const py::Stmt& fn) {
+  const py::Module& m = mod.ir;
+  ModuleScan::Init init;
+  std::size_t first = !fn.params.empty() && (fn.params.front().name == "self" || fn.params.front().name == "cls");
+  for (std::size_t i = first; i < fn.params.size(); ++i) {
+    const py::Param& p = fn.params[i];
+    ModuleScan::Param out;
+    out.name = p.name;
+    out.pos = static_cast<int>(i - first);
+    out.kind = p.kind == py::Param::Kind::Star         ? "varargs"
+               : p.kind == py::Param::Kind::DoubleStar ? "varkw"
+               : p.keyword_only                        ? "kw"
+                                                       : "pos";
+    if (p.kind == py::Param::Kind::Normal) {
+      if (p.default_value == py::kNoExpr)
+        out.required = true;
+      else
+        out.has_default = literal(m, p.default_value, out.default_value);
+    }
+    init.params.push_back(std::move(out));
+  }
+  // Only *args/**kwargs, passed on to super().__init__: the signature is the base's.
+  bool named = false, star = false;
+  for (const auto& p : init.params) {
+    named = named || p.kind == "pos" || p.kind == "kw";
+    star = star || p.kind == "varargs" || p.kind == "varkw";
+  }
+  if (!named && star) {
+    auto super_init = [&](const py::Expr& e) {
+      if (e.kind != py::ExprKind::Call || e.a == py::kNoExpr) return;
+      const py::Expr& callee = m.expr(e.a);
+      if (callee.kind != py::ExprKind::Attribute || callee.name != "__init__" || callee.a == py::kNoExpr) return;
+      const py::Expr& target = m.expr(callee.a);
+      if (target.kind == py::ExprKind::Call && target.a != py::kNoExpr && m.expr(target.a).kind == py::ExprKind::Name &&
+          m.expr(target.a).name == "super")
+        init.forwards_all = true;
+    };
+    auto no_stmt = [](const py::Stmt&) {};
+    walk_stmts(m, fn.body, no_stmt, super_init);
+  }
+  std::set<std::string> names;
+  for (const auto& p : init.params) names.insert(p.name);
+  std::set<std::string> deprecated;
+  for (py::ExprId d : fn.decorators) {
+    const py::Expr& call = m.expr(d);
+    if (call.kind != py::ExprKind::Call) continue;
+    const std::string name = last_name(m, d);
+    const auto args = m.args(call);
+    std::vector<py::ExprId> positional;
+    for (const auto& a : args)
+      if (a.kind == py::Argument::Kind::Positional) positional.push_back(a.value);
+    auto keyword = [&](std::string_view k) {
+      for (const auto& a : args)
+        if (a.kind == py::Argument::Kind::Keyword && a.keyword == k) return a.value;
+      return py::kNoExpr;
+    };
+    if (name == "_deprecate_arguments") {
+      const py::ExprId list = keyword("deprecated_args");
+      if (list == py::kNoExpr) continue;
+      const py::Expr& l = m.expr(list);
+      if (l.kind != py::ExprKind::List && l.kind != py::ExprKind::Tuple) continue;
+      for (py::ExprId e : m.elts(l))
+        if (m.expr(e).kind == py::ExprKind::Constant && m.constant(m.expr(e)).kind == Scalar::Kind::Str)
+          deprecated.insert(m.constant(m.expr(e)).s);
+    } else if (name == "deprecate_kwarg" && !positional.empty()) {
+      const std::string old = string_value(m, positional.front());
+      py::ExprId new_expr = keyword("new_name");
+      if (new_expr == py::kNoExpr && positional.size() > 2) new_expr = positional[2];
+      const std::string renamed = new_expr == py::kNoExpr ? "" : string_value(m, new_expr);
+      if (old.empty()) continue;
+      auto same = std::find_if(init.aliases.begin(), init.aliases.end(), [&](const auto& a) { return a.first == old; });
+      if (names.count(old))
+        deprecated.insert(old);
+      else if (same != init.aliases.end())
+        same->second = renamed;  // the last decorator for a name wins
+      else
+        init.aliases.emplace_back(old, renamed);
+    }
+  }
+  for (const auto& p : deprecated_in_body(mod, fn, names)) deprecated.insert(p);
+  for (auto& p : init.params) p.deprecated = deprecated.count(p.name) > 0;
+  return init;
+}
+
+// `from X import a as b` statements at the top of a module or inside its `with`, `if` and `try`
+// blocks.
+void import_froms(const py::Module& m, const std::vector<py::StmtId>& body, std::vector<ModuleScan::ImportFrom>& out,
+                  int depth = 0) {
+  if (depth > 32) return;
+  for (py::StmtId sid : body) {
+    const py::Stmt& s = m.stmt(sid);
+    if (s.kind == py::StmtKind::ImportFrom) {
+      ModuleScan::ImportFrom i;
+      i.level = s.level;
+      i.module = s.module;
+      for (const auto& n : s.names) i.names.emplace_back(n.name, n.asname);
+      out.push_back(std::move(i));
+    } else if (s.kind == py::StmtKind::With || s.kind == py::StmtKind::If || s.kind == py::StmtKind::Try) {
+      import_froms(m, s.body, out, depth + 1);
+      import_froms(m, s.orelse, out, depth + 1);
+      for (const auto& h : s.handlers) import_froms(m, h, out, depth + 1);
+    }
+  }
+}
+
 }  // namespace
 
 ModuleScan scan_module(const std::string& path, const std::string& text) {
@@ -707,6 +968,31 @@ ModuleScan scan_module(const std::string& path, const std::string& text) {
     }
     out.dataclasses.push_back(std::move(c));
   }
+  // Classes named `*Trainer` (not private): their bases as written and their own `__init__`.
+  for (py::StmtId sid : m.body) {
+    const py::Stmt& s = m.stmt(sid);
+    if (s.kind != py::StmtKind::ClassDef || s.name.size() < 7 || s.name.front() == '_' ||
+        s.name.compare(s.name.size() - 7, 7, "Trainer") != 0)
+      continue;
+    ModuleScan::Trainer t;
+    t.name = s.name;
+    for (py::ExprId b : s.bases) t.bases.push_back(text_of(mod, b));
+    for (py::StmtId member : s.body) {
+      const py::Stmt& fn = m.stmt(member);
+      if (fn.kind == py::StmtKind::FunctionDef && fn.name == "__init__") {
+        t.init = read_init(mod, fn);
+        break;
+      }
+    }
+    out.trainers.push_back(std::move(t));
+  }
+  if (!out.trainers.empty()) import_froms(m, m.body, out.imports);
+  // `accelerate launch`'s options: every `launch_command_parser` function, at any depth.
+  auto on_stmt = [&](const py::Stmt& s) {
+    if (s.kind == py::StmtKind::FunctionDef && s.name == "launch_command_parser") launch_options(mod, s, out.options);
+  };
+  auto no_expr = [](const py::Expr&) {};
+  walk_stmts(m, m.body, on_stmt, no_expr);
   return out;
 }
 

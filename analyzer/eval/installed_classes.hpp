@@ -69,6 +69,51 @@ struct ModuleScan {
   };
   std::vector<Class> dataclasses;
   std::vector<std::pair<std::string, std::vector<std::string>>> enums;
+  // Classes named `*Trainer`: the parameters of their own `__init__` after self (position, kind:
+  // pos, varargs, kw, varkw; required, or its literal default) and the ones the source deprecates
+  // (listed by `_deprecate_arguments(deprecated_args=[...])`, named by `deprecate_kwarg`, or
+  // tested in an `if` that warns "The `p` argument is deprecated"); the old names
+  // `deprecate_kwarg(old, ..., new_name)` takes in place of a parameter; and whether it only
+  // passes `*args`/`**kwargs` on to `super().__init__`.
+  struct Param {
+    std::string name;
+    int pos = 0;
+    std::string kind;
+    bool required = false;
+    bool has_default = false;
+    Scalar default_value;
+    bool deprecated = false;
+  };
+  struct Init {
+    std::vector<Param> params;
+    std::vector<std::pair<std::string, std::string>> aliases;  // old name, new name ("" unknown)
+    bool forwards_all = false;
+  };
+  struct Trainer {
+    std::string name;
+    std::vector<std::string> bases;  // as written (`transformers.Trainer`)
+    std::optional<Init> init;        // none: the class has no __init__ of its own
+  };
+  std::vector<Trainer> trainers;
+  // The module's `from X import a as b` statements (top level, or in with/if/try blocks), read
+  // when it defines a trainer: the generator follows a trainer's base through them.
+  struct ImportFrom {
+    int level = 0;
+    std::string module;
+    std::vector<std::pair<std::string, std::string>> names;  // name, alias ("" none)
+  };
+  std::vector<ImportFrom> imports;
+  // The `add_argument` calls of a `launch_command_parser` function (accelerate launch).
+  struct Option {
+    std::vector<std::string> names;  // the string constants passed by position (`--name`, `-n`)
+    std::string action;
+    bool has_type = false;
+    std::string type;  // the `type=` expression as written
+    bool has_choices = false;
+    std::vector<std::string> choices;
+    std::string help;
+  };
+  std::vector<Option> options;
 };
 ModuleScan scan_module(const std::string& path, const std::string& text);
 

@@ -1,5 +1,6 @@
 #!/bin/sh
-# Runs tools/knowledge_history.py on the stored excerpts of three TRL releases (tests/history/trl,
+# Runs tools/knowledge_history.py (which reads each module through build/history_extract, or the
+# binary $TRL_LINT_HISTORY_EXTRACT names) on the stored excerpts of three TRL releases (tests/history/trl,
 # one folder per release) and compares its tables with tests/history/expected_trl.yaml; then on
 # the excerpts of two releases around the trl/trainer -> trl/experimental shim of KTOTrainer
 # (tests/history/trl_forward: its __init__ forwards *args/**kwargs from 0.26.0 on) against

@@ -1,6 +1,7 @@
 // A release newer than the knowledge, read from its installed source (installed_classes.hpp): the
-// C++ extraction must give the same fields as tools/knowledge_history.py does, and the metadata of
-// an environment must be read as pip writes it.
+// reading of an installed class must give the same fields as tools/knowledge_history.py's tables
+// (which it builds from scan_module, tested here too), and the metadata of an environment must be
+// read as pip writes it.
 #include <unistd.h>
 
 #include <algorithm>
@@ -50,8 +51,9 @@ std::string shown(const Scalar& s) {
 }  // namespace
 
 TEST_CASE("installed source: the fields the generator's tables hold, at three stored releases", "[installed]") {
-  // tests/history/expected_trl.yaml is what tools/knowledge_history.py (Python's ast) reads from the
-  // stored excerpts of TRL 0.12.0, 0.21.0 and 1.9.0; the C++ extraction reads the same files.
+  // tests/history/expected_trl.yaml is what tools/knowledge_history.py builds from the stored
+  // excerpts of TRL 0.12.0, 0.21.0 and 1.9.0 (per module, through scan_module; then bases flattened
+  // across modules); reading each class as an installed one (read_dataclass) gives the same fields.
   const Knowledge k = Knowledge::from_texts(
       {{"classes.yaml", kClasses}, {"history_trl.yaml", read("tests/history/expected_trl.yaml")}});
   int compared = 0;
@@ -280,4 +282,100 @@ class BaseTrainer(Trainer):
   // A release the knowledge has: the history answers, not the installed source.
   targets.trl.version = k.library("trl")->newest;
   CHECK_FALSE(installed_trainer_keywords(k, *k.find("SFTTrainer"), targets));
+}
+
+TEST_CASE("release scan: trainers, enums and launch options of one module", "[installed]") {
+  const std::string text = R"PY(
+from enum import Enum
+from dataclasses import dataclass, field
+from .utils import deprecate_kwarg, _deprecate_arguments as deprecate_arguments
+from transformers import Trainer
+
+
+class Mode(str, Enum):
+    FAST = "fast"
+    SLOW = "slow"
+    ALSO_FAST = "fast"
+
+
+@dataclass
+class DemoConfig:
+    mode: str = field(default="fast", metadata={"help": "Deprecated: use `speed`."})
+    speed: str = field(default="a", metadata={"help": "It must be one of 'a', 'b', or 'c'."})
+
+    def __post_init__(self):
+        if self.mode is not None:
+            self.mode = Mode(self.mode)
+
+
+class DemoTrainer(Trainer):
+    @deprecate_kwarg("tokenizer", "0.16.0", new_name="processing_class")
+    @_deprecate_arguments(version="0.13.0", deprecated_args=["packing"])
+    def __init__(self, model, args=None, *, packing=False, max_len: int = -1, old_flag=None, **kwargs):
+        if old_flag is not None:
+            warnings.warn(f"The `old_flag` argument is deprecated, use {model} instead")
+
+
+class ForwardTrainer(DemoTrainer):
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+
+
+class _PrivateTrainer(Trainer):
+    pass
+
+
+def launch_command_parser(subparsers=None):
+    parser = argparse.ArgumentParser()
+    group = parser.add_argument_group()
+    group.add_argument("--num_processes", "--nproc", type=int, help="How many.")
+    group.add_argument("--cpu", action="store_true", help="Deprecated, ignored.")
+    group.add_argument("--mode", choices=["a", "b"], type=str)
+    return parser
+)PY";
+  const ModuleScan scan = scan_module("trl/trainer/demo.py", text);
+  // The enum's values, each once; the field __post_init__ converts at any depth takes it.
+  REQUIRE(scan.enums.size() == 1);
+  CHECK(scan.enums[0].first == "Mode");
+  CHECK(scan.enums[0].second == std::vector<std::string>{"fast", "slow"});
+  REQUIRE(scan.dataclasses.size() == 1);
+  const auto& cfg = scan.dataclasses[0];
+  CHECK(cfg.enum_conversions == std::vector<std::pair<std::string, std::string>>{{"mode", "Mode"}});
+  REQUIRE(cfg.fields.size() == 2);
+  CHECK(cfg.fields[0].second.deprecated);  // "Deprecated:" as a word, followed by punctuation
+  CHECK_FALSE(cfg.fields[0].second.choices_from_help);
+  CHECK(cfg.fields[1].second.info.choices == std::vector<std::string>{"a", "b", "c"});  // through ", or"
+  CHECK(cfg.fields[1].second.choices_from_help);
+  // Trainers: the private one is left out; positions skip self and the bare `*`.
+  REQUIRE(scan.trainers.size() == 2);
+  const auto& demo = scan.trainers[0];
+  CHECK(demo.name == "DemoTrainer");
+  CHECK(demo.bases == std::vector<std::string>{"Trainer"});
+  REQUIRE(demo.init);
+  CHECK_FALSE(demo.init->forwards_all);
+  const auto& ps = demo.init->params;
+  REQUIRE(ps.size() == 6);
+  CHECK((ps[0].name == "model" && ps[0].pos == 0 && ps[0].kind == "pos" && ps[0].required));
+  CHECK((ps[1].name == "args" && ps[1].has_default && ps[1].default_value.kind == Scalar::Kind::Null));
+  CHECK((ps[2].name == "packing" && ps[2].pos == 2 && ps[2].kind == "kw" && ps[2].deprecated));
+  CHECK((ps[3].name == "max_len" && ps[3].default_value.i == -1 && !ps[3].deprecated));
+  CHECK((ps[4].name == "old_flag" && ps[4].deprecated));  // the f-string's text around `{model}`
+  CHECK((ps[5].name == "kwargs" && ps[5].kind == "varkw"));
+  CHECK(demo.init->aliases == std::vector<std::pair<std::string, std::string>>{{"tokenizer", "processing_class"}});
+  const auto& forward = scan.trainers[1];
+  REQUIRE(forward.init);
+  CHECK(forward.init->forwards_all);
+  CHECK(forward.bases == std::vector<std::string>{"DemoTrainer"});
+  // The imports a trainer's base is followed through.
+  REQUIRE(scan.imports.size() == 4);
+  CHECK((scan.imports[2].level == 1 && scan.imports[2].module == "utils"));
+  CHECK(scan.imports[2].names == std::vector<std::pair<std::string, std::string>>{
+                                     {"deprecate_kwarg", ""}, {"_deprecate_arguments", "deprecate_arguments"}});
+  // accelerate launch's options, with their aliases, action, type, choices and help.
+  REQUIRE(scan.options.size() == 3);
+  CHECK(scan.options[0].names == std::vector<std::string>{"--num_processes", "--nproc"});
+  CHECK((scan.options[0].has_type && scan.options[0].type == "int"));
+  CHECK(scan.options[1].action == "store_true");
+  CHECK(scan.options[1].help == "Deprecated, ignored.");
+  CHECK((scan.options[2].has_choices && scan.options[2].choices == std::vector<std::string>{"a", "b"}));
 }
