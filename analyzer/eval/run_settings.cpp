@@ -259,11 +259,7 @@ void Builder::apply_parser_inputs(TrainingRun& run, const std::vector<const Clas
 const ClassInfo* Builder::at_target_release(const TrainingRun& run) const {
   if (!run.config_class || run.config_class->package != "trl") return nullptr;
   const VersionTargets t = version_targets(p_, run.version_anchor(), k_);
-  auto older = [&](const VersionTarget& v) {
-    const LibraryReleases* lib = k_.library(v.library);
-    return lib && v.known() && !lib->fields_complete_from.empty() &&
-           compare_versions(*v.version, lib->fields_complete_from) < 0;
-  };
+  auto older = [&](const VersionTarget& v) { return v.known() && k_.judged_by_history(v.library, *v.version); };
   const ClassInfo* c = run.config_class;
   if (older(t.trl) && !(c = k_.at(*c, *t.trl.version))) return nullptr;
   if (older(t.transformers)) c = k_.with_bases_at(*c, "transformers", *t.transformers.version);

@@ -26,6 +26,12 @@ bool Knowledge::history_covers(std::string_view library, std::string_view versio
   return within(version, it->second.releases.front(), it->second.releases.back());
 }
 
+bool Knowledge::judged_by_history(std::string_view library, std::string_view version) const {
+  const LibraryReleases* r = this->library(library);
+  return r && !r->fields_complete_from.empty() && compare_versions(version, r->fields_complete_from) < 0 &&
+         history_covers(library, version);
+}
+
 const ClassHistory* Knowledge::history(std::string_view cls) const {
   histories();
   auto it = history_->by_class.find(cls);

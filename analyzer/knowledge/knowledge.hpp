@@ -280,6 +280,9 @@ class Knowledge {
   // True when the history of `library` was generated from releases around `version` (between its
   // oldest and newest scanned release).
   bool history_covers(std::string_view library, std::string_view version) const;
+  // True when `version` of `library` is judged by the history: older than the release the
+  // hand-written field lists describe (LibraryReleases::fields_complete_from), and covered.
+  bool judged_by_history(std::string_view library, std::string_view version) const;
   // `cls` as it was at `version` of its library: the fields the history records there, with the
   // package, role and trainer of `cls`, and the bases of that release (looked up in this
   // knowledge). A release the history did not scan is judged at the newest scanned one before it.

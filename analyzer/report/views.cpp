@@ -150,12 +150,11 @@ void print_run(std::ostream& out, const TrainingRun& r, const Project& project) 
     // The transformers release named when TrainingArguments' defaults come from its history.
     const Knowledge& k = Knowledge::get();
     const VersionTargets t = version_targets(project, r.version_anchor(), k);
-    const LibraryReleases* tf = k.library("transformers");
     const ClassInfo* args = k.find("TrainingArguments");
-    const ClassInfo* args_at = args && t.transformers.known() && tf && !tf->fields_complete_from.empty() &&
-                                       compare_versions(*t.transformers.version, tf->fields_complete_from) < 0
-                                   ? k.at(*args, *t.transformers.version)
-                                   : nullptr;
+    const ClassInfo* args_at =
+        args && t.transformers.known() && k.judged_by_history("transformers", *t.transformers.version)
+            ? k.at(*args, *t.transformers.version)
+            : nullptr;
     out << "defaults: of " << r.defaults_class->name << " in " << t.trl.describe()
         << (args_at ? " and " + t.transformers.describe() : "") << ", read from " << r.defaults_class->source
         << (args_at ? " and " + args_at->source : "") << '\n';

@@ -286,10 +286,8 @@ bool fields_known_at(const Knowledge& k, const VersionTargets& t, std::string_vi
 }
 
 bool history_judges(const Knowledge& k, const VersionTargets& t, std::string_view library) {
-  const LibraryReleases* r = k.library(library);
   const VersionTarget& v = t.of(library);
-  return r && v.version && !r->fields_complete_from.empty() &&
-         compare_versions(*v.version, r->fields_complete_from) < 0 && k.history_covers(library, *v.version);
+  return v.version && k.judged_by_history(library, *v.version);
 }
 
 bool judged_by_history(const Knowledge& k, const ClassInfo& cls, const VersionTargets& t) {
