@@ -51,7 +51,12 @@ int main() {
       return 2;
     }
     const std::string path = header.substr(0, tab);
-    const std::size_t size = std::stoul(header.substr(tab + 1));
+    const std::string digits = header.substr(tab + 1);
+    if (digits.empty() || digits.size() > 12 || digits.find_first_not_of("0123456789") != std::string::npos) {
+      std::cerr << "history_extract: " << path << ": `" << digits << "` is not a size in bytes\n";
+      return 2;
+    }
+    const std::size_t size = std::stoul(digits);
     std::string text(size, '\0');
     if (size && !std::cin.read(text.data(), static_cast<std::streamsize>(size))) {
       std::cerr << "history_extract: " << path << ": the input ends before " << size << " bytes\n";
@@ -113,6 +118,8 @@ int main() {
     }
     modules.push_back(std::move(m));
   }
-  std::cout << nlohmann::json{{"modules", modules}}.dump() << '\n';
+  // Text that is not UTF-8 (the generator sends UTF-8, with U+FFFD for what was not) is replaced.
+  std::cout << nlohmann::json{{"modules", modules}}.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)
+            << '\n';
   return 0;
 }
