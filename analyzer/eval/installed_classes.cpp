@@ -180,6 +180,15 @@ std::string string_value(const py::Module& m, py::ExprId id) {
   return literal(m, id, s) && s.kind == Scalar::Kind::Str ? s.s : "";
 }
 
+// A choice or option value as the generator writes it (Python's str() of the constant).
+std::string choice_text(const Scalar& v) {
+  return v.kind == Scalar::Kind::Str    ? v.s
+         : v.kind == Scalar::Kind::Bool ? (v.b ? "True" : "False")
+         : !v.s.empty()                 ? v.s
+         : v.kind == Scalar::Kind::Int  ? std::to_string(v.i)
+                                        : std::to_string(v.f);
+}
+
 struct FoundClass {
   std::string file;
   std::vector<std::string> bases;
@@ -257,11 +266,7 @@ FoundClass read_class(const Module& mod, const py::Stmt& cls, const std::string&
                 for (py::ExprId c : m.elts(list)) {
                   Scalar choice;
                   if (!literal(m, c, choice) || choice.kind == Scalar::Kind::Null) continue;
-                  f.choices.push_back(choice.kind == Scalar::Kind::Str    ? choice.s
-                                      : choice.kind == Scalar::Kind::Bool ? (choice.b ? "True" : "False")
-                                      : !choice.s.empty()                 ? choice.s
-                                      : choice.kind == Scalar::Kind::Int  ? std::to_string(choice.i)
-                                                                          : std::to_string(choice.f));
+                  f.choices.push_back(choice_text(choice));
                 }
               }
             }
@@ -635,37 +640,6 @@ std::vector<std::string> enum_members(const py::Module& m, const py::Stmt& cls) 
   return out;
 }
 
-// `self.f = E(self.f)` anywhere in `body` (nested blocks included): f -> E.
-void enum_conversions(const py::Module& m, const std::vector<py::StmtId>& body,
-                      std::vector<std::pair<std::string, std::string>>& out, int depth = 0) {
-  if (depth > 64) return;
-  auto self_attr = [&](py::ExprId id) -> std::string {
-    if (id == py::kNoExpr) return "";
-    const py::Expr& e = m.expr(id);
-    if (e.kind != py::ExprKind::Attribute || e.a == py::kNoExpr) return "";
-    const py::Expr& base = m.expr(e.a);
-    return base.kind == py::ExprKind::Name && base.name == "self" ? e.name : "";
-  };
-  for (py::StmtId sid : body) {
-    const py::Stmt& s = m.stmt(sid);
-    if (s.kind == py::StmtKind::Assign && s.targets.size() == 1 && s.value != py::kNoExpr) {
-      const std::string field = self_attr(s.targets.front());
-      const py::Expr& call = m.expr(s.value);
-      if (!field.empty() && call.kind == py::ExprKind::Call && call.a != py::kNoExpr &&
-          m.expr(call.a).kind == py::ExprKind::Name) {
-        const auto args = m.args(call);
-        if (args.size() == 1 && args.front().kind == py::Argument::Kind::Positional &&
-            self_attr(args.front().value) == field)
-          out.emplace_back(field, m.expr(call.a).name);
-      }
-    }
-    if (s.kind == py::StmtKind::FunctionDef || s.kind == py::StmtKind::ClassDef) continue;
-    enum_conversions(m, s.body, out, depth + 1);
-    enum_conversions(m, s.orelse, out, depth + 1);
-    for (const auto& h : s.handlers) enum_conversions(m, h, out, depth + 1);
-  }
-}
-
 // Calls each expression under `id` (itself included) with `visit`.
 template <typename Visit>
 void walk_expr(const py::Module& m, py::ExprId id, Visit& visit, int depth = 0) {
@@ -697,6 +671,32 @@ void walk_stmts(const py::Module& m, const std::vector<py::StmtId>& body, OnStmt
     walk_stmts(m, s.orelse, on_stmt, on_expr, depth + 1);
     for (const auto& h : s.handlers) walk_stmts(m, h, on_stmt, on_expr, depth + 1);
   }
+}
+
+// `self.f = E(self.f)` anywhere in `body` (nested blocks included): f -> E.
+void enum_conversions(const py::Module& m, const std::vector<py::StmtId>& body,
+                      std::vector<std::pair<std::string, std::string>>& out) {
+  auto self_attr = [&](py::ExprId id) -> std::string {
+    if (id == py::kNoExpr) return "";
+    const py::Expr& e = m.expr(id);
+    if (e.kind != py::ExprKind::Attribute || e.a == py::kNoExpr) return "";
+    const py::Expr& base = m.expr(e.a);
+    return base.kind == py::ExprKind::Name && base.name == "self" ? e.name : "";
+  };
+  auto on_stmt = [&](const py::Stmt& s) {
+    if (s.kind != py::StmtKind::Assign || s.targets.size() != 1 || s.value == py::kNoExpr) return;
+    const std::string field = self_attr(s.targets.front());
+    const py::Expr& call = m.expr(s.value);
+    if (field.empty() || call.kind != py::ExprKind::Call || call.a == py::kNoExpr ||
+        m.expr(call.a).kind != py::ExprKind::Name)
+      return;
+    const auto args = m.args(call);
+    if (args.size() == 1 && args.front().kind == py::Argument::Kind::Positional &&
+        self_attr(args.front().value) == field)
+      out.emplace_back(field, m.expr(call.a).name);
+  };
+  auto no_expr = [](const py::Expr&) {};
+  walk_stmts(m, body, on_stmt, no_expr);
 }
 
 // The source text of an expression.
@@ -732,15 +732,6 @@ std::string message_text(const Module& mod, py::ExprId id) {
     }
   }
   return out;
-}
-
-// A choice or option value as the generator writes it (Python's str() of the constant).
-std::string choice_text(const Scalar& v) {
-  return v.kind == Scalar::Kind::Str    ? v.s
-         : v.kind == Scalar::Kind::Bool ? (v.b ? "True" : "False")
-         : !v.s.empty()                 ? v.s
-         : v.kind == Scalar::Kind::Int  ? std::to_string(v.i)
-                                        : std::to_string(v.f);
 }
 
 // The options a `launch_command_parser` function adds (`parser.add_argument("--name", ...)`).

@@ -104,10 +104,11 @@ class InvalidChoice final : public Rule {
       d.label = "set here (" + s.origin_text() + ")";
       suggest(d, at, context, s.value.s, f->choices);
       if (!f->source.empty()) d.notes.push_back("source: " + f->source);
-      if (rules::judged_by_history(k, *given.front(), t) || rules::history_judges(k, t, "transformers"))
-        d.notes.push_back("judged against " + rules::judged_against(k, t) +
-                          (rules::history_judges(k, t, "transformers") ? ", with those releases' field lists"
-                                                                       : ", with that release's field lists"));
+      const bool transformers_history = rules::history_judges(k, t, "transformers");
+      if (rules::judged_by_history(k, *given.front(), t) || transformers_history)
+        d.notes.push_back(
+            "judged against " + rules::judged_against(k, t) +
+            (transformers_history ? ", with those releases' field lists" : ", with that release's field lists"));
       if (run.launch) d.related.push_back({run.launch->span, "used by this launch", true});
       out.push_back(std::move(d));
     }
