@@ -138,13 +138,13 @@ class DirSource:
 
 # --- extraction --------------------------------------------------------------------------------
 
-def extract(source, tag, paths):
-    """What trl-lint's own Python extraction reads of `paths` at `tag` (tools/history_extract.cpp,
-    built as build/history_extract; $TRL_LINT_HISTORY_EXTRACT names another binary): per module,
-    its dataclasses (own fields, bases, enum conversions in __post_init__) and its enums."""
+def extract(texts):
+    """What trl-lint's own Python extraction reads of the modules `texts` (path -> text; None for a
+    file the tag lacks) through tools/history_extract.cpp, built as build/history_extract
+    ($TRL_LINT_HISTORY_EXTRACT names another binary): per module, its dataclasses, enums, trainers,
+    imports and launch options (ModuleScan in analyzer/eval/installed_classes.hpp)."""
     chunks = []
-    for path in paths:
-        text = source.read(tag, path)
+    for path, text in texts.items():
         if text is None:
             continue
         data = text.encode("utf-8")
@@ -297,15 +297,17 @@ def scan_release(source, library, tag):
     else:
         paths = [p for p in source.files(tag, "src/accelerate")
                  if p.endswith(("utils/dataclasses.py", "parallelism_config.py", "commands/launch.py"))]
-    readable = [p for p in paths if "@dataclass" in (source.read(tag, p) or "")]
+    # Each file's text is read once per tag.
+    texts = {p: source.read(tag, p) for p in paths}
+    readable = [p for p in paths if "@dataclass" in (texts[p] or "")]
     wanted = list(readable)
     if library == "trl":
-        wanted += [p for p in paths if p not in wanted and is_trainer_module(p) and "Trainer" in (source.read(tag, p) or "")]
+        wanted += [p for p in paths if p not in wanted and is_trainer_module(p) and "Trainer" in (texts[p] or "")]
     if library == "accelerate":
         wanted += [p for p in paths if p not in wanted and p.endswith("commands/launch.py")]
     if library == "transformers":
         wanted += [p for p in TRANSFORMERS_ENUM_FILES if p not in wanted]
-    modules = extract(source, tag, wanted)
+    modules = extract({p: texts[p] if p in texts else source.read(tag, p) for p in wanted})
     trainers = scan_trainers(modules) if library == "trl" else {}
     options = {}
     found = {}
