@@ -43,14 +43,33 @@ std::string hex(std::uint64_t v) {
 }
 
 std::optional<std::string> read_whole(const std::string& path, std::size_t limit) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return std::nullopt;
-  std::string data;
-  char buf[1 << 16];
-  while (in.read(buf, sizeof buf) || in.gcount() > 0) {
-    data.append(buf, static_cast<std::size_t>(in.gcount()));
-    if (data.size() > limit) return std::nullopt;
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return std::nullopt;
+  struct Closer {
+    int fd;
+    ~Closer() { ::close(fd); }
+  } closer{fd};
+  struct stat st;
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || static_cast<std::uint64_t>(st.st_size) > limit)
+    return std::nullopt;
+  // Read to the end whatever the size said: a file that grew is read whole, up to the limit.
+  std::string data(static_cast<std::size_t>(st.st_size) + 1, '\0');
+  std::size_t done = 0;
+  for (;;) {
+    if (done == data.size()) {
+      if (data.size() > limit) return std::nullopt;
+      data.resize(data.size() * 2);
+    }
+    const ssize_t got = ::read(fd, data.data() + done, data.size() - done);
+    if (got < 0) {
+      if (errno == EINTR) continue;
+      return std::nullopt;
+    }
+    if (got == 0) break;
+    done += static_cast<std::size_t>(got);
   }
+  data.resize(done);
+  if (data.size() > limit) return std::nullopt;
   return data;
 }
 
@@ -306,6 +325,7 @@ std::string ResultCache::parts_path() const {
 void ResultCache::load() {
   tail_ = 0;
   known_.clear();
+  known_by_path_.clear();
   probes_hold_.reset();
   auto data = read_whole(entry_path(), std::size_t{256} << 20);
   if (!data) return;
@@ -319,11 +339,11 @@ void ResultCache::load() {
     bin::Reader p(payload);
     if (p.str() != invocation_) return;  // another invocation with the same slot
     known_since_ns_ = static_cast<std::int64_t>(p.u64());
-    std::unordered_map<std::string, KnownFile> known;
+    std::vector<Record> records;
     const std::uint32_t n = p.count();
-    known.reserve(n);
+    records.reserve(n);
     for (std::uint32_t i = 0; i < n; ++i) {
-      std::string path = p.str();
+      const std::string_view path = p.str_view();
       KnownFile k;
       k.stamp = get_stamp(p);
       k.content_hash = p.u64();
@@ -335,19 +355,32 @@ void ResultCache::load() {
         std::string code = p.str();
         k.problems.emplace_back(std::move(code), p.str());
       }
-      known.emplace(std::move(path), std::move(k));
+      records.push_back({path, std::move(k)});
     }
-    known_ = std::move(known);
+    std::unordered_map<std::string_view, std::uint32_t> by_path;
+    by_path.reserve(n);
+    for (std::uint32_t i = 0; i < n; ++i) by_path.emplace(records[i].path, i);
+    known_ = std::move(records);
+    known_by_path_ = std::move(by_path);
     tail_ = entry_.size() - p.rest().size();
   } catch (const bin::BinaryFormatError&) {
     known_.clear();
+    known_by_path_.clear();
     tail_ = 0;
   }
 }
 
-const KnownFile* ResultCache::known(const std::string& abs_path) const {
-  auto it = known_.find(abs_path);
-  return it == known_.end() ? nullptr : &it->second;
+const KnownFile* ResultCache::known(std::size_t id, const std::string& abs_path) const {
+  // The records are in the order of the files they were taken of: unless files were added or
+  // removed (or some were not stamped), a file's record has its id.
+  if (id < known_.size() && known_[id].path == abs_path) return &known_[id].file;
+  const auto it = known_by_path_.find(abs_path);
+  return it == known_by_path_.end() ? nullptr : &known_[it->second].file;
+}
+
+bool ResultCache::has_entry() const {
+  struct stat st;
+  return ::stat(entry_path().c_str(), &st) == 0;
 }
 
 void ResultCache::prepare(const Project& project, Configuration& config) {

@@ -64,8 +64,11 @@ class ResultCache {
   // Reads this invocation's entry, if any, before the files are read: its record of each file
   // (stamp, content hash, reading outcome) lets read_project skip reading unchanged files.
   void load();
-  // The entry's record of a file (absolute path), or null; and when the records were taken.
-  const KnownFile* known(const std::string& abs_path) const;
+  // Whether this invocation has an entry on disk (before load: whether it can hold records).
+  bool has_entry() const;
+  // The entry's record of a file (its id in the project being read, and absolute path), or null;
+  // and when the records were taken.
+  const KnownFile* known(std::size_t id, const std::string& abs_path) const;
   std::int64_t known_since_ns() const { return known_since_ns_; }
 
   // Computes the key of a project as read_project left it (texts read or vouched for, nothing
@@ -136,7 +139,14 @@ class ResultCache {
   std::string entry_;
   std::size_t tail_ = 0;  // offset of the digest in entry_ (0: no usable entry)
   std::int64_t known_since_ns_ = 0;
-  std::unordered_map<std::string, KnownFile> known_;
+  // The records of the loaded entry, in the order of the files they were taken of; their paths
+  // are views into entry_.
+  struct Record {
+    std::string_view path;
+    KnownFile file;
+  };
+  std::vector<Record> known_;
+  std::unordered_map<std::string_view, std::uint32_t> known_by_path_;  // index in known_
   // The facts pack take_facts read, and per file the encoded facts it took from it (views into
   // pack_; empty for a file whose facts did not come from the pack: an encoding is never empty).
   std::string pack_;

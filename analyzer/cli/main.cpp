@@ -197,15 +197,19 @@ Analysis analyse(trl::LoadOptions options, trl::Configuration& config, const Foc
     // The entry's records of unchanged files spare reading them.
     cache = std::make_unique<trl::cache::ResultCache>(
         cache_dir_for(cache_choice, config, trl::discovery_root(options.paths)), cache_choice.invocation);
-    if (options.threads == 1)
+    // Without an entry there are no records, and the walk takes no stamps.
+    const bool has_entry = cache->has_entry();
+    if (options.threads == 1 || !has_entry)
       cache->load();
     else
       loading = trl::Background<void>([&c = *cache] { c.load(); });
-    options.known_since_ns = [&loading, &c = *cache] {
-      if (loading.valid()) loading.get();  // rethrows what reading the entry threw
-      return c.known_since_ns();
-    };
-    options.known = [&c = *cache](const std::string& abs) { return c.known(abs); };
+    if (has_entry) {
+      options.known_since_ns = [&loading, &c = *cache] {
+        if (loading.valid()) loading.get();  // rethrows what reading the entry threw
+        return c.known_since_ns();
+      };
+      options.known = [&c = *cache](std::size_t id, const std::string& abs) { return c.known(id, abs); };
+    }
   }
   const std::int64_t read_start = trl::cache::now_ns();
   auto mark = std::chrono::steady_clock::now();

@@ -67,16 +67,15 @@ void pause_for(std::chrono::milliseconds d) {
 }  // namespace
 
 std::string watch_fingerprint(const std::vector<std::string>& roots, const ExcludeFn& excluded) {
-  const Discovery found = discover(roots, excluded, 1);
+  // Each file's stamp is taken as the walk lists it.
+  const Discovery found = discover(roots, excluded, 1, {}, true);
   std::string out;
-  out.reserve(found.files.size() * 64);
+  out.reserve(found.files.size() * 96);
   for (const auto& f : found.files) {
-    struct stat st {};
     out += f.abs_path;
-    if (::stat(f.abs_path.c_str(), &st) == 0) {
-      out += '\t' + std::to_string(st.st_size) + '\t' + std::to_string(st.st_mtim.tv_sec) + '.' +
-             std::to_string(st.st_mtim.tv_nsec);
-    }
+    if (f.stamp.valid)
+      out += '\t' + std::to_string(f.stamp.size) + '\t' + std::to_string(f.stamp.mtime_ns) + '\t' +
+             std::to_string(f.stamp.ctime_ns) + '\t' + std::to_string(f.stamp.ino);
     out += '\n';
   }
   // Configuration files the walk does not list as files to analyse still decide the findings.

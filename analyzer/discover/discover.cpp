@@ -189,8 +189,14 @@ struct FolderTask {
 class FolderWalk {
  public:
   FolderWalk(const fs::path& root, unsigned threads, const ExcludeFn& excluded, const FolderListedFn& listed,
-             const std::function<std::string(const std::string&)>& display, std::string cwd)
-      : root_(root), threads_(threads), excluded_(excluded), listed_(listed), display_(display), cwd_(std::move(cwd)) {}
+             const std::function<std::string(const std::string&)>& display, std::string cwd, bool stamp_files)
+      : root_(root),
+        threads_(threads),
+        excluded_(excluded),
+        listed_(listed),
+        display_(display),
+        cwd_(std::move(cwd)),
+        stamp_files_(stamp_files) {}
   FolderWalk(const FolderWalk&) = delete;
   FolderWalk& operator=(const FolderWalk&) = delete;
 
@@ -289,12 +295,6 @@ class FolderWalk {
     return std::nullopt;
   }
 
-  bool excluded(const std::string& path) {
-    if (!excluded_) return false;
-    std::lock_guard lock(excluded_mutex_);  // the configuration it consults is not thread-safe
-    return excluded_(path);
-  }
-
   FolderRecord* new_record() {
     std::lock_guard lock(mutex_);
     return &records_.emplace_back();  // a deque: the records already handed out stay in place
@@ -347,7 +347,7 @@ class FolderWalk {
       }
       entries.push_back({n, type});
     }
-    listing.reset();
+    // Kept open while the files are listed: their stamps are asked relative to it.
     std::sort(entries.begin(), entries.end(), [](const Entry& a, const Entry& b) { return a.name < b.name; });
     // Whether the listing names `name` (a partial listing may lack it: then it may be there).
     const auto holds = [&](const char* name) {
@@ -376,69 +376,102 @@ class FolderWalk {
       if (!gi.empty()) mine->add_file(rel_dir, gi);
       ignore = std::move(mine);
     }
-    if (listed_ && complete) {  // a partial listing is not told: what it lacks may be there
-      std::vector<ListedName> names;
-      names.reserve(entries.size());
-      for (const auto& e : entries) names.push_back({e.name, e.type == DT_LNK || e.type == DT_UNKNOWN});
-      std::lock_guard lock(excluded_mutex_);  // what it tells is not thread-safe either
-      listed_(dir, names);
-    }
-    const std::optional<std::string> shown = shown_prefix(dir);
-    for (const auto& [name, type] : entries) {
-      const std::string path = dir.size() == 1 ? dir + name : dir + "/" + name;  // "/" has its slash
-      const std::string rel = rel_dir.empty() ? name : rel_dir + "/" + name;
-      const bool is_link = type == DT_LNK;
+    // What each entry is, in the listing's order: a problem to report, a folder or file to ask
+    // `excluded` about, or nothing (skipped by name or .gitignore; not followed).
+    struct Candidate {
+      const Entry* entry;
+      std::string path;
+      bool regular = false;
+      bool excluded = false;
+      std::string problem;  // reported instead (a link not followed), without asking `excluded`
+    };
+    std::vector<Candidate> candidates;
+    candidates.reserve(entries.size());
+    for (const auto& e : entries) {
+      const auto& [name, type] = e;
+      std::string path = dir.size() == 1 ? dir + name : dir + "/" + name;  // "/" has its slash
+      // The path relative to the walk's root: the end of `path` (the folder is the root with
+      // rel_dir's names appended).
+      const std::string_view rel =
+          std::string_view(path).substr(path.size() - name.size() - (rel_dir.empty() ? 0 : rel_dir.size() + 1));
       bool regular = type == DT_REG;
-      if (is_link) {
+      if (type == DT_LNK) {
         // Follow a symlinked file only when it stays inside the root; never a symlinked folder.
         // A link we do not follow is reported when its name is one trl-lint would read.
         const bool relevant = classify(name, "", folder_name(dir)) != FileKind::Other;
         if (relevant && ignore->ignored(rel, false)) continue;
+        const auto report = [&](std::string problem) {
+          if (relevant) candidates.push_back({&e, std::move(path), false, false, std::move(problem)});
+        };
         std::error_code sec;
         fs::path target = fs::weakly_canonical(path, sec);
         if (sec) {
-          if (relevant)
-            out.problems.emplace_back(display_(path), sec == std::errc::too_many_symbolic_link_levels
-                                                          ? "symlink loop; skipped"
-                                                          : "cannot resolve symlink: " + sec.message() + "; skipped");
+          report(sec == std::errc::too_many_symbolic_link_levels
+                     ? "symlink loop; skipped"
+                     : "cannot resolve symlink: " + sec.message() + "; skipped");
           continue;
         }
         std::error_code tec;
         auto target_status = fs::status(path, tec);
         if (fs::is_directory(target_status)) continue;
         if (!inside(target, root_)) {
-          if (relevant)
-            out.problems.emplace_back(display_(path), "symlink points outside the analysed folder; not followed");
+          report("symlink points outside the analysed folder; not followed");
           continue;
         }
         if (!fs::exists(target_status)) {
-          if (relevant)
-            out.problems.emplace_back(display_(path), tec == std::errc::too_many_symbolic_link_levels
-                                                          ? "symlink loop; skipped"
-                                                          : "dangling symlink (its target does not exist); skipped");
+          report(tec == std::errc::too_many_symbolic_link_levels
+                     ? "symlink loop; skipped"
+                     : "dangling symlink (its target does not exist); skipped");
           continue;
         }
         regular = fs::is_regular_file(target_status);
       }
-      if (type == DT_DIR) {
-        if (skipped_dir(name) || ignore->ignored(rel, true)) continue;
-        if (excluded(path)) continue;
+      if (type == DT_DIR ? skipped_dir(name) || ignore->ignored(rel, true) : ignore->ignored(rel, false)) continue;
+      candidates.push_back({&e, std::move(path), regular});
+    }
+    {
+      // The configuration is asked under one lock per folder (it is not thread-safe).
+      std::lock_guard lock(excluded_mutex_);
+      if (listed_ && complete) {  // a partial listing is not told: what it lacks may be there
+        std::vector<ListedName> names;
+        names.reserve(entries.size());
+        for (const auto& e : entries) names.push_back({e.name, e.type == DT_LNK || e.type == DT_UNKNOWN});
+        listed_(dir, names);
+      }
+      if (excluded_)
+        for (auto& c : candidates)
+          if (c.problem.empty()) c.excluded = excluded_(c.path);
+    }
+    const std::optional<std::string> shown = shown_prefix(dir);
+    for (auto& c : candidates) {
+      const std::string& name = c.entry->name;
+      if (!c.problem.empty()) {
+        out.problems.emplace_back(display_(c.path), std::move(c.problem));
+        continue;
+      }
+      if (c.excluded) continue;
+      if (c.entry->type == DT_DIR) {
         FolderRecord* sub = new_record();
         sub->name = name;  // before the task is queued: whoever walks it sees the name
         out.subfolders.push_back(sub);
-        found.push_back({path, rel, ignore, sub});
+        std::string rel = rel_dir.empty() ? name : rel_dir + "/" + name;
+        found.push_back({std::move(c.path), std::move(rel), ignore, sub});
         continue;
       }
-      if (ignore->ignored(rel, false)) continue;
-      if (excluded(path)) continue;
-      FileKind kind = classify(name, (name.find('.') == std::string::npos && regular) ? read_head(path, 256) : "",
+      FileKind kind = classify(name, (name.find('.') == std::string::npos && c.regular) ? read_head(c.path, 256) : "",
                                folder_name(dir));
       if (kind == FileKind::Other) continue;
-      if (!regular) {
-        out.problems.emplace_back(display_(path), "not a regular file (FIFO, socket or device); skipped");
+      if (!c.regular) {
+        out.problems.emplace_back(display_(c.path), "not a regular file (FIFO, socket or device); skipped");
         continue;
       }
-      out.files.push_back({path, shown && name[0] != '.' ? *shown + name : display_(path), kind});
+      FileStamp stamp;
+      if (stamp_files_) {
+        struct stat st;  // as the file is read: a link followed
+        if (::fstatat(::dirfd(listing.get()), name.c_str(), &st, 0) == 0 && S_ISREG(st.st_mode)) stamp = stamp_of(st);
+      }
+      std::string shown_path = shown && name[0] != '.' ? *shown + name : display_(c.path);
+      out.files.push_back({std::move(c.path), std::move(shown_path), kind, stamp});
     }
     // Walked last-found first by this thread (the queue is a stack), as a depth-first walk would.
     std::reverse(found.begin(), found.end());
@@ -450,7 +483,8 @@ class FolderWalk {
   const FolderListedFn& listed_;
   const std::function<std::string(const std::string&)>& display_;
   const std::string cwd_;  // the working folder, as display_ sees it ("" when unknown)
-  std::mutex mutex_;       // guards queue_, busy_, records_ (growth) and helpers_asked_
+  const bool stamp_files_;
+  std::mutex mutex_;  // guards queue_, busy_, records_ (growth) and helpers_asked_
   std::condition_variable wake_;
   std::vector<FolderTask> queue_;
   std::size_t busy_ = 0;
@@ -464,8 +498,19 @@ class FolderWalk {
 
 }  // namespace
 
+FileStamp stamp_of(const struct stat& st) {
+  FileStamp s;
+  s.valid = true;
+  s.dev = static_cast<std::uint64_t>(st.st_dev);
+  s.ino = static_cast<std::uint64_t>(st.st_ino);
+  s.size = static_cast<std::uint64_t>(st.st_size);
+  s.mtime_ns = static_cast<std::int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec;
+  s.ctime_ns = static_cast<std::int64_t>(st.st_ctim.tv_sec) * 1000000000 + st.st_ctim.tv_nsec;
+  return s;
+}
+
 Discovery discover(const std::vector<std::string>& paths, const ExcludeFn& excluded, unsigned threads,
-                   const FolderListedFn& listed) {
+                   const FolderListedFn& listed, bool stamp_files) {
   if (threads == 0) threads = std::max(1u, std::thread::hardware_concurrency());
   Discovery out;
   std::error_code cwd_ec;
@@ -491,15 +536,18 @@ Discovery discover(const std::vector<std::string>& paths, const ExcludeFn& exclu
         out.problems.emplace_back(display(s), why);
         continue;
       }
-      out.files.push_back(
-          {s, display(s), classify(p.filename().string(), read_head(p, 256), p.parent_path().filename().string())});
+      FileStamp stamp;
+      if (struct stat st; stamp_files && ::stat(s.c_str(), &st) == 0 && S_ISREG(st.st_mode)) stamp = stamp_of(st);
+      out.files.push_back({s, display(s),
+                           classify(p.filename().string(), read_head(p, 256), p.parent_path().filename().string()),
+                           stamp});
       continue;
     }
     // Paths are built by appending names to the canonical root, so they are normal already.
     fs::path root = fs::weakly_canonical(p, ec);
     if (out.root.empty()) out.root = root.string();
     // Within one walk every path is listed once: the set is for what several paths share.
-    FolderWalk(root, threads, excluded, listed, display, cwd_ec ? std::string() : cwd.string())
+    FolderWalk(root, threads, excluded, listed, display, cwd_ec ? std::string() : cwd.string(), stamp_files)
         .run(out, paths.size() > 1 ? &seen : nullptr);
   }
   // Paths that overlap meet the same skipped entries: each is reported once, where first met.

@@ -3,6 +3,7 @@
 // a symlink out of the root.
 #pragma once
 
+#include <cstdint>
 #include <functional>
 #include <string>
 #include <string_view>
@@ -11,12 +12,28 @@
 #include "analyzer/facts/file_facts.hpp"
 #include "analyzer/source/source_file.hpp"
 
+struct stat;
+
 namespace trl {
+
+// What stat says about a file: a cached content hash stands for the file while these are
+// unchanged (as git's index does).
+struct FileStamp {
+  bool valid = false;
+  std::uint64_t dev = 0, ino = 0, size = 0;
+  std::int64_t mtime_ns = 0, ctime_ns = 0;
+  bool operator==(const FileStamp&) const = default;
+};
+// The stamp of what `st` describes.
+FileStamp stamp_of(const struct ::stat& st);
 
 struct DiscoveredFile {
   std::string abs_path;
   std::string display_path;  // relative to the current directory
   FileKind kind = FileKind::Other;
+  // Asked for (discover's `stamp_files`): the file's stamp, taken as its folder was listed
+  // (invalid when the file could not be asked about, or was not a regular file by then).
+  FileStamp stamp;
 };
 
 struct Discovery {
@@ -45,8 +62,11 @@ struct ListedName {
 // file system again. Not told of a folder skipped for its markers (pyvenv.cfg, CACHEDIR.TAG), nor
 // of one whose listing stopped early.
 using FolderListedFn = std::function<void(const std::string& abs_dir, const std::vector<ListedName>& names)>;
+// `stamp_files`: each file gets its stamp (DiscoveredFile::stamp); a folder walk asks it
+// relative to the folder it has open, on the walk's threads. A result cache compares them with
+// its records: the one question a second run asks of most files.
 Discovery discover(const std::vector<std::string>& paths, const ExcludeFn& excluded = {}, unsigned threads = 0,
-                   const FolderListedFn& listed = {});
+                   const FolderListedFn& listed = {}, bool stamp_files = false);
 
 // The root discover() will report for `paths`, without walking: the first existing path (a
 // folder itself, a file's folder), else the working folder.

@@ -165,21 +165,6 @@ void accept_text(SourceFile& file, FileFacts& facts, std::string text) {
   facts.loaded = true;
 }
 
-namespace {
-
-FileStamp stamp_of(const struct stat& st) {
-  FileStamp s;
-  s.valid = true;
-  s.dev = static_cast<std::uint64_t>(st.st_dev);
-  s.ino = static_cast<std::uint64_t>(st.st_ino);
-  s.size = static_cast<std::uint64_t>(st.st_size);
-  s.mtime_ns = static_cast<std::int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec;
-  s.ctime_ns = static_cast<std::int64_t>(st.st_ctim.tv_sec) * 1000000000 + st.st_ctim.tv_nsec;
-  return s;
-}
-
-}  // namespace
-
 namespace project_detail {
 
 void read_file(SourceFile& file, FileFacts& facts, std::uint64_t max_size) {
@@ -328,7 +313,8 @@ const std::string& Project::root_of(const std::string& abs_path) const {
 
 Project read_project(const LoadOptions& options) {
   Project project;
-  Discovery d = discover(options.paths, options.excluded, options.threads, options.listed);
+  // With the cache's records, the walk takes each file's stamp while it has the folder open.
+  Discovery d = discover(options.paths, options.excluded, options.threads, options.listed, bool(options.known));
   project.root = d.root;
   for (const auto& given : options.paths) {
     std::error_code ec;
@@ -344,6 +330,11 @@ Project read_project(const LoadOptions& options) {
   project.environment_hints = options.environment_hints;
   project.missing_paths = std::move(d.missing);
   project.sources.reserve(d.files.size() + d.problems.size());
+  std::vector<FileStamp> listed_stamps;  // by file id: the stamps the walk took
+  if (options.known) {
+    listed_stamps.reserve(d.files.size());
+    for (const auto& f : d.files) listed_stamps.push_back(f.stamp);
+  }
   for (auto& f : d.files) {
     auto sf = std::make_unique<SourceFile>();
     sf->path = std::move(f.display_path);
@@ -369,10 +360,7 @@ Project read_project(const LoadOptions& options) {
   std::map<FileId, const std::string*> overlay_text;
   if (options.overlay) overlay_text[project.overlay_file] = &options.overlay->text;
   for (const auto& o : options.overlays) overlay_text[overlay_target(project, o)] = &o.text;
-  // `dir_fd`: an open descriptor of the file's folder (or -1): the stat of the file is then
-  // relative to it, which spares the kernel a walk of the whole path for each file (most of a
-  // warm run's time in the kernel at 20,000 files).
-  auto read_or_vouch = [&](std::size_t i, int dir_fd) {
+  auto read_or_vouch = [&](std::size_t i) {
     SourceFile& file = project.sources.get_mut(static_cast<FileId>(i));
     if (file.abs_path.rfind("<skipped>/", 0) == 0) return;  // a walk problem, already reported
     const auto overlay = overlay_text.find(static_cast<FileId>(i));
@@ -384,62 +372,27 @@ Project read_project(const LoadOptions& options) {
       // The result cache's record stands for the file while its stamp is unchanged and it was
       // last modified well before the record was taken (a file written in the same instant as
       // its record may have changed unseen: read it).
-      if (const KnownFile* k = options.known(file.abs_path)) {
+      if (const KnownFile* k = options.known(i, file.abs_path); k && k->stamp.valid) {
+        FileStamp now = i < listed_stamps.size() ? listed_stamps[i] : FileStamp{};
         struct stat st {};
-        const std::size_t slash = file.abs_path.rfind('/');
-        const int got = dir_fd >= 0 && slash != std::string::npos
-                            ? ::fstatat(dir_fd, file.abs_path.c_str() + slash + 1, &st, 0)
-                            : ::stat(file.abs_path.c_str(), &st);
-        if (k->stamp.valid && got == 0 && S_ISREG(st.st_mode)) {
-          const FileStamp now = stamp_of(st);
-          if (now == k->stamp && now.mtime_ns < known_since_ns - 1000000000 &&
-              now.ctime_ns < known_since_ns - 1000000000) {
-            FileFacts& f = project.facts[i];
-            f.unread = true;
-            f.stamp = now;
-            f.loaded = k->loaded;
-            f.deferred = k->deferred;
-            f.conditional = k->conditional;
-            f.content_hash = k->content_hash;
-            for (const auto& [code, message] : k->problems) f.problems.push_back({code, message, Span{file.id}});
-            return;
-          }
+        if (!now.valid && ::stat(file.abs_path.c_str(), &st) == 0 && S_ISREG(st.st_mode)) now = stamp_of(st);
+        if (now.valid && now == k->stamp && now.mtime_ns < known_since_ns - 1000000000 &&
+            now.ctime_ns < known_since_ns - 1000000000) {
+          FileFacts& f = project.facts[i];
+          f.unread = true;
+          f.stamp = now;
+          f.loaded = k->loaded;
+          f.deferred = k->deferred;
+          f.conditional = k->conditional;
+          f.content_hash = k->content_hash;
+          for (const auto& [code, message] : k->problems) f.problems.push_back({code, message, Span{file.id}});
+          return;
         }
       }
     }
     read_one(project, i, options, nullptr);
   };
-  if (!options.known) {
-    parallel_for(project.sources.size(), options.threads, [&](std::size_t i) { read_or_vouch(i, -1); });
-    return project;
-  }
-  // With the cache's records: the files in runs of the same folder (files are sorted by path),
-  // each run's folder opened once.
-  std::vector<std::pair<std::size_t, std::size_t>> runs;  // [begin, end) of project.sources
-  auto folder_of = [&](std::size_t i) {
-    const std::string& path = project.sources.get(static_cast<FileId>(i)).abs_path;
-    return std::string_view(path).substr(0, path.rfind('/') + 1);
-  };
-  for (std::size_t i = 0; i < project.sources.size(); ++i) {
-    if (!runs.empty() && runs.back().second == i && folder_of(runs.back().first) == folder_of(i) &&
-        !folder_of(i).empty() && i - runs.back().first < 256)
-      ++runs.back().second;
-    else
-      runs.emplace_back(i, i + 1);
-  }
-  parallel_for(runs.size(), options.threads, [&](std::size_t r) {
-    const auto [begin, end] = runs[r];
-    const std::string folder(folder_of(begin));
-    struct Folder {  // closed however the run ends
-      int fd = -1;
-      ~Folder() {
-        if (fd >= 0) ::close(fd);
-      }
-    } dir;
-    if (end - begin > 1 && !folder.empty() && folder.front() == '/')  // not a walk problem's `<skipped>/`
-      dir.fd = ::open(folder.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_PATH);
-    for (std::size_t i = begin; i < end; ++i) read_or_vouch(i, dir.fd);
-  });
+  parallel_for(project.sources.size(), options.threads, read_or_vouch);
   return project;
 }
 

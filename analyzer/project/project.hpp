@@ -37,15 +37,6 @@ struct DocHeading {
   std::uint32_t line = 0;
 };
 
-// What stat says about a file when it was read: a cached content hash stands for the file while
-// these are unchanged (as git's index does).
-struct FileStamp {
-  bool valid = false;
-  std::uint64_t dev = 0, ino = 0, size = 0;
-  std::int64_t mtime_ns = 0, ctime_ns = 0;
-  bool operator==(const FileStamp&) const = default;
-};
-
 struct FileFacts {
   py::Module python;                      // Python files, Python blocks of Markdown, notebook code cells
   std::vector<YamlDocument> yaml;         // YAML files; YAML blocks of Markdown (one document each)
@@ -228,10 +219,10 @@ struct LoadOptions {
   // Told each folder discovery lists (discover.hpp): the configuration takes which of its files
   // a folder holds from there (folder_notes, config/apply.hpp).
   FolderListedFn listed;
-  // The result cache's record of a file (absolute path), or null. A file whose stamp matches and
-  // was not modified within a second of the time its record was taken is not read
-  // (FileFacts::unread).
-  std::function<const KnownFile*(const std::string&)> known;
+  // The result cache's record of a file (its id in this project, and absolute path), or null. A
+  // file whose stamp matches and was not modified within a second of the time its record was
+  // taken is not read (FileFacts::unread). Set, the walk takes each file's stamp as it lists it.
+  std::function<const KnownFile*(std::size_t id, const std::string& abs_path)> known;
   // That time (ns). Called once, when discovery is done and before `known` is consulted: the
   // result cache may still be reading its records, on another thread, and this waits for them.
   // Without it no record is taken.

@@ -77,6 +77,14 @@ class Reader {
     pos_ += n;
     return s;
   }
+  // A string as str() reads it, viewed in the input (valid while the input is).
+  std::string_view str_view() {
+    std::uint32_t n = u32();
+    need(n);
+    const std::string_view s = in_.substr(pos_, n);
+    pos_ += n;
+    return s;
+  }
   std::vector<std::string> strings() {
     std::uint32_t n = count();
     std::vector<std::string> v;

@@ -151,6 +151,46 @@ TEST_CASE("cache: the key follows file contents, deferred files excepted", "[cac
   CHECK_FALSE(cache::build_identity().empty());
 }
 
+TEST_CASE("cache: a file's record is found at its id, and by its path when the files moved", "[cache]") {
+  TempDir t;
+  t.write("a.yaml", "packing: true\n");
+  t.write("b.yaml", "packing: false\n");
+  t.write("c.sh", "accelerate launch train.py\n");
+  Configuration config{ConfigOptions{}};
+  const std::string dir = (t.root / "cache").string();
+  {
+    cache::ResultCache c(dir, "v1");
+    CHECK_FALSE(c.has_entry());
+    Project p = t.read();
+    c.prepare(p, config);
+    c.load();
+    REQUIRE(c.store(p, {}, cache::now_ns()));
+    CHECK(c.has_entry());
+  }
+  cache::ResultCache c(dir, "v1");
+  c.load();
+  const Project p = t.read();
+  REQUIRE(p.sources.size() == 3);
+  const auto path = [&](FileId id) { return p.sources.get(id).abs_path; };
+  for (FileId id = 0; id < 3; ++id) {
+    INFO(path(id));
+    const KnownFile* at_id = c.known(id, path(id));
+    REQUIRE(at_id != nullptr);
+    CHECK(at_id->stamp == p.facts[id].stamp);
+    CHECK(at_id->content_hash == p.facts[id].content_hash);
+    // Files added or removed before it move its id: it is found by its path.
+    CHECK(c.known(id + 1, path(id)) == at_id);
+    CHECK(c.known(100, path(id)) == at_id);
+  }
+  CHECK(c.known(1, path(0)) != c.known(1, path(1)));
+  CHECK(c.known(0, (t.root / "new.yaml").string()) == nullptr);
+  // Another invocation's slot has no entry, and no records.
+  cache::ResultCache other(dir, "v2");
+  CHECK_FALSE(other.has_entry());
+  other.load();
+  CHECK(other.known(0, path(0)) == nullptr);
+}
+
 TEST_CASE(
     "cache: a file that could not be tried in another process is cached neither in the entry nor in the facts pack",
     "[cache]") {

@@ -336,6 +336,46 @@ TEST_CASE("discovery tells each folder's listing once, before asking about anyth
   }
 }
 
+TEST_CASE("discovery takes each file's stamp as it lists it, when asked", "[discover]") {
+  TempDir t;
+  t.write("a.py", "import trl\n");
+  t.write("sub/b.yaml", "packing: true\n");
+  t.write("sub/deeper/c.sh", "accelerate launch train.py\n");
+  t.write("excluded/d.py", "");
+  fs::create_symlink(t.path / "a.py", t.path / "sub" / "link.py");    // stamped as its target
+  fs::create_symlink(t.path / "nowhere.py", t.path / "dangling.py");  // a problem, not a file
+  const auto stamp_on_disk = [](const std::string& path) {
+    struct stat st {};
+    REQUIRE(::stat(path.c_str(), &st) == 0);
+    return stamp_of(st);
+  };
+  const ExcludeFn excluded = [](const std::string& abs) { return abs.find("/excluded") != std::string::npos; };
+  for (unsigned threads : {1u, 4u}) {
+    INFO("threads " << threads);
+    const Discovery d = discover({t.path.string()}, excluded, threads, {}, true);
+    REQUIRE(d.files.size() == 4);  // a.py, sub/b.yaml, sub/deeper/c.sh, sub/link.py
+    for (const auto& f : d.files) {
+      INFO(f.display_path);
+      CHECK(f.stamp.valid);
+      CHECK(f.stamp == stamp_on_disk(f.abs_path));
+    }
+    CHECK(d.files[3].stamp.ino == stamp_on_disk((t.path / "a.py").string()).ino);
+    CHECK(d.problems.size() == 1);
+    // Not asked: no stamp, and nothing else differs.
+    const Discovery plain = discover({t.path.string()}, excluded, threads);
+    REQUIRE(plain.files.size() == d.files.size());
+    for (std::size_t i = 0; i < plain.files.size(); ++i) {
+      CHECK_FALSE(plain.files[i].stamp.valid);
+      CHECK(plain.files[i].abs_path == d.files[i].abs_path);
+      CHECK(plain.files[i].display_path == d.files[i].display_path);
+    }
+  }
+  // A file named on the command line is stamped too.
+  const Discovery named = discover({(t.path / "sub" / "b.yaml").string()}, {}, 1, {}, true);
+  REQUIRE(named.files.size() == 1);
+  CHECK(named.files[0].stamp == stamp_on_disk((t.path / "sub" / "b.yaml").string()));
+}
+
 TEST_CASE("discovery: a .gitignore or exclude file is read only when the listing holds it", "[discover]") {
   TempDir t;
   t.write("keep.yaml", "a: 1\n");
