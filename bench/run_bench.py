@@ -11,8 +11,9 @@ second, MB/s and time per file. Alternating with these, it runs two floors: the 
 core ("bound": bench_parse_baseline --threads NPROC), the fastest any tool could be that parses
 every one of these files, and /bin/true ("start": a process that does nothing). trl-lint runs with --no-cache for these ("cold"); then with a
 cache folder under BUILD_DIR/bench/cache: the run that fills it from empty ("first"), the runs
-served from it ("warm"), and runs after a comment was appended to one trainer YAML ("1 changed",
-generated corpora only). `openr1` is a repository of the open-r1 size (40 Python files, 20 YAMLs);
+served from it ("warm"), alternating with bench_stat_floor on every core ("floor": the walk and one
+stat of each file trl-lint reads, what a run that checks its cache file by file cannot go below),
+and runs after a comment was appended to one trainer YAML ("1 changed", generated corpora only). `openr1` is a repository of the open-r1 size (40 Python files, 20 YAMLs);
 `empty` an empty folder (process start-up alone); `--repo NAME=PATH` adds real repositories
 (a checkout of huggingface/trl: notebooks and Markdown with code blocks, the library itself). Results go to BUILD_DIR/bench/results.txt and
 results.json. Each generated corpus gets an empty `.trl-lint.toml`, its project root marker.
@@ -158,6 +159,7 @@ def main():
     build = os.path.abspath(args.build)
     lint = os.path.abspath(args.trl_lint) if args.trl_lint else os.path.join(build, "trl-lint")
     baseline = os.path.join(build, "bench_parse_baseline")
+    stat_floor = os.path.join(build, "bench_stat_floor")
     cores = os.cpu_count() or 1
     true_bin = shutil.which("true") or "/bin/true"
     out_dir = os.path.join(build, "bench")
@@ -239,6 +241,7 @@ def main():
         # 20k files) and the most sensitive to noise: at least 10 of them, whatever --runs says.
         fill_walls = []
         warm_walls, warm_rss, warm_cpus = [], [], []
+        floor_walls = []
         for i in range(max(runs, 10)):
             if i < runs:
                 subprocess.run(["rm", "-rf", cache_dir], check=True)
@@ -252,6 +255,10 @@ def main():
             warm_walls.append(w)
             warm_rss.append(r)
             warm_cpus.append(c)
+            w, _, _, rc, _ = run_child([stat_floor, "--threads", str(cores), path])
+            if rc != 0:
+                sys.exit(f"bench_stat_floor exited {rc} on {path}")
+            floor_walls.append(w)
         fill_wall = statistics.median(fill_walls)
         # One file of one run changed (a comment appended to a trainer YAML of a generated
         # repository; the real corpus is never written): a miss, which reads only what the
@@ -285,6 +292,7 @@ def main():
         med, base = statistics.median(walls), statistics.median(base_walls)
         bound = statistics.median(bound_walls)
         warm = statistics.median(warm_walls)
+        floor = statistics.median(floor_walls)
         res = {
             "corpus": name,
             "files": files,
@@ -320,6 +328,8 @@ def main():
             "warm_cpu_median_s": round(statistics.median(warm_cpus), 4),
             "warm_peak_rss_mb": round(max(warm_rss), 1),
             "cold_over_warm": round(med / warm, 2) if warm > 0 else None,
+            "floor_median_s": round(floor, 4),
+            "cold_over_floor": round(med / floor, 2) if floor > 0 else None,
             "first_over_second": round(fill_wall / warm, 2) if warm > 0 else None,
             "edited_file": os.path.relpath(target, path) if target else None,
             "edit_median_s": round(statistics.median(edit_walls), 4) if edit_walls else None,
@@ -349,13 +359,15 @@ def main():
         "ratio any tool that parses every one of these files could reach here; start: /bin/true (a process alone)",
         "trl-lint columns: --no-cache (cold); first: the run that fills an empty cache; warm: the next runs,",
         "served from the cache; first/warm = speed-up of the second run over the first;",
+        f"floor: bench_stat_floor on {cores} threads, the walk and one stat of each file trl-lint reads (what a",
+        "warm run that checks its cache file by file cannot go below); cold/floor: the highest cold/warm any could reach;",
         "1 changed: with the cache, after a comment was appended to one trainer YAML (generated corpora only);",
         "kept: of the runs, how many the cache kept after that change (the others were built and judged again)",
         "",
         f"{'corpus':<16} {'files':>6} {'py+yaml':>7} {'MB':>6} {'trl-lint ms (min-max)':>24} {'RSS MB':>7} "
         f"{'baseline ms':>11} {'ratio':>6} {'bound ms':>8} {'bound ratio':>11} {'start ms':>8} {'files/s':>8} {'MB/s':>6} {'us/file':>8} "
         f"{'CPU ms':>8} {'base CPU':>8} {'CPU ratio':>9} {'first ms':>8} {'warm ms (min-max)':>20} {'warm RSS':>8} "
-        f"{'first/warm':>10} {'cold/warm':>9} "
+        f"{'first/warm':>10} {'cold/warm':>9} {'floor ms':>8} {'cold/floor':>10} "
         f"{'1 changed ms':>12} {'cold/changed':>12} {'kept':>9}",
     ]
     for r in results:
@@ -367,7 +379,8 @@ def main():
             f"{r['files_per_s']:>8.0f} {r['mb_per_s']:>6.2f} {r['us_per_file']:>8.1f} "
             f"{r['trl_lint_cpu_median_s']*1000:>8.1f} {r['baseline_cpu_median_s']*1000:>8.1f} "
             f"{fmt(r['cpu_ratio'], 9)} {r['cache_fill_s']*1000:>8.1f} {warm_spread(r):>20} {r['warm_peak_rss_mb']:>8.1f} "
-            f"{fmt(r['first_over_second'], 10)} {fmt(r['cold_over_warm'], 9)} "
+            f"{fmt(r['first_over_second'], 10)} {fmt(r['cold_over_warm'], 9)} {r['floor_median_s']*1000:>8.1f} "
+            f"{fmt(r['cold_over_floor'], 10)} "
             f"{edit_ms(r):>12} {fmt(r['cold_over_edit'], 12)} {kept_text(r):>9}")
     binary = binary_sizes(lint, build)
     lines += ["", f"binary: {binary['file_mb']:.1f} MB on disk, {binary['stripped_mb']:.1f} MB without debug information "
