@@ -190,13 +190,13 @@ def main():
     shared = next((c for c in candidates if os.path.isdir(c)), candidates[0])
     if os.path.isdir(shared):
         corpora.append(("shared-corpus", shared))
+    else:
+        print(f"(no {shared}: the real corpus is skipped)")
     for spec in args.repo + os.environ.get("TRL_LINT_BENCH_REPOS", "").split():
         name, _, path = spec.partition("=")
         if not path or not os.path.isdir(path):
             sys.exit(f"--repo {spec}: expected NAME=PATH of a folder")
         corpora.append((name, os.path.abspath(path)))
-    else:
-        print(f"(no {shared}: the real corpus is skipped)")
 
     extra = args.extra_args.split()
     cache_root = os.path.join(out_dir, "cache")
