@@ -1,5 +1,6 @@
 #include "analyzer/discover/gitignore.hpp"
 
+#include <algorithm>
 #include <vector>
 
 namespace trl {
@@ -29,15 +30,7 @@ bool match_class(std::string_view pat, std::size_t& pi, char c) {
   return matched != negate;
 }
 
-// A pattern as tokens: a literal character, `?`, a class, `*` (never crosses `/`), `**` that
-// crosses `/` (one written after other characters of a name, `s**/x`), `**/` at the start of a
-// segment (no folder or any folders) and a trailing `/**` (at least one character: what is
-// inside, not the folder itself). Each reading checked against `git check-ignore` (git 2.39).
-struct Token {
-  enum Kind { Literal, Any, Class, Star, Cross, Folders, Inside } kind;
-  char c = 0;
-  std::size_t at = 0;  // Class: where its `[` is in the pattern
-};
+using glob_detail::Token;
 
 std::vector<Token> tokenize(std::string_view p) {
   std::vector<Token> out;
@@ -87,13 +80,15 @@ std::vector<Token> tokenize(std::string_view p) {
   return out;
 }
 
-// Whether `pattern` matches all of `path`: dynamic programming over (token, position), linear in
-// their product whatever the stars (a single backtracking point let the `*` after a `**` undo
-// it, so `**/*.yaml` matched no file in a subfolder).
-bool match(std::string_view pattern, std::string_view path) {
-  const std::vector<Token> tokens = tokenize(pattern);
+// Whether `tokens` (of `pattern`) match all of `path`: dynamic programming over (token,
+// position), linear in their product whatever the stars (a single backtracking point let the `*`
+// after a `**` undo it, so `**/*.yaml` matched no file in a subfolder). The two rows are kept per
+// thread: discovery asks this for every entry and pattern.
+bool match(const std::vector<Token>& tokens, std::string_view pattern, std::string_view path) {
   const std::size_t m = path.size();
-  std::vector<char> ok(m + 1, 0), next(m + 1, 0);
+  thread_local std::vector<char> ok, next;
+  ok.assign(m + 1, 0);
+  next.assign(m + 1, 0);
   ok[0] = 1;
   for (const Token& t : tokens) {
     std::fill(next.begin(), next.end(), 0);
@@ -140,7 +135,45 @@ bool match(std::string_view pattern, std::string_view path) {
 }  // namespace
 
 bool glob_match(std::string_view pattern, std::string_view path) {
-  return match(pattern, path);
+  return match(tokenize(pattern), pattern, path);
+}
+
+glob_detail::Glob::Glob(std::string text) : text(std::move(text)) {
+  tokens = tokenize(this->text);
+  const auto literal = [](const Token& t) { return t.kind == Token::Literal; };
+  const auto literal_text = [](auto begin, auto end) {
+    std::string out;
+    for (auto t = begin; t != end; ++t) out += t->c;
+    return out;
+  };
+  if (std::all_of(tokens.begin(), tokens.end(), literal)) {
+    shape = Shape::Exact;
+    fixed = literal_text(tokens.begin(), tokens.end());
+  } else if (!tokens.empty() && tokens.front().kind == Token::Star &&
+             std::all_of(tokens.begin() + 1, tokens.end(), literal)) {
+    shape = Shape::Suffix;
+    fixed = literal_text(tokens.begin() + 1, tokens.end());
+  } else if (!tokens.empty() && tokens.back().kind == Token::Star &&
+             std::all_of(tokens.begin(), tokens.end() - 1, literal)) {
+    shape = Shape::Prefix;
+    fixed = literal_text(tokens.begin(), tokens.end() - 1);
+  }
+}
+
+bool glob_detail::Glob::matches(std::string_view path) const {
+  // A `*` matches any characters but `/`.
+  const auto no_slash = [](std::string_view s) { return s.find('/') == std::string_view::npos; };
+  switch (shape) {
+    case Shape::Exact: return path == fixed;
+    case Shape::Suffix:
+      return path.size() >= fixed.size() && path.substr(path.size() - fixed.size()) == fixed &&
+             no_slash(path.substr(0, path.size() - fixed.size()));
+    case Shape::Prefix:
+      return path.size() >= fixed.size() && path.substr(0, fixed.size()) == fixed &&
+             no_slash(path.substr(fixed.size()));
+    case Shape::Other: break;
+  }
+  return match(tokens, text, path);
 }
 
 void IgnoreRules::add_file(const std::string& dir, std::string_view content) {
@@ -168,7 +201,7 @@ void IgnoreRules::add_file(const std::string& dir, std::string_view content) {
     if (line.empty()) continue;
     p.anchored = line.find('/') != std::string::npos;
     if (line[0] == '/') line.erase(0, 1);
-    p.glob = line;
+    p.glob = glob_detail::Glob(std::move(line));
     patterns_.push_back(std::move(p));
   }
 }
@@ -182,14 +215,10 @@ bool IgnoreRules::ignored(std::string_view path, bool is_dir) const {
       if (rel.size() <= p.dir.size() || rel.substr(0, p.dir.size()) != p.dir || rel[p.dir.size()] != '/') continue;
       rel.remove_prefix(p.dir.size() + 1);
     }
-    bool hit;
-    if (p.anchored) {
-      hit = match(p.glob, rel);
-    } else {
-      auto slash = rel.rfind('/');
-      hit = match(p.glob, slash == std::string_view::npos ? rel : rel.substr(slash + 1));
-    }
-    if (hit) result = !p.negate;
+    // Only a pattern that could change the answer is tried.
+    if (result == !p.negate) continue;
+    const auto slash = p.anchored ? std::string_view::npos : rel.rfind('/');
+    if (p.glob.matches(slash == std::string_view::npos ? rel : rel.substr(slash + 1))) result = !p.negate;
   }
   return result;
 }

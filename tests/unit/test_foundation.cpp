@@ -227,6 +227,45 @@ TEST_CASE("globs: `**` is whole folders, and a `*` after it still matches inside
   CHECK_FALSE(glob_match(pat + "x", deep + "y"));
 }
 
+TEST_CASE("a pattern read once matches what glob_match does, in each of its shapes", "[discover]") {
+  using glob_detail::Glob;
+  CHECK(Glob("__pycache__").shape == Glob::Shape::Exact);
+  CHECK(Glob("*.pyc").shape == Glob::Shape::Suffix);
+  CHECK(Glob("wandb*").shape == Glob::Shape::Prefix);
+  CHECK(Glob("\\*.yaml").shape == Glob::Shape::Exact);  // an escaped star is a character
+  CHECK(Glob("*.py[cod]").shape == Glob::Shape::Other);
+  CHECK(Glob("**/x").shape == Glob::Shape::Other);
+  CHECK(Glob("a**").shape == Glob::Shape::Other);  // crosses folders: not a prefix
+  const std::vector<std::string> patterns = {
+      "__pycache__", "*.pyc", "*.egg-info", "wandb*", "build", "a/b",  "*",    "\\*.yaml", "*.py[cod]", "**/x",
+      "a**",         "a*b",   "?.log",      "x/*",    "*/y",   "data", "[]]x", ".env*",    "*~",        ""};
+  const std::vector<std::string> paths = {"__pycache__", "x/__pycache__",
+                                          "a.pyc",       "a/b.pyc",
+                                          ".pyc",        "pyc",
+                                          "wandb",       "wandb-run",
+                                          "wandb/run",   "a/b",
+                                          "a",           "*.yaml",
+                                          "a.yaml",      "x",
+                                          "q/x",         "ab",
+                                          "axb",         "a/xb",
+                                          "1.log",       "x/y",
+                                          "z/y",         "]x",
+                                          ".env",        ".env.local",
+                                          "f~",          "",
+                                          "data",        "datas"};
+  for (const auto& p : patterns)
+    for (const auto& path : paths) {
+      INFO(p << " against " << path);
+      CHECK(Glob(p).matches(path) == glob_match(p, path));
+    }
+  // A later pattern is tried only when it could change the answer; the last match still wins.
+  IgnoreRules r;
+  r.add_file("", "*.log\n!keep*.log\nkeep-not.log\n");
+  CHECK(r.ignored("a.log", false));
+  CHECK_FALSE(r.ignored("keep.log", false));
+  CHECK(r.ignored("keep-not.log", false));
+}
+
 TEST_CASE("discovery skips VCS, environments, ignored files and symlinks out of the root", "[discover]") {
   TempDir t;
   t.write("train.py", "x = 1\n");
