@@ -326,6 +326,7 @@ void ResultCache::load() {
   tail_ = 0;
   known_.clear();
   known_by_path_.clear();
+  known_by_path_made_ = std::make_unique<std::once_flag>();
   probes_hold_.reset();
   auto data = read_whole(entry_path(), std::size_t{256} << 20);
   if (!data) return;
@@ -357,15 +358,10 @@ void ResultCache::load() {
       }
       records.push_back({path, std::move(k)});
     }
-    std::unordered_map<std::string_view, std::uint32_t> by_path;
-    by_path.reserve(n);
-    for (std::uint32_t i = 0; i < n; ++i) by_path.emplace(records[i].path, i);
     known_ = std::move(records);
-    known_by_path_ = std::move(by_path);
     tail_ = entry_.size() - p.rest().size();
   } catch (const bin::BinaryFormatError&) {
     known_.clear();
-    known_by_path_.clear();
     tail_ = 0;
   }
 }
@@ -374,6 +370,12 @@ const KnownFile* ResultCache::known(std::size_t id, const std::string& abs_path)
   // The records are in the order of the files they were taken of: unless files were added or
   // removed (or some were not stamped), a file's record has its id.
   if (id < known_.size() && known_[id].path == abs_path) return &known_[id].file;
+  if (known_.empty()) return nullptr;
+  // Otherwise by path: the index is made when first needed (most runs never need it).
+  std::call_once(*known_by_path_made_, [this] {
+    known_by_path_.reserve(known_.size());
+    for (std::uint32_t i = 0; i < known_.size(); ++i) known_by_path_.emplace(known_[i].path, i);
+  });
   const auto it = known_by_path_.find(abs_path);
   return it == known_by_path_.end() ? nullptr : &known_[it->second].file;
 }

@@ -40,6 +40,8 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -146,7 +148,10 @@ class ResultCache {
     KnownFile file;
   };
   std::vector<Record> known_;
-  std::unordered_map<std::string_view, std::uint32_t> known_by_path_;  // index in known_
+  // Index in known_ by path, made on the first lookup a record's index does not answer (from any
+  // of the threads reading files).
+  mutable std::unordered_map<std::string_view, std::uint32_t> known_by_path_;
+  mutable std::unique_ptr<std::once_flag> known_by_path_made_ = std::make_unique<std::once_flag>();
   // The facts pack take_facts read, and per file the encoded facts it took from it (views into
   // pack_; empty for a file whose facts did not come from the pack: an encoding is never empty).
   std::string pack_;

@@ -172,9 +172,13 @@ Analysis analyse(trl::LoadOptions options, trl::Configuration& config, const Foc
   // The knowledge is decoded on first use, which is after the files are parsed: decode it on
   // the other core meanwhile (1 ms at the open-r1 size, otherwise spent between parsing and
   // building the runs). Not begun by the end (no thread could be started), it is dropped: the
-  // first Knowledge::get() decodes it.
+  // first Knowledge::get() decodes it. With a cache entry on disk, only once the entry missed:
+  // findings served from it need no knowledge, and the walk has every core.
   trl::Background<void> knowledge;
-  if (options.threads != 1) knowledge = trl::Background<void>([] { (void)trl::Knowledge::get(); });
+  const auto decode_knowledge = [&] {
+    if (options.threads != 1 && !knowledge.valid())
+      knowledge = trl::Background<void>([] { (void)trl::Knowledge::get(); });
+  };
   options.excluded = trl::exclusion(config);
   options.listed = trl::folder_notes(config);
   if (cache_choice.enabled && !cache_choice.dir.empty()) {
@@ -189,6 +193,7 @@ Analysis analyse(trl::LoadOptions options, trl::Configuration& config, const Foc
     };
   }
   std::unique_ptr<trl::cache::ResultCache>& cache = a.cache;
+  if (!cache_choice.enabled || options.overlay) decode_knowledge();
   // Reads the cache's entry, on another thread while the folders are walked (reading it, then
   // walking, were half of a warm run at 20,000 files). The cache (in `a`) outlives `loading`,
   // which waits for its work when destroyed; when no helper has begun it, get() reads the entry.
@@ -203,6 +208,7 @@ Analysis analyse(trl::LoadOptions options, trl::Configuration& config, const Foc
       cache->load();
     else
       loading = trl::Background<void>([&c = *cache] { c.load(); });
+    if (!has_entry) decode_knowledge();
     if (has_entry) {
       options.known_since_ns = [&loading, &c = *cache] {
         if (loading.valid()) loading.get();  // rethrows what reading the entry threw
@@ -230,6 +236,7 @@ Analysis analyse(trl::LoadOptions options, trl::Configuration& config, const Foc
       a.diags = std::move(*diags);
       hit = true;
     } else {
+      decode_knowledge();
       // A miss: the files an analysis needs are read (not the deferred Python files, unless a
       // run reaches them); the key is computed again from what was actually read.
       trl::read_needed(a.project, options);
