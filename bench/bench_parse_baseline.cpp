@@ -25,6 +25,8 @@
 #include <thread>
 #include <vector>
 
+#include "bench/bench_args.hpp"
+
 extern "C" {
 const TSLanguage* tree_sitter_python();
 const TSLanguage* tree_sitter_yaml();
@@ -86,23 +88,10 @@ std::vector<std::pair<std::string, const TSLanguage*>> pieces(Kind kind, std::st
 }  // namespace
 
 int main(int argc, char** argv) {
-  unsigned threads = 1;
-  const char* folder = nullptr;
-  for (int i = 1; i < argc; ++i) {
-    std::string arg = argv[i];
-    if (arg == "--threads" && i + 1 < argc) {
-      threads = static_cast<unsigned>(std::strtoul(argv[++i], nullptr, 10));
-    } else if (!folder && arg.rfind("--", 0) != 0) {
-      folder = argv[i];
-    } else {
-      folder = nullptr;
-      break;
-    }
-  }
-  if (!folder || threads == 0 || threads > 256) {
-    std::fprintf(stderr, "usage: bench_parse_baseline [--threads N] FOLDER\n");
-    return 2;
-  }
+  const auto args = parse_bench_args(argc, argv, "bench_parse_baseline");
+  if (!args) return 2;
+  const unsigned threads = args->threads;
+  const char* folder = args->folder;
   auto start = std::chrono::steady_clock::now();
   std::vector<std::pair<fs::path, Kind>> files;
   std::error_code ec;

@@ -7,10 +7,9 @@
 //   files=<n> folders=<n> seconds=<wall>
 // Usage: bench_stat_floor [--threads N] FOLDER
 //
-// The folders skipped by name are discovery's (analyzer/discover/discover.cpp, skipped_dir); the
-// names are those trl-lint reads by name alone (analyzer/discover/discover.cpp, classify). Files
-// without an extension, which trl-lint reads for a shebang, are left out; what .gitignore files
-// and exclusions hide is not (the generated corpora have none).
+// The folders skipped by name and the names read are discovery's own (trl::skipped_dir,
+// trl::classify). Files without an extension, which trl-lint reads for a shebang, are left out;
+// what .gitignore files and exclusions hide is not (the generated corpora have none).
 #include <dirent.h>
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -20,36 +19,21 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstdio>
-#include <cstdlib>
 #include <mutex>
-#include <set>
 #include <string>
 #include <string_view>
 #include <thread>
 #include <vector>
 
+#include "analyzer/discover/discover.hpp"
+#include "bench/bench_args.hpp"
+
 namespace {
 
-bool skipped_folder(const std::string& name) {
-  static const std::set<std::string> names = {".git",          ".hg",         ".svn",           "node_modules",
-                                              "__pycache__",   ".venv",       "venv",           ".tox",
-                                              ".nox",          ".mypy_cache", ".pytest_cache",  ".ruff_cache",
-                                              ".eggs",         "build",       "dist",           ".ipynb_checkpoints",
-                                              "site-packages", ".cache",      ".trl-lint_cache"};
-  return names.count(name) != 0;
-}
-
-bool read_by_name(std::string_view name) {
-  const auto ends = [&](std::string_view suffix) {
-    return name.size() >= suffix.size() && name.substr(name.size() - suffix.size()) == suffix;
-  };
-  for (std::string_view s :
-       {".py", ".yaml", ".yml", ".sh", ".bash", ".slurm", ".sbatch", ".md", ".markdown", ".ipynb", ".mk"})
-    if (ends(s)) return true;
-  if (name == "Makefile" || name == "makefile" || name == "GNUmakefile" || name == "pyproject.toml" ||
-      name == "setup.cfg")
-    return true;
-  return (name.rfind("requirements", 0) == 0 || name.rfind("constraints", 0) == 0) && ends(".txt");
+// Named so that trl-lint reads it: its kind by name alone (a file without an extension would
+// need its first line read, and is left out).
+bool read_by_name(const std::string& name, const std::string& folder) {
+  return trl::classify(name, "", folder) != trl::FileKind::Other;
 }
 
 // Folders waiting to be listed, shared by the threads; done when none waits and none is listed.
@@ -65,12 +49,13 @@ struct Walk {
     if (!d) return;
     ++folders;
     const int fd = ::dirfd(d);
+    const std::string folder = dir.substr(dir.rfind('/') + 1);
     while (const dirent* e = ::readdir(d)) {
-      const std::string_view name = e->d_name;
+      const std::string name = e->d_name;
       if (name == "." || name == "..") continue;
       if (e->d_type == DT_DIR) {
-        if (!skipped_folder(std::string(name))) found.push_back(dir + "/" + std::string(name));
-      } else if (read_by_name(name)) {
+        if (!trl::skipped_dir(name)) found.push_back(dir + "/" + name);
+      } else if (read_by_name(name, folder)) {
         struct stat st;
         if (::fstatat(fd, e->d_name, &st, 0) == 0 && S_ISREG(st.st_mode)) ++files;
       }
@@ -100,23 +85,10 @@ struct Walk {
 }  // namespace
 
 int main(int argc, char** argv) {
-  unsigned threads = 1;
-  const char* folder = nullptr;
-  for (int i = 1; i < argc; ++i) {
-    const std::string arg = argv[i];
-    if (arg == "--threads" && i + 1 < argc) {
-      threads = static_cast<unsigned>(std::strtoul(argv[++i], nullptr, 10));
-    } else if (!folder && arg.rfind("--", 0) != 0) {
-      folder = argv[i];
-    } else {
-      folder = nullptr;
-      break;
-    }
-  }
-  if (!folder || threads == 0 || threads > 256) {
-    std::fprintf(stderr, "usage: bench_stat_floor [--threads N] FOLDER\n");
-    return 2;
-  }
+  const auto args = parse_bench_args(argc, argv, "bench_stat_floor");
+  if (!args) return 2;
+  const unsigned threads = args->threads;
+  const char* folder = args->folder;
   const auto start = std::chrono::steady_clock::now();
   Walk walk;
   walk.waiting.emplace_back(folder);

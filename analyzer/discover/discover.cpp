@@ -26,11 +26,9 @@ namespace fs = std::filesystem;
 
 namespace trl {
 
-namespace {
-
-// Folders skipped by their name alone. Virtual environments and cache folders also mark
-// themselves, with a pyvenv.cfg or a CACHEDIR.TAG inside: that is seen in their own listing
-// (FolderWalk::walk), which spares two failing stats per folder.
+// Virtual environments and cache folders also mark themselves, with a pyvenv.cfg or a
+// CACHEDIR.TAG inside: that is seen in their own listing (FolderWalk::walk), which spares two
+// failing stats per folder.
 bool skipped_dir(const std::string& name) {
   static const std::set<std::string> names = {".git",          ".hg",         ".svn",           "node_modules",
                                               "__pycache__",   ".venv",       "venv",           ".tox",
@@ -39,6 +37,8 @@ bool skipped_dir(const std::string& name) {
                                               "site-packages", ".cache",      ".trl-lint_cache"};
   return names.count(name) != 0;
 }
+
+namespace {
 
 // The first `n` bytes of a file ("" when it cannot be opened), read in small steps: most files
 // asked for (.gitignore of every folder) are absent or short.

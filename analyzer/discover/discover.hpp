@@ -72,6 +72,9 @@ Discovery discover(const std::vector<std::string>& paths, const ExcludeFn& exclu
 // folder itself, a file's folder), else the working folder.
 std::string discovery_root(const std::vector<std::string>& paths);
 
+// Folders a walk skips by their name alone (VCS, environments, caches, build output).
+bool skipped_dir(const std::string& name);
+
 // Kind by name (and, for files without an extension, by a shell shebang in `head`).
 // `folder`: the name of the folder holding the file (a `.txt` in `requirements/` is a requirements
 // file: pip-tools' layout, included with `-r requirements/base.txt`; so is `constraints*.txt`,
