@@ -208,13 +208,14 @@ Analysis analyse(trl::LoadOptions options, trl::Configuration& config, const Foc
       cache->load();
     else
       loading = trl::Background<void>([&c = *cache] { c.load(); });
-    if (!has_entry) decode_knowledge();
     if (has_entry) {
       options.known_since_ns = [&loading, &c = *cache] {
         if (loading.valid()) loading.get();  // rethrows what reading the entry threw
         return c.known_since_ns();
       };
       options.known = [&c = *cache](std::size_t id, const std::string& abs) { return c.known(id, abs); };
+    } else {
+      decode_knowledge();
     }
   }
   const std::int64_t read_start = trl::cache::now_ns();
