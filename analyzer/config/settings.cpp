@@ -4,7 +4,6 @@
 #include <filesystem>
 #include <set>
 
-#include "analyzer/discover/gitignore.hpp"
 #include "rules/registry.hpp"
 
 namespace fs = std::filesystem;
@@ -40,21 +39,24 @@ std::size_t edit_distance(const std::string& a, const std::string& b) {
 ConfigError::ConfigError(const ConfigLocation& where, const std::string& message)
     : std::runtime_error(position(where) + ": " + message) {}
 
-bool PathPattern::matches(const std::string& abs_path) const {
-  std::error_code ec;
-  const fs::path rel = fs::path(abs_path).lexically_relative(base_dir);
-  if (rel.empty() || *rel.begin() == "..") return false;
+PathPattern::PathPattern(std::string dir, std::string pattern) : base_dir(std::move(dir)), glob(std::move(pattern)) {
   std::string g = glob;
   while (g.size() > 1 && g.back() == '/') g.pop_back();
   if (g.rfind("./", 0) == 0) g = g.substr(2);
-  const bool anchored = g.find('/') != std::string::npos;
+  anchored_ = g.find('/') != std::string::npos;
+  compiled_ = glob_detail::Glob(std::move(g));
+}
+
+bool PathPattern::matches(const std::string& abs_path) const {
+  const fs::path rel = fs::path(abs_path).lexically_relative(base_dir);
+  if (rel.empty() || *rel.begin() == "..") return false;
   // The path itself, then each folder above it: `legacy` or `legacy/old` covers the files below.
   std::string prefix;
   for (const auto& part : rel) {
     const std::string name = part.generic_string();
     prefix = prefix.empty() ? name : prefix + "/" + name;
-    if (glob_match(g, prefix)) return true;
-    if (!anchored && glob_match(g, name)) return true;
+    if (compiled_.matches(prefix)) return true;
+    if (!anchored_ && compiled_.matches(name)) return true;
   }
   return false;
 }

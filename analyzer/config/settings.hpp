@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "analyzer/diag/diagnostic.hpp"
+#include "analyzer/discover/gitignore.hpp"
 #include "analyzer/source/source_file.hpp"
 
 namespace trl {
@@ -44,10 +45,17 @@ struct SelectionLayer {
 
 // A glob as written in a config file, relative to that file's folder.
 struct PathPattern {
+  PathPattern(std::string dir, std::string pattern);
   std::string base_dir;  // absolute folder of the config file that wrote it
-  std::string glob;
+  std::string glob;      // as written
   // True when `abs_path` (a file or folder) or one of its folders below base_dir matches.
   bool matches(const std::string& abs_path) const;
+
+ private:
+  // The glob read once (without a trailing `/` or a leading `./`): discovery asks about every
+  // file and folder it meets.
+  glob_detail::Glob compiled_;
+  bool anchored_ = false;  // holds a `/`: matched against the path below base_dir, not a name
 };
 
 struct PerFileIgnore {

@@ -330,12 +330,12 @@ Project read_project(const LoadOptions& options) {
   project.environment_hints = options.environment_hints;
   project.missing_paths = std::move(d.missing);
   project.sources.reserve(d.files.size() + d.problems.size());
-  std::vector<FileStamp> listed_stamps;  // by file id: the stamps the walk took
-  if (options.known) {
-    listed_stamps.reserve(d.files.size());
-    for (const auto& f : d.files) listed_stamps.push_back(f.stamp);
-  }
+  // By file id: the stamps the walk took (with the cache's records; invalid where the walk could
+  // not ask, and the file is then read).
+  std::vector<FileStamp> listed_stamps;
+  listed_stamps.reserve(d.files.size());
   for (auto& f : d.files) {
+    listed_stamps.push_back(f.stamp);
     auto sf = std::make_unique<SourceFile>();
     sf->path = std::move(f.display_path);
     sf->abs_path = std::move(f.abs_path);
@@ -372,10 +372,8 @@ Project read_project(const LoadOptions& options) {
       // The result cache's record stands for the file while its stamp is unchanged and it was
       // last modified well before the record was taken (a file written in the same instant as
       // its record may have changed unseen: read it).
-      if (const KnownFile* k = options.known(i, file.abs_path); k && k->stamp.valid) {
-        FileStamp now = i < listed_stamps.size() ? listed_stamps[i] : FileStamp{};
-        struct stat st {};
-        if (!now.valid && ::stat(file.abs_path.c_str(), &st) == 0 && S_ISREG(st.st_mode)) now = stamp_of(st);
+      if (const KnownFile* k = options.known(i, file.abs_path)) {
+        const FileStamp now = i < listed_stamps.size() ? listed_stamps[i] : FileStamp{};
         if (now.valid && now == k->stamp && now.mtime_ns < known_since_ns - 1000000000 &&
             now.ctime_ns < known_since_ns - 1000000000) {
           FileFacts& f = project.facts[i];
