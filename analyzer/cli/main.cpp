@@ -45,7 +45,7 @@
 
 namespace {
 
-std::vector<std::string> split_codes(const std::vector<std::string>& in) {
+std::vector<std::string> split_commas(const std::vector<std::string>& in) {
   std::vector<std::string> out;
   for (const auto& s : in) {
     std::size_t start = 0;
@@ -695,15 +695,16 @@ int main(int argc, char** argv) {
     config_options.isolated = isolated;
     if (!config_file.empty()) config_options.config_file = config_file;
     if (!select.empty()) {
-      config_options.command_line.select = split_codes(select);
+      config_options.command_line.select = split_commas(select);
       // `--select ""` (an unset shell variable) would check nothing and report success.
       if (config_options.command_line.select->empty())
         throw trl::ConfigError("`--select` needs at least one rule code or prefix (`--select ALL` selects every rule)");
     }
-    config_options.command_line.extend_select = split_codes(extend_select);
-    config_options.command_line.ignore = split_codes(ignore);
-    if (*exclude_opt) config_options.exclude = exclude;
-    config_options.extend_exclude = extend_exclude;
+    config_options.command_line.extend_select = split_commas(extend_select);
+    config_options.command_line.ignore = split_commas(ignore);
+    // Repeated and comma-separated globs arrive joined by commas (MultiOptionPolicy::Join).
+    if (*exclude_opt) config_options.exclude = split_commas(exclude);
+    config_options.extend_exclude = split_commas(extend_exclude);
     {
       std::error_code ec;
       config_options.exclude_base = std::filesystem::current_path(ec).string();
@@ -779,7 +780,7 @@ int main(int argc, char** argv) {
     options.threads = threads;
     options.max_file_size = max_file_size_mb << 20;
     std::map<std::string, std::string, std::less<>> targets;
-    for (const auto& t : split_codes(target_versions)) {
+    for (const auto& t : split_commas(target_versions)) {
       auto parsed = trl::parse_target_option(t);
       if (!parsed) {
         std::cerr << "trl-lint: --target-version expects LIBRARY=VERSION (trl, transformers, accelerate), got `" << t
@@ -846,9 +847,9 @@ int main(int argc, char** argv) {
              "\nconda-prefix " + environment_hints.conda_prefix;
       if (!select.empty()) inv += "\nselect-given";
       if (!select.empty())
-        for (const auto& c : split_codes(select)) inv += "\nselect " + c;
-      for (const auto& c : split_codes(extend_select)) inv += "\nextend-select " + c;
-      for (const auto& c : split_codes(ignore)) inv += "\nignore " + c;
+        for (const auto& c : split_commas(select)) inv += "\nselect " + c;
+      for (const auto& c : split_commas(extend_select)) inv += "\nextend-select " + c;
+      for (const auto& c : split_commas(ignore)) inv += "\nignore " + c;
       if (*exclude_opt)
         for (const auto& g : exclude) inv += "\nexclude " + g;
       for (const auto& g : extend_exclude) inv += "\nextend-exclude " + g;

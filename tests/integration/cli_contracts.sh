@@ -130,6 +130,13 @@ printf 'exclude: [scripts]\n' > .trl-lint.yaml
 grep -q '^scripts/\|^configs/' "$tmp/out" && fail "--extend-exclude dropped the configuration's exclude or its own"
 "$bin" -n --show-files --exclude configs . > "$tmp/out" 2>&1
 grep -q '^scripts/sft.py' "$tmp/out" || fail "--exclude did not replace the configuration's exclude"
+# Several globs, repeated or comma-separated: each one applies.
+for opts in "--exclude scripts --exclude recipes" "--exclude scripts,recipes" \
+            "--extend-exclude scripts --extend-exclude recipes" "--extend-exclude scripts,recipes"; do
+  # shellcheck disable=SC2086
+  "$bin" -n --show-files $opts . > "$tmp/out" 2>&1
+  grep -q '^scripts/\|^recipes/' "$tmp/out" && fail "$opts: a glob was not applied"
+done
 rm .trl-lint.yaml
 FORCE_COLOR=1 "$bin" -n . > "$tmp/out" 2>&1
 grep -q $'\033\\[' "$tmp/out" || fail "FORCE_COLOR=1: no colour on a pipe"
